@@ -1,0 +1,94 @@
+/**
+ * The one config loader for question files (the reference's `questions_template.yaml` format):
+ * parses YAML, validates every question, compiles its rule, and optionally scales thresholds.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parse as parseYaml } from 'yaml';
+import { InputError } from '../core/trajectory.js';
+import { type Labeler, type Params, ParamReader, RULES, scaleParams } from './rules.js';
+
+export interface Question {
+  id: string;
+  category: string;
+  answerType: string;
+  /** Lower-cased choices, as the grader compares them; null for numeric questions. */
+  choices: string[] | null;
+  temporal: boolean;
+  ruleName: string;
+  params: Params;
+  label: Labeler;
+}
+
+export interface QuestionSet {
+  source: string;
+  questions: Question[];
+  byId: Map<string, Question>;
+  /** The threshold scale these rules were compiled with (1 = as published). */
+  scale: number;
+}
+
+/** The question file shipped with egogeo: the published thresholds of EgoDyn-Bench. */
+export const DEFAULT_QUESTIONS_PATH = fileURLToPath(new URL('../../config/questions.yaml', import.meta.url));
+
+const cache = new Map<string, QuestionSet>();
+
+export function loadQuestions(path = DEFAULT_QUESTIONS_PATH, scale = 1): QuestionSet {
+  const key = `${path}\0${scale}`;
+  const hit = cache.get(key);
+  if (hit) return hit;
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new InputError(`${path}: cannot read question file (${(e as NodeJS.ErrnoException).code ?? e})`);
+  }
+  let doc: unknown;
+  try {
+    doc = parseYaml(text);
+  } catch (e) {
+    throw new InputError(`${path}: invalid YAML (${(e as Error).message.split('\n')[0]})`);
+  }
+  const set = compileQuestions(doc, path, scale);
+  cache.set(key, set);
+  return set;
+}
+
+export function compileQuestions(doc: unknown, source: string, scale = 1): QuestionSet {
+  if (!Number.isFinite(scale) || scale <= 0) throw new InputError(`--scale must be a positive number, got ${scale}`);
+  const list = (doc as { questions?: unknown })?.questions;
+  if (!Array.isArray(list) || list.length === 0) throw new InputError(`${source}: expected a non-empty 'questions' list`);
+  const questions: Question[] = [];
+  const byId = new Map<string, Question>();
+  list.forEach((raw, i) => {
+    const q = raw as Record<string, unknown>;
+    const where = `${source}: questions[${i}]`;
+    const id = q?.question_id;
+    if (typeof id !== 'string' || !id) throw new InputError(`${where}: missing 'question_id'`);
+    if (byId.has(id)) throw new InputError(`${where}: duplicate question_id '${id}'`);
+    const rule = q.rule as { name?: unknown; params?: unknown } | undefined;
+    if (!rule || typeof rule.name !== 'string') throw new InputError(`${where} (${id}): missing 'rule.name'`);
+    const factory = RULES[rule.name];
+    if (!factory) {
+      throw new InputError(`${where} (${id}): unknown rule '${rule.name}' (known: ${Object.keys(RULES).join(', ')})`);
+    }
+    const params0 = (rule.params ?? {}) as Params;
+    const params = scale === 1 ? params0 : scaleParams(params0, scale);
+    const answerType = typeof q.answer_type === 'string' ? q.answer_type : 'multiclass';
+    const choices = Array.isArray(q.choices) ? q.choices.map((c) => String(c).toLowerCase()) : null;
+    const meta = (q.metadata ?? {}) as Record<string, unknown>;
+    const question: Question = {
+      id,
+      category: typeof q.category === 'string' ? q.category : 'unknown',
+      answerType,
+      choices,
+      temporal: meta.temporal === true,
+      ruleName: rule.name,
+      params,
+      label: factory(new ParamReader(params, `${where} (${id}) rule ${rule.name}`)),
+    };
+    questions.push(question);
+    byId.set(id, question);
+  });
+  return { source, questions, byId, scale };
+}

@@ -1,0 +1,83 @@
+/**
+ * Savitzky–Golay smoothing as scipy's `savgol_filter(x, window, order, mode='mirror')`:
+ * least-squares coefficients (minimum-norm solve, like `savgol_coeffs`) applied as a correlation
+ * with mirror extension (d c b | a b c d | c b a).
+ */
+
+const cache = new Map<string, Float64Array>();
+
+/** Coefficients in correlation order for an odd window and polynomial order (derivative 0). */
+export function savgolCoeffs(window: number, order: number): Float64Array {
+  const key = `${window}/${order}`;
+  const hit = cache.get(key);
+  if (hit) return hit;
+  const half = (window - 1) / 2;
+  const m = order + 1;
+  // A[k][j] = x_j^k with x = -half..half; solve (A A^T) z = e0, c = A^T z.
+  const g: number[][] = Array.from({ length: m }, () => new Array(m).fill(0));
+  for (let r = 0; r < m; r++) {
+    for (let c = 0; c < m; c++) {
+      let s = 0;
+      for (let j = -half; j <= half; j++) s += j ** r * j ** c;
+      g[r][c] = s;
+    }
+  }
+  const z = solve(g, Array.from({ length: m }, (_, i) => (i === 0 ? 1 : 0)));
+  const coeffs = new Float64Array(window);
+  for (let j = -half; j <= half; j++) {
+    let s = 0;
+    for (let k = 0; k < m; k++) s += j ** k * z[k];
+    coeffs[j + half] = s;
+  }
+  cache.set(key, coeffs);
+  return coeffs;
+}
+
+/** Gaussian elimination with partial pivoting on a small dense system. */
+function solve(a: number[][], b: number[]): number[] {
+  const n = b.length;
+  const m = a.map((row, i) => [...row, b[i]]);
+  for (let col = 0; col < n; col++) {
+    let piv = col;
+    for (let r = col + 1; r < n; r++) if (Math.abs(m[r][col]) > Math.abs(m[piv][col])) piv = r;
+    [m[col], m[piv]] = [m[piv], m[col]];
+    for (let r = col + 1; r < n; r++) {
+      const f = m[r][col] / m[col][col];
+      for (let c = col; c <= n; c++) m[r][c] -= f * m[col][c];
+    }
+  }
+  const x = new Array(n).fill(0);
+  for (let r = n - 1; r >= 0; r--) {
+    let s = m[r][n];
+    for (let c = r + 1; c < n; c++) s -= m[r][c] * x[c];
+    x[r] = s / m[r][r];
+  }
+  return x;
+}
+
+/**
+ * The reference's `_smooth`: signals shorter than order + 2 pass unchanged; the window shrinks to
+ * the (odd) signal length when the signal is shorter than the window.
+ */
+export function smooth(signal: Float64Array, window: number, order: number): Float64Array {
+  const n = signal.length;
+  if (n < order + 2) return signal;
+  let w = Math.min(window, n);
+  if (w % 2 === 0) w -= 1;
+  if (w < order + 2) return signal;
+  const c = savgolCoeffs(w, order);
+  const half = (w - 1) / 2;
+  const out = new Float64Array(n);
+  const last = n - 1;
+  for (let i = 0; i < n; i++) {
+    let s = 0;
+    for (let k = -half; k <= half; k++) {
+      let j = i + k;
+      if (j < 0) j = -j;
+      else if (j > last) j = 2 * last - j;
+      s += c[k + half] * signal[j];
+    }
+    out[i] = s;
+  }
+  return out;
+}
