@@ -1,0 +1,38 @@
+/**
+ * cli/ — thin commands over the library: each file in commands/ parses its own options, calls
+ * src/, and formats output. Errors from bad input become one line on stderr and exit code 1.
+ */
+import { Command, CommanderError } from 'commander';
+import { InputError } from '../core/trajectory.js';
+import { registerOracle } from './commands/oracle.js';
+import { registerGrade } from './commands/grade.js';
+import { registerCalibrate } from './commands/calibrate.js';
+import { registerSensitivity } from './commands/sensitivity.js';
+
+export function buildProgram(): Command {
+  const program = new Command('egogeo')
+    .description('Geometric baseline engine for ego-motion benchmarks (EgoDyn-Bench oracle, grader, visual odometry)')
+    .exitOverride()
+    .configureOutput({ outputError: (s, write) => write(s) });
+  registerOracle(program);
+  registerGrade(program);
+  registerCalibrate(program);
+  registerSensitivity(program);
+  return program;
+}
+
+/** Runs the CLI; returns the exit code instead of exiting so tests can call it in-process. */
+export async function main(argv: string[]): Promise<number> {
+  try {
+    await buildProgram().parseAsync(argv);
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  } catch (e) {
+    if (e instanceof CommanderError) return e.exitCode;
+    if (e instanceof InputError) {
+      process.stderr.write(`egogeo: ${e.message}\n`);
+      return 1;
+    }
+    process.stderr.write(`egogeo: ${(e as Error).stack ?? e}\n`);
+    return 2;
+  }
+}
