@@ -1,6 +1,177 @@
+/**
+ * `egogeo oracle FILE`: trajectories → the benchmark oracle's features and 14 labels, one JSONL
+ * record per trajectory. Also exports the input options and loaders that `calibrate` and
+ * `sensitivity` share, and the atomic file writer every command uses for `-o`/`--json`.
+ */
+import { randomBytes } from 'node:crypto';
+import { renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import type { Command } from 'commander';
+import { InputError, type Trajectory } from '../../core/trajectory.js';
+import { readTrajectories, type ReadOptions, type TumFrame } from '../../io/trajectories.js';
+import {
+  DEFAULT_QUESTIONS_PATH,
+  loadQuestions,
+  runOracle,
+  type OracleResult,
+  type QuestionSet,
+} from '../../oracle/index.js';
 
-// Placeholder until the command lands (being written now).
+/** The options every trajectory-reading command accepts. */
+export interface InputOpts {
+  kitti?: boolean;
+  tum?: boolean;
+  tumFrame: string;
+  times?: string;
+  windows?: boolean;
+  config?: string;
+  duration: string;
+}
+
+export const INPUT_HELP = `
+Input formats (auto-detected; force with --kitti or --tum):
+  JSONL       one trajectory a line: {id, timestamps, x, y, yaw} or {id, input: {timestamps, x, y, yaw}};
+              planar oracle frame (X forward, Y left, yaw counter-clockwise, metres, seconds, radians)
+  KITTI       a sequence directory (poses.txt + times.txt) or a poses.txt; camera-to-world 3x4 poses,
+              camera x right, y down, z forward: X = t_z, Y = -t_x, yaw = atan2(-R[0,2], R[2,2]);
+              id kitti{SEQ}, with --windows kitti{SEQ}_{START:06d} (31 frames every 5 frames)
+  TUM         .txt/.tum with 8 columns "timestamp tx ty tz qx qy qz qw" (# comments allowed);
+              --tum-frame camera (default): poses in the KITTI camera convention (x right, y down,
+              z forward), X = tz, Y = -tx, yaw = atan2(-R[0,2], R[2,2]);
+              --tum-frame world-flu: x forward, y left, z up, X = tx, Y = ty, yaw = atan2(R[1,0], R[0,0])
+The oracle resamples each trajectory to 10 Hz over --duration seconds from its first timestamp
+(default 3.0, the benchmark's clip length; "span" uses each trajectory's own span).`;
+
+/** Adds the shared input options to a command. */
+export function addInputOptions(cmd: Command): Command {
+  return cmd
+    .option('--kitti', 'read FILE as KITTI odometry (a sequence directory or poses.txt)')
+    .option('--times <path>', 'KITTI times.txt (default: next to poses.txt)')
+    .option('--tum', 'read FILE as a TUM trajectory (timestamp tx ty tz qx qy qz qw)')
+    .option('--tum-frame <frame>', 'TUM pose convention: camera (x right, y down, z forward, like KITTI) or world-flu (x forward, y left, z up)', 'camera')
+    .option('--windows', "split each trajectory into the benchmark's 31-frame windows every 5 frames")
+    .option('--config <yaml>', 'question file (rules and thresholds; default: the published EgoDyn-Bench thresholds)')
+    .option('--duration <S|span>', 'clip duration in seconds, or "span" for each trajectory\'s own span', '3.0');
+}
+
+/** Reads the trajectories the input options describe. */
+export function loadInput(file: string, o: InputOpts): Trajectory[] {
+  if (o.kitti && o.tum) throw new InputError('--kitti and --tum exclude each other');
+  if (o.tumFrame !== 'camera' && o.tumFrame !== 'world-flu') {
+    throw new InputError(`--tum-frame must be camera or world-flu, got '${o.tumFrame}'`);
+  }
+  const ro: ReadOptions = {
+    format: o.kitti ? 'kitti' : o.tum ? 'tum' : undefined,
+    windows: !!o.windows,
+    tumFrame: o.tumFrame as TumFrame,
+    times: o.times,
+  };
+  const trajs = readTrajectories(file, ro);
+  if (trajs.length === 0) throw new InputError(`${file}: no trajectories`);
+  return trajs;
+}
+
+/** `--duration`: seconds, or null for "span". */
+export function parseDuration(s: string): number | null {
+  if (s === 'span') return null;
+  const v = Number(s);
+  if (s.trim() === '' || !Number.isFinite(v) || v <= 0) throw new InputError(`--duration must be a positive number of seconds or 'span', got '${s}'`);
+  return v;
+}
+
+/** `--scale` and similar: a positive finite number. */
+export function parsePositive(name: string, s: string | undefined, dflt: number): number {
+  if (s === undefined) return dflt;
+  const v = Number(s);
+  if (s.trim() === '' || !Number.isFinite(v) || v <= 0) throw new InputError(`${name} must be a positive number, got '${s}'`);
+  return v;
+}
+
+/** Runs the oracle on every trajectory; a rule failure names the trajectory. */
+export function runAll(trajs: Trajectory[], questions: QuestionSet, duration: number | null): OracleResult[] {
+  const out: OracleResult[] = new Array(trajs.length);
+  let long = 0;
+  for (let i = 0; i < trajs.length; i++) {
+    const tr = trajs[i];
+    if (duration !== null && tr.t[tr.t.length - 1] - tr.t[0] > duration + 0.5) long++;
+    try {
+      out[i] = runOracle(tr, questions, { duration });
+    } catch (e) {
+      if (e instanceof InputError) throw e;
+      throw new InputError(`trajectory '${tr.id}': ${(e as Error).message}`);
+    }
+  }
+  if (long > 0) {
+    process.stderr.write(
+      `egogeo: note: ${long} trajector${long === 1 ? 'y spans' : 'ies span'} more than ${duration} s; only the first ${duration} s ` +
+        'are labelled (use --windows or --duration span)\n',
+    );
+  }
+  return out;
+}
+
+/**
+ * Writes `data` to `path` atomically: a temp file in the same folder, then rename. On any error the
+ * temp file is removed and the target is untouched.
+ */
+export function writeFileAtomic(path: string, data: string): void {
+  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  try {
+    writeFileSync(tmp, data);
+    renameSync(tmp, path);
+  } catch (e) {
+    try {
+      unlinkSync(tmp);
+    } catch {
+      /* not created */
+    }
+    throw new InputError(`${path}: cannot write (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+}
+
+/** One output record: `{id, features, labels}` and, if asked, the arrays in the golden layout. */
+export function oracleRecord(id: string, r: OracleResult, withArrays: boolean): Record<string, unknown> {
+  const rec: Record<string, unknown> = { id, features: r.features, labels: r.labels };
+  if (withArrays) {
+    const a = r.arrays;
+    rec.arrays = {
+      timestamps: Array.from(a.timestamps),
+      position: { x: Array.from(a.x), y: Array.from(a.y) },
+      yaw: Array.from(a.yaw),
+      speed: Array.from(a.speed),
+      accel: Array.from(a.accel),
+      yaw_rate: Array.from(a.yaw_rate),
+      jerk: Array.from(a.jerk),
+    };
+  }
+  return rec;
+}
+
+interface OracleOpts extends InputOpts {
+  output?: string;
+  scale?: string;
+  arrays?: boolean;
+}
+
 export function registerOracle(program: Command): void {
-  void program;
+  const cmd = program
+    .command('oracle')
+    .description("label trajectories with the benchmark's physics oracle: JSONL {id, features, labels} per trajectory")
+    .argument('<FILE>', 'trajectories: JSONL, a KITTI sequence directory or poses.txt, or a TUM file');
+  addInputOptions(cmd)
+    .option('--scale <alpha>', 'multiply every classification threshold by alpha (the reference\'s perturb_params)')
+    .option('--arrays', 'include the 10 Hz dynamics arrays in each record')
+    .option('-o, --output <path>', 'write JSONL here (atomically) instead of stdout')
+    .addHelpText('after', INPUT_HELP)
+    .action((file: string, o: OracleOpts) => {
+      const scale = parsePositive('--scale', o.scale, 1);
+      const duration = parseDuration(o.duration);
+      const questions = loadQuestions(o.config ?? DEFAULT_QUESTIONS_PATH, scale);
+      const trajs = loadInput(file, o);
+      const results = runAll(trajs, questions, duration);
+      const lines = results.map((r, i) => JSON.stringify(oracleRecord(trajs[i].id, r, !!o.arrays)));
+      const text = `${lines.join('\n')}\n`;
+      if (o.output) writeFileAtomic(o.output, text);
+      else process.stdout.write(text);
+    });
 }
