@@ -205,8 +205,8 @@ export function readKitti(path: string, opts: KittiOptions = {}): Trajectory {
     }
     // Row-major [R | t]: R[0,2] = r[2], R[2,2] = r[10]; t = (r[3], r[7], r[11]).
     x[i] = r[11];
-    y[i] = -r[3];
-    yaw[i] = Math.atan2(-r[2], r[10]);
+    y[i] = -r[3] + 0; // no -0
+    yaw[i] = Math.atan2(-r[2], r[10]) + 0;
   }
   return makeTrajectory(opts.id ?? `kitti${p.seq}`, { t, x, y, yaw }, p.poses);
 }
@@ -265,12 +265,12 @@ export function parseTum(text: string, file = '<tum>', opts: TumOptions = {}): T
     const R = quatToMatrix(qx / norm, qy / norm, qz / norm, qw / norm);
     if (frame === 'camera') {
       x[i] = tz;
-      y[i] = -tx;
-      yaw[i] = Math.atan2(-R[2], R[8]);
+      y[i] = -tx + 0;
+      yaw[i] = Math.atan2(-R[2], R[8]) + 0;
     } else {
       x[i] = tx;
       y[i] = ty;
-      yaw[i] = Math.atan2(R[3], R[0]);
+      yaw[i] = Math.atan2(R[3], R[0]) + 0;
     }
   }
   return makeTrajectory(opts.id ?? basename(file, extname(file)), { t, x, y, yaw }, file);

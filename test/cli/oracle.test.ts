@@ -1,0 +1,157 @@
+/** `egogeo oracle` in-process: output records, formats, options, and one-line errors that leave no file. */
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import { makeTrajectory } from '../../src/core/trajectory.js';
+import { formatTum } from '../../src/io/trajectories.js';
+import { loadQuestions, runOracle } from '../../src/oracle/index.js';
+
+const tmp = mkdtempSync(join(tmpdir(), 'egogeo-cli-oracle-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '', err = '';
+  const o = vi.spyOn(process.stdout, 'write').mockImplementation((s) => ((out += String(s)), true));
+  const e = vi.spyOn(process.stderr, 'write').mockImplementation((s) => ((err += String(s)), true));
+  try {
+    const code = await main(['node', 'egogeo', ...args]);
+    return { code, out, err };
+  } finally {
+    o.mockRestore();
+    e.mockRestore();
+  }
+}
+
+const grid = Array.from({ length: 31 }, (_, i) => i / 10);
+const straight = { id: 'straight', timestamps: grid, x: grid.map((t) => 10 * t), y: grid.map(() => 0), yaw: grid.map(() => 0) };
+const left = { id: 'left', timestamps: grid, x: grid.map((t) => 40 * Math.sin(0.2 * t)), y: grid.map((t) => 40 * (1 - Math.cos(0.2 * t))), yaw: grid.map((t) => 0.2 * t) };
+const jsonl = (name: string, lines: string[]): string => {
+  const p = join(tmp, name);
+  writeFileSync(p, `${lines.join('\n')}\n`);
+  return p;
+};
+const good = jsonl('good.jsonl', [JSON.stringify(straight), '', JSON.stringify(left)]);
+
+describe('egogeo oracle', () => {
+  it('writes one {id, features, labels} record per trajectory to stdout', async () => {
+    const { code, out, err } = await cli('oracle', good);
+    expect(err).toBe('');
+    expect(code).toBe(0);
+    const recs = out.trim().split('\n').map((l) => JSON.parse(l));
+    expect(recs.map((r) => r.id)).toEqual(['straight', 'left']);
+    expect(Object.keys(recs[0])).toEqual(['id', 'features', 'labels']);
+    expect(recs[0].labels.yaw_rate_turn_direction).toBe('straight');
+    expect(recs[1].labels.yaw_rate_turn_direction).toBe('left');
+    expect(Object.keys(recs[0].labels)).toHaveLength(14);
+    expect(Object.keys(recs[0].features)).toHaveLength(12);
+  });
+
+  it('--arrays adds the 31-sample arrays in the golden layout; -o writes the same atomically', async () => {
+    const outPath = join(tmp, 'arrays.jsonl');
+    const { code, out } = await cli('oracle', good, '--arrays', '-o', outPath);
+    expect(code).toBe(0);
+    expect(out).toBe('');
+    const [rec] = readFileSync(outPath, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(Object.keys(rec.arrays)).toEqual(['timestamps', 'position', 'yaw', 'speed', 'accel', 'yaw_rate', 'jerk']);
+    expect(rec.arrays.position.x).toHaveLength(31);
+    const want = runOracle(makeTrajectory('s', { t: straight.timestamps, x: straight.x, y: straight.y, yaw: straight.yaw }), loadQuestions());
+    expect(rec.arrays.speed).toEqual(Array.from(want.arrays.speed));
+    expect(rec.features).toEqual(want.features);
+    expect(readdirSync(tmp).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('--scale 10 multiplies every threshold (the turn becomes straight), --scale 1 changes nothing', async () => {
+    const base = (await cli('oracle', good)).out;
+    expect((await cli('oracle', good, '--scale', '1')).out).toBe(base);
+    const big = (await cli('oracle', good, '--scale', '10')).out.trim().split('\n').map((l) => JSON.parse(l));
+    // 0.2 rad/s < 0.4; 0.6 rad < 2.618; speed 10 < 50 → slow regime
+    expect(big[1].labels.yaw_rate_turn_direction).toBe('straight');
+    expect(big[1].labels.significant_heading_change).toBe('no');
+    expect(big[0].labels.speed_regime).toBe('slow');
+  });
+
+  it('--duration span uses each trajectory’s own span; a longer-than-3 s input notes the cut on stderr', async () => {
+    const t = Array.from({ length: 61 }, (_, i) => i / 10);
+    const long = jsonl('long.jsonl', [JSON.stringify({ id: 'long', timestamps: t, x: t.map((s) => 10 * s), y: t.map(() => 0), yaw: t.map(() => 0) })]);
+    const a = await cli('oracle', long, '--arrays');
+    expect(a.code).toBe(0);
+    expect(a.err).toMatch(/note: 1 trajectory spans more than 3 s/);
+    expect(JSON.parse(a.out).arrays.speed).toHaveLength(31);
+    const b = await cli('oracle', long, '--arrays', '--duration', 'span');
+    expect(b.err).toBe('');
+    expect(JSON.parse(b.out).arrays.speed).toHaveLength(61);
+  });
+
+  it('reads TUM files (auto-detected and with --tum, both frames) and windows them', async () => {
+    const t = Array.from({ length: 41 }, (_, i) => i / 10);
+    const tr = makeTrajectory('cam', { t, x: t.map((s) => 40 * Math.sin(0.2 * s)), y: t.map((s) => 40 * (1 - Math.cos(0.2 * s))), yaw: t.map((s) => 0.2 * s) });
+    const cam = join(tmp, 'cam.txt');
+    writeFileSync(cam, formatTum(tr, 'camera'));
+    const flu = join(tmp, 'flu.tum');
+    writeFileSync(flu, formatTum(tr, 'world-flu'));
+    const r1 = await cli('oracle', cam, '--windows');
+    expect(r1.code).toBe(0);
+    const recs = r1.out.trim().split('\n').map((l) => JSON.parse(l));
+    expect(recs.map((r) => r.id)).toEqual(['cam_000000', 'cam_000005', 'cam_000010']);
+    expect(recs.every((r) => r.labels.yaw_rate_turn_direction === 'left')).toBe(true);
+    const r2 = await cli('oracle', flu, '--tum', '--tum-frame', 'world-flu');
+    expect(JSON.parse(r2.out).labels.yaw_rate_turn_direction).toBe('left');
+    // the wrong frame misreads it (the camera convention sees no rotation about its y axis)
+    const r3 = await cli('oracle', flu, '--tum', '--tum-frame', 'camera');
+    expect(JSON.parse(r3.out).labels.yaw_rate_turn_direction).not.toBe('left');
+  });
+});
+
+describe('egogeo oracle: bad input → exit 1, one stderr line naming file:line and field, no output file', () => {
+  const line = (o: object): string => JSON.stringify(o);
+  const cases: [string, string[], RegExp][] = [
+    ['missing field', [line(straight), line({ ...left, x: undefined })], /:2: missing field 'x'$/],
+    ['NaN literal', [line(straight), line(left).replace(/"y":\[0,/, '"y":[NaN,')], /:2: field 'y'\[0\] \(NaN\) is not valid JSON/],
+    ['null element', [line({ ...straight, yaw: [0, null, ...straight.yaw.slice(2)] })], /:1: field 'yaw'\[1\] must be a finite number, got null$/],
+    ['one sample', [line({ id: 'one', timestamps: [0], x: [0], y: [0], yaw: [0] })], /:1: field 'timestamps' needs at least 2 samples, got 1$/],
+    ['non-increasing timestamps', [line({ ...straight, timestamps: [...grid.slice(0, 5), grid[3], ...grid.slice(6)] })], /:1: field 'timestamps' must be strictly increasing \(sample 5: 0\.3 after 0\.4\)$/],
+    ['invalid JSON', [line(straight), '{"id": "x", '], /:2: invalid JSON/],
+  ];
+  for (const [name, lines, re] of cases) {
+    it(name, async () => {
+      const input = jsonl(`bad-${name.replace(/\W+/g, '-')}.jsonl`, lines);
+      const outPath = join(tmp, `out-${name.replace(/\W+/g, '-')}.jsonl`);
+      const { code, out, err } = await cli('oracle', input, '-o', outPath);
+      expect(code).toBe(1);
+      expect(out).toBe('');
+      const errLines = err.split('\n').filter(Boolean);
+      expect(errLines).toHaveLength(1);
+      expect(errLines[0]).toContain(`${input}:`);
+      expect(errLines[0]).toMatch(re);
+      expect(existsSync(outPath)).toBe(false);
+      expect(readdirSync(tmp).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+    });
+  }
+
+  it('a bad --scale, --duration or --tum-frame is one line and exit 1', async () => {
+    for (const args of [['--scale', 'abc'], ['--scale', '0'], ['--scale', '-1'], ['--duration', 'long'], ['--tum-frame', 'enu']]) {
+      const outPath = join(tmp, 'never.jsonl');
+      const { code, err } = await cli('oracle', good, ...args, '-o', outPath);
+      expect(code, args.join(' ')).toBe(1);
+      expect(err.split('\n').filter(Boolean)).toHaveLength(1);
+      expect(err).toContain(args[0]);
+      expect(existsSync(outPath)).toBe(false);
+    }
+  });
+
+  it('a missing input file names the path', async () => {
+    const { code, err } = await cli('oracle', join(tmp, 'missing.jsonl'));
+    expect(code).toBe(1);
+    expect(err).toMatch(/missing\.jsonl: cannot read \(no such file\)\n$/);
+  });
+
+  it('a failing -o leaves the previous file untouched', async () => {
+    const outPath = join(tmp, 'keep.jsonl');
+    writeFileSync(outPath, 'previous\n');
+    const bad = jsonl('bad-keep.jsonl', [line({ ...straight, x: undefined })]);
+    expect((await cli('oracle', bad, '-o', outPath)).code).toBe(1);
+    expect(readFileSync(outPath, 'utf8')).toBe('previous\n');
+  });
+});
