@@ -8,3 +8,4 @@ export * from './features.js';
 export * from './questions.js';
 export * from './rules.js';
 export * from './oracle.js';
+export * from './calibrate.js';

@@ -117,7 +117,7 @@ function emptyGuard(agg: Aggregator, name: string): Aggregator {
 }
 
 /** A scalar source: a pre-computed feature or an aggregated array, in the order the rule prefers. */
-function valueOf(feature: string, aggName: string, prefer: 'features' | 'arrays', where: string): (c: ClipData) => number {
+export function valueOf(feature: string, aggName: string, prefer: 'features' | 'arrays', where: string): (c: ClipData) => number {
   const agg = emptyGuard(aggregator(aggName, where), aggName);
   return (c) => {
     const f = c.features[feature];
@@ -133,7 +133,7 @@ function valueOf(feature: string, aggName: string, prefer: 'features' | 'arrays'
   };
 }
 
-function needArray(c: ClipData, name: string): Float64Array {
+export function needArray(c: ClipData, name: string): Float64Array {
   const a = c.arrays[name];
   if (!a) throw new Error(`required array '${name}' not found in clip arrays`);
   return a;
@@ -147,7 +147,8 @@ function comparator(op: string, where: string, allowAbs = false): (v: number, th
   throw new InputError(`${where}: unknown operator '${op}'`);
 }
 
-function lateral(c: ClipData): Float64Array {
+/** The reference's lateral acceleration array: speed · |yaw rate|. */
+export function lateral(c: ClipData): Float64Array {
   const speed = needArray(c, 'speed');
   const yr = needArray(c, 'yaw_rate');
   const out = new Float64Array(speed.length);
