@@ -43,10 +43,10 @@ export function npMean(a: Num, start = 0, end = a.length): number {
   return npSum(a, start, end) / (end - start);
 }
 
-/** `np.percentile(a, q)` with the default linear method (NumPy >= 1.22 arithmetic). */
-export function npPercentile(a: Num, q: number): number {
-  const n = a.length;
-  const sorted = Float64Array.from(a).sort();
+/** `np.percentile(a[start..end), q)` with the default linear method (NumPy >= 1.22 arithmetic). */
+export function npPercentile(a: Num, q: number, start = 0, end = a.length): number {
+  const n = end - start;
+  const sorted = sortedCopy(a, start, end);
   const quantile = q / 100;
   const virtual = n * quantile + (1 + quantile * (1 - 1 - 1)) - 1;
   let prev = Math.floor(virtual);
@@ -57,6 +57,34 @@ export function npPercentile(a: Num, q: number): number {
   const lo = sorted[prev], hi = sorted[next];
   const diff = hi - lo;
   return gamma >= 0.5 ? hi - diff * (1 - gamma) : lo + diff * gamma;
+}
+
+const sortBuf = new Float64Array(64);
+
+/**
+ * `a[start..end)` in ascending order (NaN last, as NumPy), in a reused buffer: insertion sort for
+ * short NaN-free runs, the typed-array sort otherwise. Valid until the next call.
+ */
+function sortedCopy(a: Num, start: number, end: number): Float64Array {
+  const n = end - start;
+  if (n <= sortBuf.length) {
+    const b = sortBuf;
+    let i = 0;
+    for (; i < n; i++) {
+      const v = a[start + i];
+      if (v !== v) break;
+      let j = i - 1;
+      while (j >= 0 && b[j] > v) {
+        b[j + 1] = b[j];
+        j--;
+      }
+      b[j + 1] = v;
+    }
+    if (i === n) return b;
+  }
+  const c = new Float64Array(n);
+  for (let k = 0; k < n; k++) c[k] = a[start + k];
+  return c.sort();
 }
 
 /** Index of the first maximum (`np.argmax`). */

@@ -5,8 +5,8 @@
  * Savitzky–Golay smoothing after each differentiation stage.
  */
 import type { Trajectory } from '../core/trajectory.js';
-import { unwrap } from '../core/numeric.js';
-import { smooth } from './savgol.js';
+import { pyMod } from '../core/numeric.js';
+import { smoothInto } from './savgol.js';
 
 export interface DynamicsOptions {
   /** Grid rate in Hz (reference: 10). */
@@ -18,7 +18,10 @@ export interface DynamicsOptions {
   order?: number;
 }
 
-/** The arrays of one clip, as stored in the benchmark's `arrays/<clip>.npz`. */
+/**
+ * The arrays of one clip, as stored in the benchmark's `arrays/<clip>.npz`. The eight arrays are
+ * views of one shared ArrayBuffer (copy one with `.slice()` before transferring it alone).
+ */
 export interface DynamicsArrays {
   /** Seconds since the clip start. */
   timestamps: Float64Array;
@@ -35,7 +38,9 @@ export interface DynamicsArrays {
 export const DEFAULT_DYNAMICS: Required<DynamicsOptions> = { hz: 10, duration: 3.0, window: 5, order: 2 };
 
 export function computeDynamics(traj: Trajectory, opts: DynamicsOptions = {}): DynamicsArrays {
-  const { hz, window, order } = { ...DEFAULT_DYNAMICS, ...opts };
+  const hz = opts.hz ?? DEFAULT_DYNAMICS.hz;
+  const window = opts.window ?? DEFAULT_DYNAMICS.window;
+  const order = opts.order ?? DEFAULT_DYNAMICS.order;
   const duration0 = opts.duration === undefined ? DEFAULT_DYNAMICS.duration : opts.duration;
   const t = traj.t;
   const tStart = t[0];
@@ -43,68 +48,126 @@ export function computeDynamics(traj: Trajectory, opts: DynamicsOptions = {}): D
   const duration = duration0 === null ? tEnd - tStart : duration0;
   const n = Math.ceil(duration * hz) + 1;
 
-  const grid = linspace(tStart, tEnd, n);
-  const x = interpLinear(t, traj.x, grid);
-  const y = interpLinear(t, traj.y, grid);
-  const yaw = interpLinear(t, unwrap(traj.yaw), grid);
+  // One backing store for the eight result arrays (small typed arrays are costly to allocate one by
+  // one); intermediates live in reused scratch buffers.
+  const buf = new ArrayBuffer(8 * 8 * n);
+  const view = (k: number): Float64Array => new Float64Array(buf, 8 * k * n, n);
+  const rel = view(0), x = view(1), y = view(2), yaw = view(3);
+  const speed = view(4), accel = view(5), yawRate = view(6), jerk = view(7);
 
-  const speed = smooth(centralDiff(grid, null, x, y), window, order);
-  const accel = smooth(centralDiff(grid, speed), window, order);
-  const yawRate = smooth(centralDiff(grid, yaw), window, order);
-  const jerk = smooth(centralDiff(grid, accel), window, order);
+  const grid = scratch(0, n);
+  linspace(tStart, tEnd, n, grid);
+  const yawIn = unwrapInto(traj.yaw, scratch(1, traj.yaw.length));
+  interpLinear3(t, traj.x, traj.y, yawIn, grid, n, x, y, yaw);
 
-  const rel = new Float64Array(n);
+  const d = scratch(2, n);
+  speedDiff(grid, x, y, n, d);
+  smoothInto(d, n, window, order, speed);
+  centralDiff(grid, speed, n, d);
+  smoothInto(d, n, window, order, accel);
+  centralDiff(grid, yaw, n, d);
+  smoothInto(d, n, window, order, yawRate);
+  centralDiff(grid, accel, n, d);
+  smoothInto(d, n, window, order, jerk);
+
   for (let i = 0; i < n; i++) rel[i] = grid[i] - tStart;
   return { timestamps: rel, x, y, yaw, speed, accel, yaw_rate: yawRate, jerk };
 }
 
+const scratchBufs: Float64Array[] = [];
+
+/** Reused scratch buffer `k` with room for `n` values (contents undefined). */
+function scratch(k: number, n: number): Float64Array {
+  let b = scratchBufs[k];
+  if (!b || b.length < n) {
+    b = new Float64Array(Math.max(n, 64, b ? 2 * b.length : 0));
+    scratchBufs[k] = b;
+  }
+  return b;
+}
+
 /** `np.linspace(start, stop, n)` including its exact end point. */
-function linspace(start: number, stop: number, n: number): Float64Array {
-  const out = new Float64Array(n);
+function linspace(start: number, stop: number, n: number, out: Float64Array): void {
   const div = n - 1;
   const delta = stop - start;
   const step = delta / div;
   for (let i = 0; i < n; i++) out[i] = (step === 0 ? (i / div) * delta : i * step) + start;
   if (n > 1) out[n - 1] = stop;
+}
+
+/**
+ * `np.unwrap(p)` into `out` (see core/numeric `unwrap`): the correction only changes where a step
+ * reaches pi, so the modulo runs only there; returns `p` itself when nothing needs correcting.
+ */
+function unwrapInto(p: Float64Array, out: Float64Array): Float64Array {
+  const n = p.length;
+  let i = 1;
+  while (i < n && Math.abs(p[i] - p[i - 1]) < Math.PI) i++;
+  if (i >= n) return p;
+  for (let k = 0; k < i; k++) out[k] = p[k];
+  let correction = 0;
+  for (; i < n; i++) {
+    const dd = p[i] - p[i - 1];
+    if (!(Math.abs(dd) < Math.PI)) {
+      let ddmod = pyMod(dd + Math.PI, 2 * Math.PI) - Math.PI;
+      if (ddmod === -Math.PI && dd > 0) ddmod = Math.PI;
+      correction += ddmod - dd;
+    } else {
+      correction += 0;
+    }
+    out[i] = p[i] + correction;
+  }
   return out;
 }
 
-/** scipy `interp1d(kind='linear', fill_value='extrapolate')` on increasing `xs`. */
-function interpLinear(xs: Float64Array, ys: Float64Array, q: Float64Array): Float64Array {
-  const out = new Float64Array(q.length);
+/**
+ * scipy `interp1d(kind='linear', fill_value='extrapolate')` on increasing `xs`, of three series at
+ * once (the same segment search, the same arithmetic per series).
+ */
+function interpLinear3(
+  xs: Float64Array, a: Float64Array, b: Float64Array, c: Float64Array,
+  q: Float64Array, nq: number, oa: Float64Array, ob: Float64Array, oc: Float64Array,
+): void {
   const last = xs.length - 1;
   let idx = 0;
-  for (let k = 0; k < q.length; k++) {
+  for (let k = 0; k < nq; k++) {
     const v = q[k];
     // searchsorted(side='left'): first index with xs[idx] >= v. Grid points are increasing.
     if (k === 0 || v < q[k - 1]) idx = 0;
     while (idx <= last && xs[idx] < v) idx++;
     const hi = idx < 1 ? 1 : idx > last ? last : idx;
     const lo = hi - 1;
-    const slope = (ys[hi] - ys[lo]) / (xs[hi] - xs[lo]);
-    out[k] = slope * (v - xs[lo]) + ys[lo];
+    const dx = xs[hi] - xs[lo];
+    const u = v - xs[lo];
+    oa[k] = ((a[hi] - a[lo]) / dx) * u + a[lo];
+    ob[k] = ((b[hi] - b[lo]) / dx) * u + b[lo];
+    oc[k] = ((c[hi] - c[lo]) / dx) * u + c[lo];
   }
-  return out;
 }
 
-/**
- * Central differences inside, one-sided at the ends. With `b` given, differentiates the planar
- * position (a, b) into speed, as the reference's `_compute_speed`.
- */
-function centralDiff(t: Float64Array, a: Float64Array, ax?: Float64Array, ay?: Float64Array): Float64Array;
-function centralDiff(t: Float64Array, a: null, ax: Float64Array, ay: Float64Array): Float64Array;
-function centralDiff(t: Float64Array, a: Float64Array | null, ax?: Float64Array, ay?: Float64Array): Float64Array {
-  const n = t.length;
-  const out = new Float64Array(n);
-  if (n < 2) return out;
+/** Central differences inside, one-sided at the ends (`np.gradient`-like, as the reference). */
+function centralDiff(t: Float64Array, a: Float64Array, n: number, out: Float64Array): void {
+  if (n < 2) {
+    if (n === 1) out[0] = 0;
+    return;
+  }
+  for (let i = 1; i < n - 1; i++) out[i] = (a[i + 1] - a[i - 1]) / (t[i + 1] - t[i - 1]);
+  out[0] = (a[1] - a[0]) / (t[1] - t[0]);
+  out[n - 1] = (a[n - 1] - a[n - 2]) / (t[n - 1] - t[n - 2]);
+}
+
+/** Planar speed by the same differences (the reference's `_compute_speed`). */
+function speedDiff(t: Float64Array, ax: Float64Array, ay: Float64Array, n: number, out: Float64Array): void {
+  if (n < 2) {
+    if (n === 1) out[0] = 0;
+    return;
+  }
   const d = (i: number, j: number): number => {
-    if (a) return (a[j] - a[i]) / (t[j] - t[i]);
-    const dx = ax![j] - ax![i];
-    const dy = ay![j] - ay![i];
+    const dx = ax[j] - ax[i];
+    const dy = ay[j] - ay[i];
     return Math.sqrt(dx * dx + dy * dy) / (t[j] - t[i]);
   };
   for (let i = 1; i < n - 1; i++) out[i] = d(i - 1, i + 1);
   out[0] = d(0, 1);
   out[n - 1] = d(n - 2, n - 1);
-  return out;
 }

@@ -1,5 +1,5 @@
 /** The reference's 12 summary features of a clip (`compute_summary_features`). */
-import { argmax, npMean, npPercentile, npSum } from '../core/numeric.js';
+import { npMean, npPercentile, npSum } from '../core/numeric.js';
 import type { DynamicsArrays } from './dynamics.js';
 
 export interface SummaryFeatures {
@@ -25,35 +25,52 @@ export const FEATURE_NAMES = [
 
 export function summaryFeatures(a: DynamicsArrays): SummaryFeatures {
   const n = a.speed.length;
-  const absYr = new Float64Array(n);
-  const absJerk = new Float64Array(n);
-  const lat = new Float64Array(n);
+  const speed = a.speed, accel = a.accel, yawRate = a.yaw_rate, jerk = a.jerk, yaw = a.yaw;
+  const absJerk = scratch(0, n);
   let maxSpeed = -Infinity, minAccel = Infinity, maxAccel = -Infinity, maxAbsJerk = -Infinity, maxLat = -Infinity;
+  let iYr = 0, maxAbsYr = n > 0 ? Math.abs(yawRate[0]) : NaN;
   for (let i = 0; i < n; i++) {
-    absYr[i] = Math.abs(a.yaw_rate[i]);
-    absJerk[i] = Math.abs(a.jerk[i]);
-    lat[i] = a.speed[i] * absYr[i];
-    if (a.speed[i] > maxSpeed) maxSpeed = a.speed[i];
-    if (a.accel[i] < minAccel) minAccel = a.accel[i];
-    if (a.accel[i] > maxAccel) maxAccel = a.accel[i];
-    if (absJerk[i] > maxAbsJerk) maxAbsJerk = absJerk[i];
-    if (lat[i] > maxLat) maxLat = lat[i];
+    const ay = Math.abs(yawRate[i]);
+    const aj = Math.abs(jerk[i]);
+    const lat = speed[i] * ay;
+    absJerk[i] = aj;
+    if (ay > maxAbsYr) {
+      maxAbsYr = ay;
+      iYr = i;
+    }
+    if (speed[i] > maxSpeed) maxSpeed = speed[i];
+    if (accel[i] < minAccel) minAccel = accel[i];
+    if (accel[i] > maxAccel) maxAccel = accel[i];
+    if (aj > maxAbsJerk) maxAbsJerk = aj;
+    if (lat > maxLat) maxLat = lat;
   }
-  const iYr = argmax(absYr);
-  const yawDiffAbs = new Float64Array(Math.max(0, a.yaw.length - 1));
-  for (let i = 1; i < a.yaw.length; i++) yawDiffAbs[i - 1] = Math.abs(a.yaw[i] - a.yaw[i - 1]);
+  const m = Math.max(0, yaw.length - 1);
+  const yawDiffAbs = scratch(1, m);
+  for (let i = 1; i < yaw.length; i++) yawDiffAbs[i - 1] = Math.abs(yaw[i] - yaw[i - 1]);
   return {
     max_speed: maxSpeed,
-    mean_speed: npMean(a.speed),
+    mean_speed: npMean(speed),
     min_accel: minAccel,
     max_accel: maxAccel,
-    mean_accel: npMean(a.accel),
-    max_abs_yaw_rate: absYr[iYr],
-    signed_max_yaw_rate: a.yaw_rate[iYr],
+    mean_accel: npMean(accel),
+    max_abs_yaw_rate: maxAbsYr,
+    signed_max_yaw_rate: yawRate[iYr],
     max_abs_jerk: maxAbsJerk,
-    p95_abs_jerk: npPercentile(absJerk, 95),
-    mean_abs_jerk: npMean(absJerk),
+    p95_abs_jerk: npPercentile(absJerk, 95, 0, n),
+    mean_abs_jerk: npMean(absJerk, 0, n),
     max_lateral_accel: maxLat,
-    total_heading_change: yawDiffAbs.length ? npSum(yawDiffAbs) : 0,
+    total_heading_change: m ? npSum(yawDiffAbs, 0, m) : 0,
   };
+}
+
+const scratchBufs: Float64Array[] = [];
+
+/** Reused scratch buffer `k` with room for `n` values. */
+function scratch(k: number, n: number): Float64Array {
+  let b = scratchBufs[k];
+  if (!b || b.length < n) {
+    b = new Float64Array(Math.max(n, 64, b ? 2 * b.length : 0));
+    scratchBufs[k] = b;
+  }
+  return b;
 }

@@ -2,7 +2,7 @@
 import type { Trajectory } from '../core/trajectory.js';
 import { computeDynamics, type DynamicsArrays, type DynamicsOptions } from './dynamics.js';
 import { summaryFeatures, type SummaryFeatures } from './features.js';
-import type { QuestionSet } from './questions.js';
+import type { Question, QuestionSet } from './questions.js';
 import type { ClipData } from './rules.js';
 
 export interface OracleResult {
@@ -30,18 +30,34 @@ export function clipData(arrays: DynamicsArrays, features: SummaryFeatures): Cli
 export function labelClip(clip: ClipData, questions: QuestionSet): Record<string, string> {
   const labels: Record<string, string> = {};
   for (const q of questions.questions) {
-    let answer: string;
+    let raw: string;
     try {
-      answer = String(q.label(clip)).toLowerCase();
+      raw = q.label(clip);
     } catch (e) {
       throw new Error(`question '${q.id}': ${(e as Error).message}`);
     }
-    if (q.choices && (q.answerType === 'binary' || q.answerType === 'multiclass') && !q.choices.includes(answer)) {
-      throw new Error(`question '${q.id}': rule '${q.ruleName}' returned '${answer}', not one of ${q.choices.join('/')}`);
-    }
-    labels[q.id] = answer;
+    labels[q.id] = checkedAnswer(q, raw);
   }
   return labels;
+}
+
+/** Validated, lower-cased answers per question, memoised (a rule returns a handful of labels). */
+const answerMemo = new WeakMap<Question, Map<string, string>>();
+
+function checkedAnswer(q: Question, raw: string): string {
+  let memo = answerMemo.get(q);
+  if (!memo) {
+    memo = new Map();
+    answerMemo.set(q, memo);
+  }
+  const hit = memo.get(raw);
+  if (hit !== undefined) return hit;
+  const answer = String(raw).toLowerCase();
+  if (q.choices && (q.answerType === 'binary' || q.answerType === 'multiclass') && !q.choices.includes(answer)) {
+    throw new Error(`question '${q.id}': rule '${q.ruleName}' returned '${answer}', not one of ${q.choices.join('/')}`);
+  }
+  if (typeof raw === 'string' && memo.size < 64) memo.set(raw, answer);
+  return answer;
 }
 
 export function runOracle(traj: Trajectory, questions: QuestionSet, opts: DynamicsOptions = {}): OracleResult {

@@ -82,8 +82,8 @@ export function aggregator(name: string, where = 'aggregation'): Aggregator {
       };
     case 'rms':
       return (a, s = 0, e = a.length) => {
-        const sq = new Float64Array(e - s);
-        for (let i = s; i < e; i++) sq[i - s] = a[i] ** 2;
+        const sq = exact(SLOT_RMS, e - s);
+        for (let i = s; i < e; i++) sq[i - s] = a[i] * a[i];
         return Math.sqrt(npMean(sq));
       };
     case 'abs_max':
@@ -147,13 +147,29 @@ function comparator(op: string, where: string, allowAbs = false): (v: number, th
   throw new InputError(`${where}: unknown operator '${op}'`);
 }
 
-/** The reference's lateral acceleration array: speed · |yaw rate|. */
+/**
+ * The reference's lateral acceleration array: speed · |yaw rate|. Returns a reused buffer, valid
+ * until the next call.
+ */
 export function lateral(c: ClipData): Float64Array {
   const speed = needArray(c, 'speed');
   const yr = needArray(c, 'yaw_rate');
-  const out = new Float64Array(speed.length);
+  const out = exact(SLOT_LATERAL, speed.length);
   for (let i = 0; i < out.length; i++) out[i] = speed[i] * Math.abs(yr[i]);
   return out;
+}
+
+const SLOT_RMS = 0, SLOT_LATERAL = 1, SLOT_ABS = 2;
+const exactBufs: Float64Array[] = [new Float64Array(0), new Float64Array(0), new Float64Array(0)];
+
+/** A reused buffer of exactly `n` values for slot `k` (labelers run one at a time). */
+function exact(k: number, n: number): Float64Array {
+  let b = exactBufs[k];
+  if (b.length !== n) {
+    b = new Float64Array(n);
+    exactBufs[k] = b;
+  }
+  return b;
 }
 
 export const RULES: Record<string, RuleFactory> = {
@@ -233,7 +249,7 @@ export const RULES: Record<string, RuleFactory> = {
     return (c) => {
       const src = c.arrays.accel_long ?? c.arrays[longName];
       if (!src) throw new Error(`required array '${longName}' (or 'accel_long') not found in clip arrays`);
-      const absLong = new Float64Array(src.length);
+      const absLong = exact(SLOT_ABS, src.length);
       for (let i = 0; i < src.length; i++) absLong[i] = Math.abs(src[i]);
       const longAgg = agg(absLong);
       const latAgg = agg(lateral(c));

@@ -62,14 +62,27 @@ function solve(a: number[][], b: number[]): number[] {
 export function smooth(signal: Float64Array, window: number, order: number): Float64Array {
   const n = signal.length;
   if (n < order + 2) return signal;
+  const out = new Float64Array(n);
+  smoothInto(signal, n, window, order, out);
+  return out;
+}
+
+/**
+ * `smooth` of `signal[0..n)` written into `out` (which must not alias `signal`). Each output is the
+ * correlation sum in window order starting from 0, as the generic loop; the 5-point window has an
+ * unrolled interior path with the same operation order.
+ */
+export function smoothInto(signal: Float64Array, n: number, window: number, order: number, out: Float64Array): void {
   let w = Math.min(window, n);
   if (w % 2 === 0) w -= 1;
-  if (w < order + 2) return signal;
+  if (n < order + 2 || w < order + 2) {
+    for (let i = 0; i < n; i++) out[i] = signal[i];
+    return;
+  }
   const c = savgolCoeffs(w, order);
   const half = (w - 1) / 2;
-  const out = new Float64Array(n);
   const last = n - 1;
-  for (let i = 0; i < n; i++) {
+  const edge = (i: number): number => {
     let s = 0;
     for (let k = -half; k <= half; k++) {
       let j = i + k;
@@ -77,7 +90,17 @@ export function smooth(signal: Float64Array, window: number, order: number): Flo
       else if (j > last) j = 2 * last - j;
       s += c[k + half] * signal[j];
     }
-    out[i] = s;
+    return s;
+  };
+  if (w === 5) {
+    const c0 = c[0], c1 = c[1], c2 = c[2], c3 = c[3], c4 = c[4];
+    for (let i = 2; i < n - 2; i++) {
+      out[i] = 0 + c0 * signal[i - 2] + c1 * signal[i - 1] + c2 * signal[i] + c3 * signal[i + 1] + c4 * signal[i + 2];
+    }
+    const lo = Math.min(2, n);
+    for (let i = 0; i < lo; i++) out[i] = edge(i);
+    for (let i = Math.max(lo, n - 2); i < n; i++) out[i] = edge(i);
+    return;
   }
-  return out;
+  for (let i = 0; i < n; i++) out[i] = edge(i);
 }
