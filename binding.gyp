@@ -1,0 +1,25 @@
+{
+  "targets": [
+    {
+      "target_name": "egogeo_native",
+      "sources": [
+        "native/addon.cc",
+        "native/vo/motion.cc",
+        "native/vo/pipeline.cc",
+        "native/vo/road_scale.cc",
+        "native/vo/tracker.cc"
+      ],
+      "include_dirs": [
+        "<!(node -p \"require('node-addon-api').include_dir\")",
+        "<!@(pkg-config --cflags-only-I opencv4 | sed s/-I//g)"
+      ],
+      "libraries": [
+        "<!@(pkg-config --libs opencv4)"
+      ],
+      "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS", "NODE_ADDON_API_DISABLE_DEPRECATED"],
+      "cflags!": ["-fno-exceptions"],
+      "cflags_cc!": ["-fno-exceptions", "-fno-rtti"],
+      "cflags_cc": ["-std=c++17", "-O3", "-fexceptions", "-frtti", "-Wall", "-Wextra", "-Wno-unused-parameter"]
+    }
+  ]
+}

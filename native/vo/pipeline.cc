@@ -1,0 +1,126 @@
+#include "pipeline.h"
+
+#include "motion.h"
+#include "road_scale.h"
+#include "timer.h"
+#include "tracker.h"
+
+#include <opencv2/imgcodecs.hpp>
+
+#include <cmath>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+namespace egogeo::vo {
+namespace {
+
+cv::Mat decode(const FrameSource& src, size_t index) {
+  if (src.pixels) {
+    if (src.width <= 0 || src.height <= 0) throw InputError("frame " + std::to_string(index) + ": width and height must be positive");
+    return cv::Mat(src.height, src.width, CV_8UC1, const_cast<uint8_t*>(src.pixels)).clone();
+  }
+  std::ifstream f(src.path, std::ios::binary);
+  if (!f) throw InputError("frame " + std::to_string(index) + ": cannot open '" + src.path + "'");
+  std::vector<uchar> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  if (bytes.empty()) throw InputError("frame " + std::to_string(index) + ": '" + src.path + "' is empty");
+  cv::Mat img;
+  try {
+    img = cv::imdecode(bytes, cv::IMREAD_GRAYSCALE);
+  } catch (const cv::Exception&) {
+    img.release();
+  }
+  if (img.empty()) throw InputError("frame " + std::to_string(index) + ": '" + src.path + "' is not a readable JPEG/PNG image");
+  return img;
+}
+
+}  // namespace
+
+ClipResult process_clip(const ClipInput& in, const Options& opt) {
+  const size_t n = in.frames.size();
+  if (n < 2) throw InputError("a clip needs at least 2 frames, got " + std::to_string(n));
+  if (in.timestamps.size() != n) {
+    throw InputError("timestamps has " + std::to_string(in.timestamps.size()) + " entries for " + std::to_string(n) + " frames");
+  }
+  for (size_t i = 1; i < n; ++i) {
+    if (!(in.timestamps[i] > in.timestamps[i - 1])) throw InputError("timestamps must be strictly increasing (entry " + std::to_string(i) + ")");
+  }
+  if (opt.scale == ScaleMode::GroundTruth && opt.gt_speeds.size() != n - 1) {
+    throw InputError("scale 'gt' needs gtSpeeds with one entry per frame pair (" + std::to_string(n - 1) + ")");
+  }
+
+  ClipResult res;
+  Tracker tracker(opt);
+  std::vector<Matches> all;
+  cv::Mat img;
+  {
+    Timer t(res.ms.decode);
+    img = decode(in.frames[0], 0);
+  }
+  res.width = img.cols;
+  res.height = img.rows;
+  if (img.cols < 32 || img.rows < 32) throw InputError("frame 0: image is too small (" + std::to_string(img.cols) + "x" + std::to_string(img.rows) + ")");
+  Intrinsics intr = in.intrinsics;
+  if (!in.intrinsics_given) {
+    intr.fx = intr.fy = 0.9 * img.cols;
+    intr.cx = img.cols / 2.0;
+    intr.cy = img.rows / 2.0;
+  }
+  res.intrinsics = intr;
+  RoadScale road(opt, intr, img.cols, img.rows);
+
+  tracker.start(img, res.ms);
+  for (size_t k = 1; k < n; ++k) {
+    {
+      Timer t(res.ms.decode);
+      img = decode(in.frames[k], k);
+    }
+    if (img.cols != res.width || img.rows != res.height) {
+      throw InputError("frame " + std::to_string(k) + ": size " + std::to_string(img.cols) + "x" + std::to_string(img.rows) +
+                       " differs from frame 0 (" + std::to_string(res.width) + "x" + std::to_string(res.height) + ")");
+    }
+    Matches m = tracker.step(img, res.ms);
+    std::vector<uchar> inl;
+    PairMotion pm;
+    {
+      Timer t(res.ms.pose);
+      pm = estimate_motion(m, intr, opt, inl);
+    }
+    {
+      Timer t(res.ms.scale);
+      road.add_pair(m, inl);
+    }
+    res.pairs.push_back(pm);
+  }
+
+  {
+    Timer t(res.ms.scale);
+    if (opt.scale == ScaleMode::Road) {
+      road.solve(res.pairs, in.timestamps, res.road_normal);
+    } else {
+      for (size_t k = 0; k + 1 < n; ++k) {
+        auto& p = res.pairs[k];
+        const bool still = p.quality == PairQuality::LowParallax;
+        p.scale = opt.scale == ScaleMode::GroundTruth ? opt.gt_speeds[k] * (in.timestamps[k + 1] - in.timestamps[k])
+                                                      : (still ? 0.0 : 1.0);
+      }
+    }
+  }
+
+  // Chain relative motions into camera-to-world poses (world = first camera).
+  res.R.push_back(cv::Matx33d::eye());
+  res.t.push_back(cv::Vec3d(0, 0, 0));
+  for (const auto& p : res.pairs) {
+    const cv::Matx33d& Rw = res.R.back();
+    const cv::Vec3d& cw = res.t.back();
+    // X_{k+1} = R X_k + t  ⇒  camera k+1 centre in frame k is -R^T t, orientation R^T.
+    const cv::Vec3d t = p.t_dir * p.scale;
+    res.t.push_back(cw + Rw * (-(p.R.t() * t)));
+    res.R.push_back(Rw * p.R.t());
+  }
+  res.mean_track_length = tracker.mean_track_length();
+  res.tracks_created = tracker.tracks_created();
+  return res;
+}
+
+}  // namespace egogeo::vo

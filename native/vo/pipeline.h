@@ -1,0 +1,12 @@
+// The whole clip in one call: decode → track → pose → scale → camera poses.
+#pragma once
+
+#include "types.h"
+
+namespace egogeo::vo {
+
+/// Runs visual odometry over a clip. Throws InputError for bad input (the message names the
+/// frame or field); never touches global state, so several workers may run it at once.
+ClipResult process_clip(const ClipInput& in, const Options& opt);
+
+}  // namespace egogeo::vo

@@ -1,0 +1,162 @@
+#include "road_scale.h"
+
+#include "geometry.h"
+
+#include <cmath>
+
+namespace egogeo::vo {
+
+RoadScale::RoadScale(const Options& opt, const Intrinsics& intr, int /*width*/, int height)
+    : opt_(opt), intr_(intr), road_top_(intr.cy + opt.road_margin * height) {}
+
+void RoadScale::add_pair(const Matches& m, const std::vector<uchar>& inliers) {
+  const cv::Matx33d K = intr_.K();
+  std::vector<Corr> c;
+  for (size_t i = 0; i < m.prev.size(); ++i) {
+    if (!inliers[i] || m.prev[i].y < road_top_ || m.curr[i].y < road_top_) continue;
+    c.push_back({normalize(m.prev[i], K), normalize(m.curr[i], K)});
+  }
+  road_.push_back(std::move(c));
+}
+
+// Gauss-Newton on the image-space residual of the plane-induced transfer, Cauchy-reweighted.
+// Besides the distance s it fits a small rotation correction: the essential matrix trades pitch
+// and yaw against the translation direction, and a pitch error of 0.1 degree shifts road points
+// by more than a pixel, which the known plane would otherwise absorb into the scale.
+double RoadScale::fit_distance(const PairMotion& pm, const std::vector<Corr>& c, const cv::Vec3d& w, double s0,
+                               std::vector<double>* weights) const {
+  const double f = intr_.fx;
+  const size_t n = c.size();
+  std::vector<cv::Vec3d> a(n), b(n);
+  for (size_t i = 0; i < n; ++i) {
+    a[i] = pm.R * c[i].x1;
+    b[i] = pm.t_dir * w.dot(c[i].x1);
+  }
+  double s = s0;
+  if (!(s > 0)) {
+    // Initial guess: median of the per-point algebraic solutions of x2 x (a + s b) = 0.
+    std::vector<double> si;
+    for (size_t i = 0; i < n; ++i) {
+      const cv::Vec3d xb = c[i].x2.cross(b[i]), xa = c[i].x2.cross(a[i]);
+      const double d = xb.dot(xb);
+      if (d > 1e-12) si.push_back(-xb.dot(xa) / d);
+    }
+    s = median(si);
+  }
+  cv::Vec3d om(0, 0, 0);
+  std::vector<double> r(n), wt(n, 1.0);
+  const double prior = 1e4 * static_cast<double>(n);  // keeps the correction within ~0.01 rad
+  for (int it = 0; it < 8; ++it) {
+    cv::Matx44d H = cv::Matx44d::zeros();
+    cv::Vec4d g(0, 0, 0, 0);
+    for (size_t i = 0; i < n; ++i) {
+      const cv::Vec3d ar = a[i] + om.cross(a[i]);
+      const cv::Vec3d p = ar + s * b[i];
+      if (p[2] <= 1e-6) {
+        r[i] = 1e9;
+        continue;
+      }
+      const double u = p[0] / p[2], v = p[1] / p[2];
+      const double ru = c[i].x2[0] - u, rv = c[i].x2[1] - v;
+      r[i] = f * std::sqrt(ru * ru + rv * rv);
+      // dp/ds = b, dp/d(omega) = -[a]x ; then the projection's Jacobian.
+      const cv::Vec3d dp[4] = {b[i], cv::Vec3d(0, -ar[2], ar[1]), cv::Vec3d(ar[2], 0, -ar[0]), cv::Vec3d(-ar[1], ar[0], 0)};
+      cv::Vec4d ju, jv;
+      for (int k = 0; k < 4; ++k) {
+        ju[k] = (dp[k][0] - u * dp[k][2]) / p[2];
+        jv[k] = (dp[k][1] - v * dp[k][2]) / p[2];
+      }
+      H += wt[i] * (ju * ju.t() + jv * jv.t());
+      g += wt[i] * (ju * ru + jv * rv);
+    }
+    for (int k = 1; k < 4; ++k) {
+      H(k, k) += prior / (f * f);
+      g[k] -= prior / (f * f) * om[k - 1];
+    }
+    const cv::Vec4d step = H.solve(g, cv::DECOMP_CHOLESKY);
+    s += step[0];
+    om += cv::Vec3d(step[1], step[2], step[3]);
+    const double scale = std::max(0.5, 1.5 * median(r));
+    for (size_t i = 0; i < n; ++i) wt[i] = cauchy(r[i], scale);
+  }
+  if (weights) *weights = wt;
+  return s;
+}
+
+void RoadScale::solve(std::vector<PairMotion>& pairs, const std::vector<double>& ts, double normal_out[3]) {
+  const size_t np = pairs.size();
+  // The road normal is the camera's down axis (a level, rigidly mounted camera); a per-pair
+  // rotation correction in fit_distance absorbs the essential matrix's pitch errors.
+  const cv::Vec3d w(0, 1.0 / opt_.camera_height, 0);
+  const size_t min_pts = 15;
+  std::vector<double> v(np, 0.0), conf(np, 0.0);
+  for (size_t k = 0; k < np; ++k) {
+    pairs[k].road_points = static_cast<int>(road_[k].size());
+    const double dt = ts[k + 1] - ts[k];
+    if (pairs[k].quality == PairQuality::LowParallax) {
+      conf[k] = 1.0;  // standing still is known exactly
+    } else if (pairs[k].quality == PairQuality::Ok && road_[k].size() >= min_pts) {
+      const double sk = fit_distance(pairs[k], road_[k], w, 0.0, nullptr);
+      if (sk > 0 && std::isfinite(sk)) {
+        v[k] = sk / dt;
+        conf[k] = 1.0;
+      }
+    }
+  }
+  // One consistent scale for the clip: a robust Whittaker smoother over the per-pair speeds, so
+  // single bad pairs (a turn, a passing car on the road) are outvoted by their neighbours, and
+  // pairs without an estimate take their neighbours' speed.
+  std::vector<double> u = v;
+  if (opt_.scale_smoothing > 0) {
+    std::vector<double> c = conf;
+    for (int it = 0; it < 4; ++it) {
+      u = whittaker(v, c, opt_.scale_smoothing);
+      std::vector<double> res;
+      for (size_t k = 0; k < np; ++k)
+        if (conf[k] > 0) res.push_back(std::abs(v[k] - u[k]));
+      const double sigma = std::max(0.05, 1.4826 * median(res));
+      for (size_t k = 0; k < np; ++k) c[k] = conf[k] * cauchy(v[k] - u[k], 2.0 * sigma);
+    }
+  }
+  for (size_t k = 0; k < np; ++k) {
+    const double dt = ts[k + 1] - ts[k];
+    pairs[k].scale = pairs[k].quality == PairQuality::LowParallax ? 0.0 : std::max(0.0, u[k]) * dt;
+  }
+  normal_out[0] = 0;
+  normal_out[1] = 1;
+  normal_out[2] = 0;
+}
+
+std::vector<double> whittaker(const std::vector<double>& v, const std::vector<double>& c, double lambda) {
+  const int n = static_cast<int>(v.size());
+  if (n == 0) return {};
+  double csum = 0;
+  for (double x : c) csum += x;
+  if (csum == 0) return std::vector<double>(n, 0.0);
+  cv::Mat A = cv::Mat::zeros(n, n, CV_64F), b = cv::Mat::zeros(n, 1, CV_64F);
+  for (int i = 0; i < n; ++i) {
+    A.at<double>(i, i) += c[i];
+    b.at<double>(i) = c[i] * v[i];
+  }
+  // A small ridge keeps the system regular when few pairs have a measurement.
+  const double lam = std::max(lambda, 1e-6);
+  for (int i = 0; i + 2 < n; ++i) {
+    const int idx[3] = {i, i + 1, i + 2};
+    const double d[3] = {1, -2, 1};
+    for (int p = 0; p < 3; ++p)
+      for (int q = 0; q < 3; ++q) A.at<double>(idx[p], idx[q]) += lam * d[p] * d[q];
+  }
+  if (n < 3) {
+    for (int i = 0; i + 1 < n; ++i) {
+      A.at<double>(i, i) += lam;
+      A.at<double>(i + 1, i + 1) += lam;
+      A.at<double>(i, i + 1) -= lam;
+      A.at<double>(i + 1, i) -= lam;
+    }
+  }
+  cv::Mat u;
+  if (!cv::solve(A, b, u, cv::DECOMP_LU)) return v;
+  return std::vector<double>(u.begin<double>(), u.end<double>());
+}
+
+}  // namespace egogeo::vo

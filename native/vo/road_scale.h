@@ -1,0 +1,41 @@
+// Metric scale from the road plane. Road correspondences obey the plane homography
+//   x2 ~ R x1 + s t (w . x1),   w = n / h  (road normal over camera height),
+// which is linear in the per-pair distance s for a known plane and linear in w for known s.
+// One plane is fitted for the whole clip (the camera is rigidly mounted), alternating with the
+// per-pair distances, and |w| = 1 / camera_height fixes the metric scale. The per-pair speeds are
+// then smoothed together (Whittaker) so the clip keeps one consistent scale.
+#pragma once
+
+#include "tracker.h"
+#include "types.h"
+
+#include <vector>
+
+namespace egogeo::vo {
+
+class RoadScale {
+ public:
+  RoadScale(const Options& opt, const Intrinsics& intr, int width, int height);
+
+  /// Keeps the pair's road-region inlier correspondences for the joint solve.
+  void add_pair(const Matches& m, const std::vector<uchar>& inliers);
+  /// Sets `scale` (metres) on every pair; `timestamps` has one entry per frame.
+  void solve(std::vector<PairMotion>& pairs, const std::vector<double>& timestamps, double normal_out[3]);
+
+ private:
+  struct Corr {
+    cv::Vec3d x1, x2;
+  };
+  double fit_distance(const PairMotion& pm, const std::vector<Corr>& c, const cv::Vec3d& w, double s0,
+                      std::vector<double>* weights) const;
+
+  const Options& opt_;
+  Intrinsics intr_;
+  double road_top_;  // first pixel row of the road region
+  std::vector<std::vector<Corr>> road_;
+};
+
+/// Whittaker smoother: minimises sum c_k (u_k - v_k)^2 + lambda sum (second difference of u)^2.
+std::vector<double> whittaker(const std::vector<double>& v, const std::vector<double>& c, double lambda);
+
+}  // namespace egogeo::vo

@@ -1,0 +1,151 @@
+#include "tracker.h"
+
+#include "timer.h"
+
+#include <opencv2/imgproc.hpp>
+#include <opencv2/video/tracking.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+namespace egogeo::vo {
+
+Tracker::Tracker(const Options& opt) : opt_(opt) {
+  if (opt.detector == Detector::Orb) {
+    detector_ = cv::ORB::create(opt.max_features * 2, 1.2f, 1, 31, 0, 2, cv::ORB::FAST_SCORE, 31, opt.fast_threshold);
+  } else {
+    detector_ = cv::FastFeatureDetector::create(opt.fast_threshold, true);
+  }
+}
+
+void Tracker::build_pyramid(const cv::Mat& img, std::vector<cv::Mat>& pyr) const {
+  cv::buildOpticalFlowPyramid(img, pyr, cv::Size(opt_.klt_window, opt_.klt_window), opt_.klt_levels, true);
+}
+
+void Tracker::start(const cv::Mat& img, StageTimes& ms) {
+  pts_.clear();
+  ids_.clear();
+  ages_.clear();
+  {
+    Timer t(ms.detect);
+    detect(img);
+  }
+  Timer t(ms.track);
+  build_pyramid(img, prev_pyr_);
+  prev_img_ = img;
+}
+
+// Corners are detected once over the whole image, then the strongest few per grid cell are kept
+// where no live track is near, so tracks cover the road and the far field alike.
+void Tracker::detect(const cv::Mat& img) {
+  const int want = opt_.max_features - static_cast<int>(pts_.size());
+  if (want <= 0) return;
+  const int cols = opt_.grid_cols, rows = opt_.grid_rows;
+  const float cw = static_cast<float>(img.cols) / cols, ch = static_cast<float>(img.rows) / rows;
+
+  // Occupancy at min_distance resolution marks where live tracks already are.
+  const int cell = std::max(1, opt_.min_distance);
+  const int ow = img.cols / cell + 1, oh = img.rows / cell + 1;
+  std::vector<uint8_t> occupied(static_cast<size_t>(ow) * oh, 0);
+  std::vector<int> per_bucket(static_cast<size_t>(cols) * rows, 0);
+  auto mark = [&](const cv::Point2f& p) {
+    const int cx = static_cast<int>(p.x) / cell, cy = static_cast<int>(p.y) / cell;
+    for (int dy = -1; dy <= 1; ++dy)
+      for (int dx = -1; dx <= 1; ++dx) {
+        const int x = cx + dx, y = cy + dy;
+        if (x >= 0 && y >= 0 && x < ow && y < oh) occupied[static_cast<size_t>(y) * ow + x] = 1;
+      }
+  };
+  auto bucket_of = [&](const cv::Point2f& p) {
+    const int bx = std::min(cols - 1, static_cast<int>(p.x / cw));
+    const int by = std::min(rows - 1, static_cast<int>(p.y / ch));
+    return by * cols + bx;
+  };
+  for (const auto& p : pts_) {
+    mark(p);
+    per_bucket[bucket_of(p)]++;
+  }
+
+  std::vector<cv::KeyPoint> kps;
+  detector_->detect(img, kps);
+  std::sort(kps.begin(), kps.end(), [](const cv::KeyPoint& a, const cv::KeyPoint& b) { return a.response > b.response; });
+  const int quota = std::max(1, opt_.max_features / (cols * rows));
+  const int border = 4;
+  int added = 0;
+  for (const auto& kp : kps) {
+    if (added >= want) break;
+    const cv::Point2f p = kp.pt;
+    if (p.x < border || p.y < border || p.x >= img.cols - border || p.y >= img.rows - border) continue;
+    const int b = bucket_of(p);
+    if (per_bucket[b] >= quota) continue;
+    const size_t o = static_cast<size_t>(static_cast<int>(p.y) / cell) * ow + static_cast<int>(p.x) / cell;
+    if (occupied[o]) continue;
+    mark(p);
+    per_bucket[b]++;
+    pts_.push_back(p);
+    ids_.push_back(next_id_++);
+    ages_.push_back(1);
+    ++added;
+  }
+}
+
+Matches Tracker::step(const cv::Mat& img, StageTimes& ms) {
+  Matches m;
+  std::vector<cv::Mat> pyr;
+  {
+    Timer t(ms.track);
+    build_pyramid(img, pyr);
+    if (!pts_.empty()) {
+      std::vector<cv::Point2f> fwd, back;
+      std::vector<uchar> st1, st2;
+      std::vector<float> err;
+      const cv::Size win(opt_.klt_window, opt_.klt_window);
+      const cv::TermCriteria term(cv::TermCriteria::COUNT | cv::TermCriteria::EPS, 30, 0.01);
+      cv::calcOpticalFlowPyrLK(prev_pyr_, pyr, pts_, fwd, st1, err, win, opt_.klt_levels, term);
+      back = pts_;
+      cv::calcOpticalFlowPyrLK(pyr, prev_pyr_, fwd, back, st2, err, win, opt_.klt_levels, term,
+                               cv::OPTFLOW_USE_INITIAL_FLOW);
+      std::vector<cv::Point2f> keep_pts;
+      std::vector<int> keep_ids, keep_ages;
+      const float fb2 = static_cast<float>(opt_.fb_threshold * opt_.fb_threshold);
+      for (size_t i = 0; i < pts_.size(); ++i) {
+        const cv::Point2f d = back[i] - pts_[i];
+        const cv::Point2f& q = fwd[i];
+        const bool inside = q.x >= 0 && q.y >= 0 && q.x < img.cols - 1 && q.y < img.rows - 1;
+        if (st1[i] && st2[i] && inside && d.dot(d) < fb2) {
+          m.prev.push_back(pts_[i]);
+          m.curr.push_back(q);
+          m.ids.push_back(ids_[i]);
+          keep_pts.push_back(q);
+          keep_ids.push_back(ids_[i]);
+          keep_ages.push_back(ages_[i] + 1);
+        } else {
+          finished_age_sum_ += ages_[i];
+          ++finished_;
+        }
+      }
+      pts_.swap(keep_pts);
+      ids_.swap(keep_ids);
+      ages_.swap(keep_ages);
+    }
+  }
+  if (static_cast<double>(pts_.size()) < opt_.redetect_ratio * opt_.max_features) {
+    Timer t(ms.detect);
+    detect(img);
+  }
+  prev_pyr_.swap(pyr);
+  prev_img_ = img;
+  return m;
+}
+
+double Tracker::mean_track_length() const {
+  long long sum = finished_age_sum_;
+  int n = finished_;
+  for (int a : ages_) {
+    sum += a;
+    ++n;
+  }
+  return n ? static_cast<double>(sum) / n : 0.0;
+}
+
+}  // namespace egogeo::vo

@@ -1,0 +1,108 @@
+// Data passed between the stages of the VO pipeline (ORB-SLAM style: data separate from stages).
+#pragma once
+
+#include <opencv2/core.hpp>
+
+#include <array>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace egogeo::vo {
+
+/// Any failure caused by the caller's input (missing file, corrupt image, bad sizes). The addon
+/// turns it into a JS Error with this message.
+struct InputError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// Pinhole intrinsics of the (already rectified) camera, in pixels.
+struct Intrinsics {
+  double fx = 0, fy = 0, cx = 0, cy = 0;
+  cv::Matx33d K() const { return {fx, 0, cx, 0, fy, cy, 0, 0, 1}; }
+};
+
+enum class ScaleMode { Road, GroundTruth, None };
+enum class Detector { Fast, Orb };
+enum class PoseMethod { Ransac, Usac };
+
+/// Every tunable of the pipeline, with its documented default (the OpenCV `Params` idiom).
+struct Options {
+  Detector detector = Detector::Fast;
+  int max_features = 1200;        // tracked corners kept alive over the whole image
+  int grid_cols = 10;             // detection buckets, so corners cover the whole image
+  int grid_rows = 4;
+  int fast_threshold = 12;        // FAST intensity threshold (also ORB's fastThreshold)
+  int min_distance = 8;           // px between a new corner and any live track
+  int klt_window = 21;            // KLT window (px) and pyramid levels
+  int klt_levels = 3;
+  double fb_threshold = 1.0;      // forward-backward check (px)
+  double redetect_ratio = 0.7;    // re-detect when live tracks < ratio * max_features
+  PoseMethod pose_method = PoseMethod::Ransac;
+  double ransac_threshold = 1.0;  // essential-matrix inlier threshold (px)
+  double ransac_confidence = 0.999;
+  double min_parallax = 0.6;      // median rotation-compensated flow (px) below which t = 0
+  int min_tracks = 20;            // fewer tracks than this: the pair is 'too_few_tracks'
+  ScaleMode scale = ScaleMode::Road;
+  double camera_height = 1.65;    // metres above the road (KITTI: 1.65)
+  double road_margin = 0.05;      // road region starts this fraction of H below the horizon row
+  double scale_smoothing = 3.0;   // Whittaker smoothing weight on per-pair speed (0 = off)
+  std::vector<double> gt_speeds;  // m/s per pair, for ScaleMode::GroundTruth
+};
+
+/// One input frame: where it comes from and when it was taken.
+struct FrameSource {
+  std::string path;                  // file path (JPEG/PNG), or empty when `pixels` is given
+  const uint8_t* pixels = nullptr;   // 8-bit greyscale, row-major, width*height bytes
+  int width = 0, height = 0;
+};
+
+struct ClipInput {
+  std::vector<FrameSource> frames;
+  std::vector<double> timestamps;
+  Intrinsics intrinsics;
+  bool intrinsics_given = false;     // otherwise fx = fy = 0.9 W, principal point at the centre
+};
+
+enum class PairQuality { Ok, LowParallax, Degenerate, TooFewTracks };
+
+inline const char* to_string(PairQuality q) {
+  switch (q) {
+    case PairQuality::Ok: return "ok";
+    case PairQuality::LowParallax: return "low_parallax";
+    case PairQuality::Degenerate: return "degenerate";
+    case PairQuality::TooFewTracks: return "too_few_tracks";
+  }
+  return "?";
+}
+
+/// Relative motion between consecutive frames: X_{k+1} = R X_k + t (camera coordinates).
+struct PairMotion {
+  cv::Matx33d R = cv::Matx33d::eye();
+  cv::Vec3d t_dir{0, 0, -1};  // unit translation direction (forward motion is -z)
+  double scale = 0;           // metres moved between the two frames
+  int tracks = 0;             // correspondences available
+  int inliers = 0;            // essential-matrix inliers
+  int road_points = 0;        // road-region correspondences used for scale
+  double parallax = 0;        // median rotation-compensated flow (px)
+  PairQuality quality = PairQuality::Ok;
+};
+
+struct StageTimes {
+  double decode = 0, detect = 0, track = 0, pose = 0, scale = 0;
+};
+
+struct ClipResult {
+  int width = 0, height = 0;
+  Intrinsics intrinsics;
+  std::vector<cv::Matx33d> R;        // camera-to-world rotation per frame (world = first camera)
+  std::vector<cv::Vec3d> t;          // camera centre per frame in metres
+  std::vector<PairMotion> pairs;
+  double mean_track_length = 0;      // frames a track survives, on average
+  int tracks_created = 0;
+  double road_normal[3] = {0, 1, 0}; // estimated road normal in the first camera frame
+  StageTimes ms;
+};
+
+}  // namespace egogeo::vo

@@ -1,0 +1,109 @@
+/**
+ * native/ — the typed JS face of the C++ engine (`native/` at the repo root, built by cmake-js or
+ * node-gyp into build/Release). Loading is lazy so commands that need no native code (oracle,
+ * grade) run even where the addon is not built. May import: core/.
+ */
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+export interface Intrinsics {
+  fx: number;
+  fy: number;
+  cx: number;
+  cy: number;
+}
+
+/** A greyscale frame held in memory (8-bit, row-major). */
+export interface PixelFrame {
+  data: Uint8Array;
+  width: number;
+  height: number;
+}
+
+export interface NativeClip {
+  /** JPEG/PNG file paths, or greyscale buffers. */
+  frames: (string | PixelFrame)[];
+  /** Seconds, strictly increasing, one per frame. */
+  timestamps: ArrayLike<number>;
+  /** Default: fx = fy = 0.9 W, principal point at the image centre (the reference's assumption). */
+  intrinsics?: Intrinsics;
+}
+
+/** Engine options; every field has a documented default in native/vo/types.h. */
+export interface VoOptions {
+  detector?: 'fast' | 'orb';
+  maxFeatures?: number;
+  gridCols?: number;
+  gridRows?: number;
+  fastThreshold?: number;
+  minDistance?: number;
+  kltWindow?: number;
+  kltLevels?: number;
+  fbThreshold?: number;
+  redetectRatio?: number;
+  poseMethod?: 'ransac' | 'usac';
+  ransacThreshold?: number;
+  ransacConfidence?: number;
+  minParallax?: number;
+  minTracks?: number;
+  /** 'road': metric scale from the road plane and cameraHeight; 'gt': from gtSpeeds; 'none': unit steps. */
+  scale?: 'road' | 'gt' | 'none';
+  cameraHeight?: number;
+  roadMargin?: number;
+  scaleSmoothing?: number;
+  /** Ground-truth speed (m/s) per frame pair, for scale 'gt'. */
+  gtSpeeds?: ArrayLike<number>;
+}
+
+export type PairQuality = 'ok' | 'low_parallax' | 'degenerate' | 'too_few_tracks';
+
+export interface NativeResult {
+  width: number;
+  height: number;
+  intrinsics: Intrinsics;
+  /** Camera-to-world rotation per frame, row-major 3×3 (world = first camera; x right, y down, z forward). */
+  rotations: Float64Array;
+  /** Camera centre per frame in metres. */
+  positions: Float64Array;
+  pairs: { quality: PairQuality; tracks: number; inliers: number; roadPoints: number; parallax: number; distance: number }[];
+  tracks: { meanLength: number; created: number };
+  roadNormal: [number, number, number];
+  /** Milliseconds per stage over the whole clip. */
+  timing: { decode: number; detect: number; track: number; pose: number; scale: number; total: number };
+}
+
+interface Addon {
+  processClip(clip: NativeClip, options?: VoOptions): NativeResult;
+  processClipAsync(clip: NativeClip, options?: VoOptions): Promise<NativeResult>;
+  setThreads(n: number): void;
+  opencvVersion: string;
+}
+
+const CANDIDATES = ['../../build/Release/egogeo_native.node', '../../build/Debug/egogeo_native.node'];
+let addon: Addon | undefined;
+
+/** The loaded addon; throws one clear line when it has not been built. */
+export function native(): Addon {
+  if (addon) return addon;
+  const require = createRequire(import.meta.url);
+  const override = process.env.EGOGEO_NATIVE;
+  const paths = override ? [override] : CANDIDATES.map((p) => fileURLToPath(new URL(p, import.meta.url)));
+  for (const p of paths) {
+    if (existsSync(p)) {
+      addon = require(p) as Addon;
+      return addon;
+    }
+  }
+  throw new Error(`the native engine is not built (looked for ${paths.join(', ')}); run \`npm run build:native\``);
+}
+
+/** Runs VO over a clip synchronously (in a worker thread) — no per-frame round trips. */
+export function processClip(clip: NativeClip, options: VoOptions = {}): NativeResult {
+  return native().processClip(clip, options);
+}
+
+/** Runs VO over a clip on the libuv pool, leaving the event loop free. */
+export function processClipAsync(clip: NativeClip, options: VoOptions = {}): Promise<NativeResult> {
+  return native().processClipAsync(clip, options);
+}
