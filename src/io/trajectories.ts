@@ -18,7 +18,7 @@
  *   z up: X = tx, Y = ty, yaw = atan2(R[1,0], R[0,0]) (the heading of the rotated x axis). The
  *   writer emits the same conventions (the pose is planar: no height, rotation about the vertical).
  */
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { InputError, makeTrajectory, type Trajectory } from '../core/trajectory.js';
 
@@ -301,6 +301,24 @@ export function formatTum(traj: Trajectory, frame: TumFrame = 'camera'): string 
     lines.push([traj.t[i], ...pose].map(fmtNum).join(' '));
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** Writes `formatTum(traj, frame)` to `path`. */
+export function writeTum(path: string, traj: Trajectory, frame: TumFrame = 'camera'): void {
+  writeText(path, formatTum(traj, frame));
+}
+
+/** Writes trajectories as JSONL (`formatTrajectoryJsonl`, one a line). */
+export function writeTrajectoriesJsonl(path: string, trajs: readonly Trajectory[]): void {
+  writeText(path, trajs.map((t) => `${formatTrajectoryJsonl(t)}\n`).join(''));
+}
+
+function writeText(path: string, text: string): void {
+  try {
+    writeFileSync(path, text);
+  } catch (e) {
+    throw new InputError(`${path}: cannot write (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
 }
 
 /** Shortest round-trip decimal; −0 as 0. */

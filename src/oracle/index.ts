@@ -9,3 +9,4 @@ export * from './questions.js';
 export * from './rules.js';
 export * from './oracle.js';
 export * from './calibrate.js';
+export * from './sensitivity.js';

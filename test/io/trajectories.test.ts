@@ -1,5 +1,5 @@
 /** Trajectory file formats on files the tests write themselves (no ../shared needed). */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -16,6 +16,8 @@ import {
   readTrajectories,
   readTum,
   windows,
+  writeTrajectoriesJsonl,
+  writeTum,
 } from '../../src/io/trajectories.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'egogeo-io-'));
@@ -60,10 +62,14 @@ describe('JSONL', () => {
     expect(Array.from(b.yaw)).toEqual([0, 0.1, 0.2]);
   });
 
-  it('round-trips through formatTrajectoryJsonl', () => {
+  it('round-trips through formatTrajectoryJsonl and writeTrajectoriesJsonl', () => {
     const t = makeTrajectory('r', { t: [0, 0.1, 0.25], x: [0.1, 0.2, 1 / 3], y: [-1, -2, -3], yaw: [3.1, -3.1, 0] });
     const [back] = parseTrajectoriesJsonl(formatTrajectoryJsonl(t));
     expect(back).toEqual(t);
+    const p = join(tmp, 'written.jsonl');
+    writeTrajectoriesJsonl(p, [t, { ...t, id: 'r2' }]);
+    expect(readTrajectories(p).map((x) => x.id)).toEqual(['r', 'r2']);
+    expect(readTrajectories(p)[0]).toEqual(t);
   });
 
   it('names file:line and the field in every error', () => {
@@ -182,7 +188,9 @@ describe('TUM', () => {
     it(`formatTum → readTum round-trips a planar trajectory (${frame})`, () => {
       const t = [0, 0.1, 0.23, 0.4];
       const tr = makeTrajectory('rt', { t, x: [0, 1, 2.5, 4], y: [0, -0.1, 0.3, 0.9], yaw: [0, 0.5, -2.9, 3.0] });
-      const p = file(`rt-${frame}.tum`, formatTum(tr, frame));
+      const p = join(tmp, `rt-${frame}.tum`);
+      writeTum(p, tr, frame);
+      expect(readFileSync(p, 'utf8')).toBe(formatTum(tr, frame));
       expect(detectFormat(p)).toBe('tum');
       const back = readTum(p, { frame, id: 'rt' });
       expect(Array.from(back.t)).toEqual(t);
