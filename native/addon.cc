@@ -159,7 +159,7 @@ std::unique_ptr<Request> parse_request(const Napi::CallbackInfo& info) {
     o.klt_levels = get_int(env, op, "kltLevels", o.klt_levels, 0, 8);
     o.fb_threshold = get_range(env, op, "fbThreshold", o.fb_threshold, 0.01, 100);
     o.redetect_ratio = get_range(env, op, "redetectRatio", o.redetect_ratio, 0, 1);
-    o.pose_method = get_enum(env, op, "poseMethod", "ransac", {"ransac", "usac"}) == "usac" ? egogeo::vo::PoseMethod::Usac
+    o.pose_method = get_enum(env, op, "poseMethod", "usac", {"ransac", "usac"}) == "usac" ? egogeo::vo::PoseMethod::Usac
                                                                                           : egogeo::vo::PoseMethod::Ransac;
     o.ransac_threshold = get_range(env, op, "ransacThreshold", o.ransac_threshold, 0.01, 50);
     o.ransac_confidence = get_range(env, op, "ransacConfidence", o.ransac_confidence, 0.5, 0.999999);

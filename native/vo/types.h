@@ -39,7 +39,7 @@ struct Options {
   int klt_levels = 3;
   double fb_threshold = 1.0;      // forward-backward check (px)
   double redetect_ratio = 0.7;    // re-detect when live tracks < ratio * max_features
-  PoseMethod pose_method = PoseMethod::Ransac;
+  PoseMethod pose_method = PoseMethod::Usac;  // USAC: local optimisation + final least squares
   double ransac_threshold = 1.0;  // essential-matrix inlier threshold (px)
   double ransac_confidence = 0.999;
   double min_parallax = 0.6;      // median rotation-compensated flow (px) below which t = 0
@@ -47,7 +47,7 @@ struct Options {
   ScaleMode scale = ScaleMode::Road;
   double camera_height = 1.65;    // metres above the road (KITTI: 1.65)
   double road_margin = 0.05;      // road region starts this fraction of H below the horizon row
-  double scale_smoothing = 3.0;   // Whittaker smoothing weight on per-pair speed (0 = off)
+  double scale_smoothing = 100.0; // Whittaker weight on the 2nd difference of per-pair speed (0 = off)
   std::vector<double> gt_speeds;  // m/s per pair, for ScaleMode::GroundTruth
 };
 
