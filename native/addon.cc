@@ -157,6 +157,7 @@ std::unique_ptr<Request> parse_request(const Napi::CallbackInfo& info) {
     o.min_distance = get_int(env, op, "minDistance", o.min_distance, 1, 100);
     o.klt_window = get_int(env, op, "kltWindow", o.klt_window, 5, 101);
     o.klt_levels = get_int(env, op, "kltLevels", o.klt_levels, 0, 8);
+    o.klt_iterations = get_int(env, op, "kltIterations", o.klt_iterations, 1, 100);
     o.fb_threshold = get_range(env, op, "fbThreshold", o.fb_threshold, 0.01, 100);
     o.redetect_ratio = get_range(env, op, "redetectRatio", o.redetect_ratio, 0, 1);
     o.pose_method = get_enum(env, op, "poseMethod", "usac", {"ransac", "usac"}) == "usac" ? egogeo::vo::PoseMethod::Usac

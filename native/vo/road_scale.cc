@@ -85,9 +85,27 @@ double RoadScale::fit_distance(const PairMotion& pm, const std::vector<Corr>& c,
 
 void RoadScale::solve(std::vector<PairMotion>& pairs, const std::vector<double>& ts, double normal_out[3]) {
   const size_t np = pairs.size();
-  // The road normal is the camera's down axis (a level, rigidly mounted camera); a per-pair
-  // rotation correction in fit_distance absorbs the essential matrix's pitch errors.
-  const cv::Vec3d w(0, 1.0 / opt_.camera_height, 0);
+  // On a locally flat road the direction of travel lies in the road plane, so the road normal is
+  // the camera's down axis made perpendicular to the clip's median heading (this recovers the
+  // camera's pitch; roll is taken as level). A per-pair rotation correction in fit_distance
+  // absorbs the essential matrix's remaining pitch errors.
+  std::vector<double> dx, dy, dz;
+  for (const auto& p : pairs) {
+    if (p.quality != PairQuality::Ok) continue;
+    dx.push_back(-p.t_dir[0]);
+    dy.push_back(-p.t_dir[1]);
+    dz.push_back(-p.t_dir[2]);
+  }
+  cv::Vec3d n(0, 1, 0);
+  if (dz.size() >= 3) {
+    cv::Vec3d d(median(dx), median(dy), median(dz));
+    if (d[2] > 0.5) {  // moving forward: the heading is meaningful
+      d *= 1.0 / cv::norm(d);
+      n = n - n.dot(d) * d;
+      n *= 1.0 / cv::norm(n);
+    }
+  }
+  const cv::Vec3d w = n * (1.0 / opt_.camera_height);
   const size_t min_pts = 15;
   std::vector<double> v(np, 0.0), conf(np, 0.0);
   for (size_t k = 0; k < np; ++k) {
@@ -122,9 +140,9 @@ void RoadScale::solve(std::vector<PairMotion>& pairs, const std::vector<double>&
     const double dt = ts[k + 1] - ts[k];
     pairs[k].scale = pairs[k].quality == PairQuality::LowParallax ? 0.0 : std::max(0.0, u[k]) * dt;
   }
-  normal_out[0] = 0;
-  normal_out[1] = 1;
-  normal_out[2] = 0;
+  normal_out[0] = n[0];
+  normal_out[1] = n[1];
+  normal_out[2] = n[2];
 }
 
 std::vector<double> whittaker(const std::vector<double>& v, const std::vector<double>& c, double lambda) {

@@ -100,7 +100,7 @@ Matches Tracker::step(const cv::Mat& img, StageTimes& ms) {
       std::vector<uchar> st1, st2;
       std::vector<float> err;
       const cv::Size win(opt_.klt_window, opt_.klt_window);
-      const cv::TermCriteria term(cv::TermCriteria::COUNT | cv::TermCriteria::EPS, 30, 0.01);
+      const cv::TermCriteria term(cv::TermCriteria::COUNT | cv::TermCriteria::EPS, opt_.klt_iterations, 0.03);
       cv::calcOpticalFlowPyrLK(prev_pyr_, pyr, pts_, fwd, st1, err, win, opt_.klt_levels, term);
       back = pts_;
       cv::calcOpticalFlowPyrLK(pyr, prev_pyr_, fwd, back, st2, err, win, opt_.klt_levels, term,

@@ -30,13 +30,14 @@ enum class PoseMethod { Ransac, Usac };
 /// Every tunable of the pipeline, with its documented default (the OpenCV `Params` idiom).
 struct Options {
   Detector detector = Detector::Fast;
-  int max_features = 1200;        // tracked corners kept alive over the whole image
+  int max_features = 500;         // tracked corners kept alive over the whole image
   int grid_cols = 10;             // detection buckets, so corners cover the whole image
   int grid_rows = 4;
   int fast_threshold = 12;        // FAST intensity threshold (also ORB's fastThreshold)
   int min_distance = 8;           // px between a new corner and any live track
-  int klt_window = 21;            // KLT window (px) and pyramid levels
+  int klt_window = 13;            // KLT window (px) and pyramid levels
   int klt_levels = 3;
+  int klt_iterations = 10;        // KLT iterations per level (stops earlier below 0.03 px)
   double fb_threshold = 1.0;      // forward-backward check (px)
   double redetect_ratio = 0.7;    // re-detect when live tracks < ratio * max_features
   PoseMethod pose_method = PoseMethod::Usac;  // USAC: local optimisation + final least squares
