@@ -1,6 +1,97 @@
+/**
+ * `egogeo grade PREDICTIONS.jsonl`: grades model answers exactly as the EgoDyn-Bench reference
+ * grader does and prints a table; `--json OUT` writes the reference's metrics JSON (same keys,
+ * order and numbers as its `scripts/evaluate.py --output`).
+ */
 import type { Command } from 'commander';
+import { InputError } from '../../core/trajectory.js';
+import { evaluate, metricsToJson, sortCodePoints, type GradeMetrics, type GroupMetrics } from '../../grade/index.js';
+import { readPredictions } from '../../io/predictions.js';
+import { DEFAULT_QUESTIONS_PATH, loadQuestions } from '../../oracle/questions.js';
+import { writeFileAtomic } from './oracle.js';
 
-// Placeholder until the command lands (being written now).
+interface GradeOpts {
+  json?: string;
+  config?: string;
+}
+
+const f4 = (x: number): string => x.toFixed(4);
+
+function groupRow(name: string, g: GroupMetrics, width: number): string {
+  return `${name.padEnd(width)}  ${f4(g.accuracy).padStart(8)}  ${f4(g.balanced_acc).padStart(8)}  ${f4(g.macro_f1).padStart(8)}  ${String(g.n).padStart(7)}`;
+}
+
+/** The human-readable report printed to stdout. */
+export function formatReport(file: string, m: GradeMetrics): string {
+  const out: string[] = [];
+  out.push(`${file}: ${m.n_total} predictions, ${m.n_parsed} parsed (parsable coverage ${f4(m.parsable_coverage)})`);
+  out.push('');
+  const rows: [string, GroupMetrics][] = [
+    ['global', m.global],
+    ['temporal', m.temporal],
+    ...sortCodePoints(Object.keys(m.per_category)).map((c): [string, GroupMetrics] => [`category ${c}`, m.per_category[c]]),
+    ...sortCodePoints(Object.keys(m.per_question)).map((q): [string, GroupMetrics] => [`question ${q}`, m.per_question[q]]),
+    ...sortCodePoints(Object.keys(m.per_source)).map((s): [string, GroupMetrics] => [`source ${s}`, m.per_source[s]]),
+  ];
+  const width = Math.max(16, ...rows.map(([n]) => n.length), ...Object.keys(m.consistency.per_rule).map((r) => r.length));
+  out.push(`${''.padEnd(width)}  ${'accuracy'.padStart(8)}  ${'bal.acc'.padStart(8)}  ${'macro-F1'.padStart(8)}  ${'n'.padStart(7)}`);
+  for (const [name, g] of rows) out.push(groupRow(name, g, width));
+  out.push('');
+  out.push(
+    `${'consistency'.padEnd(width)}  ${'EMCR'.padStart(8)}  ${'WEMCR'.padStart(8)}  ${'mean compl.'.padStart(11)}  ${'rules hit'.padStart(9)}  ${'evaluable/clips'.padStart(15)}`,
+  );
+  const cons: [string, GradeMetrics['consistency']][] = [
+    ['all clips', m.consistency],
+    ...sortCodePoints(Object.keys(m.per_source)).map((s): [string, GradeMetrics['consistency']] => [`source ${s}`, m.per_source[s].consistency]),
+  ];
+  for (const [name, c] of cons) {
+    out.push(
+      `${name.padEnd(width)}  ${f4(c.rate).padStart(8)}  ${f4(c.wemcr).padStart(8)}  ${f4(c.mean_compliance).padStart(11)}  ${`${c.n_rules_triggered}/${c.n_rules_total}`.padStart(9)}  ${`${c.n_evaluable}/${c.n_clips}`.padStart(15)}`,
+    );
+  }
+  out.push('');
+  out.push(`${'rule (all clips)'.padEnd(width)}  ${'applicable'.padStart(10)}  ${'violations'.padStart(10)}  ${'compliance'.padStart(10)}`);
+  for (const [name, r] of Object.entries(m.consistency.per_rule)) {
+    out.push(`${name.padEnd(width)}  ${String(r.n_applicable).padStart(10)}  ${String(r.n_violations).padStart(10)}  ${f4(r.compliance).padStart(10)}`);
+  }
+  return `${out.join('\n')}\n`;
+}
+
 export function registerGrade(program: Command): void {
-  void program;
+  program
+    .command('grade')
+    .description("grade model answers exactly as the EgoDyn-Bench reference grader (accuracy, balanced accuracy, macro F1, consistency)")
+    .argument('<PREDICTIONS>', 'predictions JSONL: {clip_id, question_id, category, oracle_label|answer, model_answer[, source]} per line')
+    .option('--json <out>', "write the reference's metrics JSON here (atomically)")
+    .option('--config <yaml>', 'question file (choices; default: the published EgoDyn-Bench questions)')
+    .addHelpText(
+      'after',
+      `
+Answers are parsed with the reference's cascade (exact choice, "_"/space, last line, whole word);
+records with an unknown question_id or an unparsable answer count against parsable coverage.
+Per source: a record's "source" field if present, else "nuscenes" for clip ids starting with
+"clip_" and "carla" for the rest (the reference's rule).`,
+    )
+    .action((file: string, o: GradeOpts) => {
+      const questions = loadQuestions(o.config ?? DEFAULT_QUESTIONS_PATH);
+      const { records, lines } = readPredictions(file);
+      if (records.length === 0) throw new InputError(`${file}: no prediction records`);
+      let unknown = 0;
+      let first = -1;
+      for (let i = 0; i < records.length; i++) {
+        if (!questions.byId.has(records[i].question_id)) {
+          if (first < 0) first = i;
+          unknown++;
+        }
+      }
+      if (first >= 0) {
+        process.stderr.write(
+          `egogeo: warning: ${file}:${lines[first]}: unknown question_id '${records[first].question_id}' ` +
+            `(${unknown} record${unknown === 1 ? '' : 's'} with unknown question ids counted as unparsed)\n`,
+        );
+      }
+      const metrics = evaluate(records, questions);
+      if (o.json) writeFileAtomic(o.json, `${metricsToJson(metrics)}\n`);
+      process.stdout.write(formatReport(file, metrics));
+    });
 }

@@ -1,0 +1,194 @@
+/**
+ * io/predictions — reads a predictions JSONL file (the reference's `results/*.jsonl`: one record a
+ * line, as its evaluators write them) into records for `grade/evaluate`.
+ *
+ * Record fields: `clip_id` (string), `question_id` (string), `model_answer` (string, or null for
+ * "no answer"), `oracle_label` or else `answer` (string, number or boolean; numbers become the
+ * text Python's `str()` gives them, so `1.0` stays "1.0" as in the reference), optional `category`
+ * (string, default "unknown"), optional `source` (non-empty string: overrides the per-source bucket),
+ * optional `qa_id`; other keys are ignored. Blank lines are skipped; lines split as Python's text
+ * mode does (\n, \r\n, \r). Every error is an `InputError` whose message names `file:line` and the
+ * field. Unknown question ids are not an error here: the grader counts them as unparsed.
+ */
+import { readFileSync } from 'node:fs';
+import { InputError } from '../core/trajectory.js';
+import { pyNumberTokenStr, pyStrip } from '../grade/parse.js';
+
+export interface Prediction {
+  qa_id?: unknown;
+  clip_id: string;
+  question_id: string;
+  category?: string;
+  /** `oracle_label`, or `answer` when there is none, as a string. */
+  oracle_label: string;
+  model_answer: string | null;
+  source?: string;
+}
+
+export interface PredictionsFile {
+  path: string;
+  records: Prediction[];
+  /** 1-based line number of each record. */
+  lines: number[];
+}
+
+/** Reads and validates a predictions JSONL file. */
+export function readPredictions(path: string): PredictionsFile {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : (code ?? String(e));
+    throw new InputError(`${path}: cannot read (${why})`);
+  }
+  return parsePredictionsJsonl(text, path);
+}
+
+const LINE_SPLIT = /\r\n|\r|\n/;
+
+/** Parses predictions JSONL text; `file` names the source in error messages. */
+export function parsePredictionsJsonl(text: string, file = '<predictions>'): PredictionsFile {
+  const records: Prediction[] = [];
+  const lines: number[] = [];
+  const src = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  const raw = src.split(LINE_SPLIT);
+  for (let i = 0; i < raw.length; i++) {
+    const line = pyStrip(raw[i]);
+    if (!line) continue;
+    const where = `${file}:${i + 1}`;
+    records.push(predictionFromJson(line, where));
+    lines.push(i + 1);
+  }
+  return { path: file, records, lines };
+}
+
+function describe(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  if (typeof v === 'object') return 'an object';
+  const s = JSON.stringify(v);
+  return s.length > 40 ? `${s.slice(0, 37)}...` : s;
+}
+
+/** One JSON line → a validated prediction; `where` is "file:line". */
+export function predictionFromJson(line: string, where: string): Prediction {
+  let rec: unknown;
+  try {
+    rec = JSON.parse(line);
+  } catch (e) {
+    const msg = (e as Error).message.split('\n')[0];
+    throw new InputError(`${where}: invalid JSON (${msg.length > 120 ? `${msg.slice(0, 117)}...` : msg})`);
+  }
+  if (rec === null || typeof rec !== 'object' || Array.isArray(rec)) {
+    throw new InputError(`${where}: expected a JSON object with clip_id, question_id, model_answer, oracle_label`);
+  }
+  const r = rec as Record<string, unknown>;
+  const str = (field: string): string => {
+    const v = r[field];
+    if (v === undefined) throw new InputError(`${where}: missing field '${field}'`);
+    if (typeof v !== 'string') throw new InputError(`${where}: field '${field}' must be a string, got ${describe(v)}`);
+    return v;
+  };
+  const clip_id = str('clip_id');
+  const question_id = str('question_id');
+
+  const ma = r.model_answer;
+  if (ma === undefined) throw new InputError(`${where}: missing field 'model_answer'`);
+  if (ma !== null && typeof ma !== 'string') {
+    throw new InputError(`${where}: field 'model_answer' must be a string or null, got ${describe(ma)}`);
+  }
+
+  const oracleField = r.oracle_label !== undefined ? 'oracle_label' : 'answer';
+  const ov = r[oracleField];
+  if (ov === undefined) throw new InputError(`${where}: missing field 'oracle_label' (or 'answer')`);
+  let oracle_label: string;
+  if (typeof ov === 'string') oracle_label = ov;
+  else if (typeof ov === 'boolean') oracle_label = ov ? 'True' : 'False';
+  else if (typeof ov === 'number') oracle_label = pyNumberTokenStr(numberToken(line, oracleField) ?? String(ov));
+  else throw new InputError(`${where}: field '${oracleField}' must be a string, number or boolean, got ${describe(ov)}`);
+
+  const out: Prediction = { clip_id, question_id, oracle_label, model_answer: ma as string | null };
+  if (r.qa_id !== undefined) out.qa_id = r.qa_id;
+  if (r.category !== undefined) {
+    if (typeof r.category !== 'string') {
+      throw new InputError(`${where}: field 'category' must be a string, got ${describe(r.category)}`);
+    }
+    out.category = r.category;
+  }
+  if (r.source !== undefined && r.source !== null) {
+    if (typeof r.source !== 'string' || r.source === '') {
+      throw new InputError(`${where}: field 'source' must be a non-empty string, got ${describe(r.source)}`);
+    }
+    out.source = r.source;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The raw text of a top-level number (JSON.parse cannot tell 1 from 1.0; Python's json can)
+// ---------------------------------------------------------------------------------------------
+
+function skipWs(s: string, i: number): number {
+  while (i < s.length) {
+    const c = s.charCodeAt(i);
+    if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) i++;
+    else break;
+  }
+  return i;
+}
+
+function skipString(s: string, i: number): number {
+  // s[i] === '"'
+  i++;
+  while (i < s.length) {
+    const c = s.charCodeAt(i);
+    if (c === 0x5c) i += 2;
+    else if (c === 0x22) return i + 1;
+    else i++;
+  }
+  return i;
+}
+
+function skipValue(s: string, i: number): number {
+  const c = s[i];
+  if (c === '"') return skipString(s, i);
+  if (c === '{' || c === '[') {
+    let depth = 0;
+    while (i < s.length) {
+      const d = s[i];
+      if (d === '"') {
+        i = skipString(s, i);
+        continue;
+      }
+      if (d === '{' || d === '[') depth++;
+      else if (d === '}' || d === ']') {
+        depth--;
+        if (depth === 0) return i + 1;
+      }
+      i++;
+    }
+    return i;
+  }
+  while (i < s.length && !',}] \t\n\r'.includes(s[i])) i++;
+  return i;
+}
+
+/** The source text of the last top-level `key`'s value in a valid JSON object, or null. */
+function numberToken(line: string, key: string): string | null {
+  let found: string | null = null;
+  let i = skipWs(line, 0);
+  if (line[i] !== '{') return null;
+  i = skipWs(line, i + 1);
+  while (i < line.length && line[i] === '"') {
+    const end = skipString(line, i);
+    const k = JSON.parse(line.slice(i, end)) as string;
+    i = skipWs(line, end);
+    i = skipWs(line, i + 1); // ':'
+    const vEnd = skipValue(line, i);
+    if (k === key) found = line.slice(i, vEnd);
+    i = skipWs(line, vEnd);
+    if (line[i] === ',') i = skipWs(line, i + 1);
+  }
+  return found;
+}

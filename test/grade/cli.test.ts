@@ -1,0 +1,164 @@
+/**
+ * `egogeo grade` in-process, and the predictions reader: the table, the metrics JSON written
+ * atomically, the unknown-question warning, and one-line errors (file:line) that leave no file.
+ */
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import { InputError } from '../../src/core/trajectory.js';
+import { evaluate, metricsToJson } from '../../src/grade/index.js';
+import { parsePredictionsJsonl } from '../../src/io/predictions.js';
+import { loadQuestions } from '../../src/oracle/questions.js';
+import { HAS_SHARED, sharedPath } from '../helpers/shared.js';
+
+const tmp = mkdtempSync(join(tmpdir(), 'egogeo-cli-grade-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const o = vi.spyOn(process.stdout, 'write').mockImplementation((s) => ((out += String(s)), true));
+  const e = vi.spyOn(process.stderr, 'write').mockImplementation((s) => ((err += String(s)), true));
+  try {
+    const code = await main(['node', 'egogeo', ...args]);
+    return { code, out, err };
+  } finally {
+    o.mockRestore();
+    e.mockRestore();
+  }
+}
+
+const write = (name: string, lines: string[]): string => {
+  const p = join(tmp, name);
+  writeFileSync(p, `${lines.join('\n')}\n`);
+  return p;
+};
+const line = (o: Record<string, unknown>): string => JSON.stringify(o);
+const base = { qa_id: 'qa_1', clip_id: 'clip_00001', question_id: 'speed_trend', category: 'direct_dynamics', oracle_label: 'steady', model_answer: 'Steady.' };
+const good = [
+  line(base),
+  '',
+  line({ ...base, qa_id: 'qa_2', question_id: 'mean_speed_low', oracle_label: 'yes', model_answer: 'The mean speed is low: yes' }),
+  line({ ...base, qa_id: 'qa_3', clip_id: 'town01_0003', question_id: 'speed_peak_half', category: 'comparative', oracle_label: 'first_half', model_answer: 'second half' }),
+  line({ ...base, qa_id: 'qa_4', clip_id: 'town01_0003', question_id: 'stop_and_go', oracle_label: 'no', model_answer: 'I cannot tell.' }),
+];
+
+describe('egogeo grade', () => {
+  it('prints the table and writes the metrics JSON (reference format) atomically', async () => {
+    const file = write('good.jsonl', good);
+    const out = join(tmp, 'metrics.json');
+    const r = await cli('grade', file, '--json', out);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    const expected = evaluate(parsePredictionsJsonl(good.join('\n')).records, loadQuestions());
+    expect(readFileSync(out, 'utf8')).toBe(`${metricsToJson(expected)}\n`);
+    expect(expected.n_parsed).toBe(3);
+    expect(r.out).toContain('4 predictions, 3 parsed (parsable coverage 0.7500)');
+    expect(r.out).toMatch(/^global\s+0\.6667\s+/m);
+    expect(r.out).toMatch(/^temporal\s+0\.5000\s+/m);
+    expect(r.out).toMatch(/^question speed_peak_half\s+/m);
+    expect(r.out).toMatch(/^source carla\s+/m);
+    expect(r.out).toMatch(/^source nuscenes\s+/m);
+    expect(r.out).toContain('EMCR');
+    expect(r.out).toContain('WEMCR');
+    expect(readdirSync(tmp).filter((f) => f.includes('.tmp'))).toEqual([]);
+  });
+
+  it('warns once about unknown question ids, naming the first line, and counts them unparsed', async () => {
+    const file = write('unknown.jsonl', [
+      line(base),
+      line({ ...base, question_id: 'lane_change' }),
+      line({ ...base, question_id: 'weather' }),
+    ]);
+    const out = join(tmp, 'unknown.json');
+    const r = await cli('grade', file, '--json', out);
+    expect(r.code).toBe(0);
+    expect(r.err.trim().split('\n')).toHaveLength(1);
+    expect(r.err).toContain(`${file}:2: unknown question_id 'lane_change'`);
+    expect(r.err).toContain('2 records');
+    expect(JSON.parse(readFileSync(out, 'utf8'))).toMatchObject({ n_total: 3, n_parsed: 1, parsable_coverage: 0.3333 });
+  });
+
+  const bad: [string, string[], RegExp][] = [
+    ['invalid JSON', [line(base), '{"clip_id": "c1", ', line(base)], /:2: invalid JSON/],
+    ['a missing field', [line(base), line(base), line({ ...base, model_answer: undefined })], /:3: missing field 'model_answer'/],
+    ['a wrong type', [line({ ...base, question_id: 7 })], /:1: field 'question_id' must be a string, got 7/],
+    ['no oracle label', [line({ ...base, oracle_label: undefined })], /:1: missing field 'oracle_label' \(or 'answer'\)/],
+    ['a non-object line', [line(base), '', '[1, 2]'], /:3: expected a JSON object/],
+  ];
+  for (const [what, lines, msg] of bad) {
+    it(`fails with one line naming file:line on ${what}, leaving no output file`, async () => {
+      const file = write(`bad-${what.replace(/\W+/g, '_')}.jsonl`, lines);
+      const out = join(tmp, `bad-${what.replace(/\W+/g, '_')}.json`);
+      const r = await cli('grade', file, '--json', out);
+      expect(r.code).toBe(1);
+      expect(r.err.trim().split('\n')).toHaveLength(1);
+      expect(r.err).toContain(file);
+      expect(r.err).toMatch(msg);
+      expect(r.out).toBe('');
+      expect(existsSync(out)).toBe(false);
+      expect(readdirSync(tmp).filter((f) => f.includes('.tmp'))).toEqual([]);
+    });
+  }
+
+  it('fails on a missing file and on an empty file', async () => {
+    const r1 = await cli('grade', join(tmp, 'nope.jsonl'));
+    expect(r1.code).toBe(1);
+    expect(r1.err).toMatch(/nope\.jsonl: cannot read \(no such file\)/);
+    const r2 = await cli('grade', write('empty.jsonl', ['', '  ']));
+    expect(r2.code).toBe(1);
+    expect(r2.err).toMatch(/empty\.jsonl: no prediction records/);
+  });
+
+  it.skipIf(!HAS_SHARED)('writes byte-for-byte the reference output for the golden free-text predictions', async () => {
+    const out = join(tmp, 'freetext.json');
+    const r = await cli('grade', sharedPath('golden/grader_cases/freetext_predictions.jsonl'), '--json', out,
+      '--config', sharedPath('reference/questions_template.yaml'));
+    expect(r.code).toBe(0);
+    expect(readFileSync(out, 'utf8')).toBe(`${readFileSync(sharedPath('golden/grader_cases/freetext_predictions.metrics.json'), 'utf8')}\n`);
+  });
+});
+
+describe('predictions reader', () => {
+  it('skips blank lines, splits \\r\\n and \\r, strips a BOM, keeps line numbers', () => {
+    const text = `\ufeff${line(base)}\r\n\r\n   \r${line({ ...base, qa_id: 'x' })}\n\x1c\n`;
+    const f = parsePredictionsJsonl(text, 'p.jsonl');
+    expect(f.records).toHaveLength(2);
+    expect(f.lines).toEqual([1, 4]);
+    expect(f.records[0]).toEqual({ qa_id: 'qa_1', clip_id: 'clip_00001', question_id: 'speed_trend', category: 'direct_dynamics', oracle_label: 'steady', model_answer: 'Steady.' });
+  });
+
+  it('takes the oracle from "answer" when "oracle_label" is absent; null model answers are allowed', () => {
+    const f = parsePredictionsJsonl(line({ clip_id: 'c', question_id: 'q', answer: 'Yes', model_answer: null }));
+    expect(f.records[0]).toEqual({ clip_id: 'c', question_id: 'q', oracle_label: 'Yes', model_answer: null });
+  });
+
+  it("turns numeric and boolean oracle labels into Python's str()", () => {
+    const rows = ['1', '1.0', '2.50', '1e2', '-0', '12345678901234567890', 'true'].map((tok) =>
+      parsePredictionsJsonl(`{"clip_id": "c", "question_id": "q", "model_answer": "1", "oracle_label": ${tok}}`).records[0].oracle_label);
+    expect(rows).toEqual(['1', '1.0', '2.5', '100.0', '0', '12345678901234567890', 'True']);
+    // the last of duplicate keys wins, nested keys are not confused with top-level ones
+    const dup = parsePredictionsJsonl('{"x": {"oracle_label": 3}, "oracle_label": 1, "clip_id": "c", "question_id": "q", "model_answer": "", "oracle_label": 2.0}');
+    expect(dup.records[0].oracle_label).toBe('2.0');
+  });
+
+  it('names the file, line and field in every error', () => {
+    const err = (text: string): string => {
+      try {
+        parsePredictionsJsonl(text, 'preds.jsonl');
+      } catch (e) {
+        expect(e).toBeInstanceOf(InputError);
+        return (e as Error).message;
+      }
+      return '';
+    };
+    expect(err(`${line(base)}\n\n{oops`)).toMatch(/^preds\.jsonl:3: invalid JSON/);
+    expect(err(line({ ...base, clip_id: undefined }))).toBe("preds.jsonl:1: missing field 'clip_id'");
+    expect(err(line({ ...base, model_answer: 3 }))).toBe("preds.jsonl:1: field 'model_answer' must be a string or null, got 3");
+    expect(err(line({ ...base, oracle_label: ['a'] }))).toBe("preds.jsonl:1: field 'oracle_label' must be a string, number or boolean, got an array");
+    expect(err(line({ ...base, category: null }))).toBe("preds.jsonl:1: field 'category' must be a string, got null");
+    expect(err(line({ ...base, source: '' }))).toBe(`preds.jsonl:1: field 'source' must be a non-empty string, got ""`);
+  });
+});
