@@ -8,6 +8,7 @@ import { registerOracle } from './commands/oracle.js';
 import { registerGrade } from './commands/grade.js';
 import { registerCalibrate } from './commands/calibrate.js';
 import { registerSensitivity } from './commands/sensitivity.js';
+import { registerBaseline } from './commands/baseline.js';
 
 export function buildProgram(): Command {
   const program = new Command('egogeo')
@@ -18,6 +19,7 @@ export function buildProgram(): Command {
   registerGrade(program);
   registerCalibrate(program);
   registerSensitivity(program);
+  registerBaseline(program);
   return program;
 }
 
