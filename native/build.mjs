@@ -10,7 +10,7 @@
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
+import { constants, tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -50,7 +50,7 @@ if (!toolchainReady()) {
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   run('apt-get', ['update'], { env });
   run('apt-get', ['install', '-y', ...PACKAGES.split(' ')], { env });
-  if (!toolchainReady()) fail('pkg-config still cannot find opencv4 after apt-get install');
+  if (!toolchainReady()) fail('OpenCV 4 (pkg-config opencv4) or the C++ toolchain is still missing after apt-get install');
 }
 
 // Use the local node headers (never download them): npm's nodedir, else the prefix node runs from.
@@ -66,9 +66,14 @@ if (args.has('--gyp')) {
   const gyp = env.npm_config_node_gyp ?? join(prefix, 'lib/node_modules/npm/node_modules/node-gyp/bin/node-gyp.js');
   const nodedir = env.npm_config_nodedir ? [`--nodedir=${env.npm_config_nodedir}`] : [];
   run(process.execPath, [gyp, 'rebuild', '--jobs=max', ...nodedir], { cwd: tmp, env });
-  const addon = require(join(tmp, 'build/Release/egogeo_native.node'));
-  if (typeof addon.processClip !== 'function') fail('the node-gyp build does not export processClip');
-  console.log(`[egogeo] node-gyp build OK: exports ${Object.keys(addon).join(', ')} (OpenCV ${addon.opencvVersion})`);
+  const addon = { exports: {} }; // RTLD_NOW: a source missing from binding.gyp fails here, not at first call
+  try {
+    process.dlopen(addon, join(tmp, 'build/Release/egogeo_native.node'), constants.dlopen.RTLD_NOW);
+  } catch (e) {
+    fail(`the node-gyp build does not load (is binding.gyp missing a source?): ${e.message}`);
+  }
+  if (typeof addon.exports.processClip !== 'function') fail('the node-gyp build does not export processClip');
+  console.log(`[egogeo] node-gyp build OK: exports ${Object.keys(addon.exports).join(', ')} (OpenCV ${addon.exports.opencvVersion})`);
 } else {
   const cmakeJs = require.resolve('cmake-js/bin/cmake-js');
   const sanitize = args.has('--sanitize') ? ['--CDEGOGEO_SANITIZE=ON', '-O', 'build-asan'] : [];
