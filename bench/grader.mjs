@@ -17,9 +17,11 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 let lib;
 let questionsLib;
+let readerLib;
 try {
   lib = await import(join(root, 'dist/grade/index.js'));
   questionsLib = await import(join(root, 'dist/oracle/questions.js'));
+  readerLib = await import(join(root, 'dist/io/predictions.js'));
 } catch (e) {
   console.error(`bench/grader: cannot load dist/ (run "npx tsc -p tsconfig.json" first): ${e.message}`);
   process.exit(1);
@@ -92,6 +94,7 @@ while (lines.length < N) {
   }
   clip++;
 }
+const jsonl = lines.join('\n');
 const records = lines.map((l) => JSON.parse(l));
 lines.length = 0;
 
@@ -109,6 +112,15 @@ const sorted = [...times].sort((a, b) => a - b);
 const median = sorted[Math.floor(sorted.length / 2)];
 const perSec = Math.round(N / (median / 1000));
 
+// Secondary figure: end to end from JSONL text (validating reader + evaluate), median of 3.
+const e2e = [];
+for (let k = 0; k < 3; k++) {
+  const t0 = process.hrtime.bigint();
+  evaluate(readerLib.parsePredictionsJsonl(jsonl, 'bench.jsonl').records, questions);
+  e2e.push(Number(process.hrtime.bigint() - t0) / 1e6);
+}
+const e2eMedian = [...e2e].sort((a, b) => a - b)[1];
+
 const out = {
   benchmark: 'grader throughput: evaluate() over in-memory predictions (answer parsing + all metrics + consistency), one core',
   n_predictions: N,
@@ -116,6 +128,11 @@ const out = {
   run_ms: times.map((t) => Math.round(t * 10) / 10),
   median_ms: Math.round(median * 10) / 10,
   predictions_per_s: perSec,
+  end_to_end_from_jsonl: {
+    what: 'parsePredictionsJsonl (JSON.parse + validation) + evaluate, median of 3',
+    run_ms: e2e.map((t) => Math.round(t * 10) / 10),
+    predictions_per_s: Math.round(N / (e2eMedian / 1000)),
+  },
   parsed: result.n_parsed,
   parsable_coverage: result.parsable_coverage,
   global_accuracy: result.global.accuracy,
@@ -126,3 +143,4 @@ const out = {
 mkdirSync(join(root, 'bench/results'), { recursive: true });
 writeFileSync(join(root, 'bench/results/grader.json'), `${JSON.stringify(out, null, 2)}\n`);
 console.log(`grader: ${N.toLocaleString('en-US')} predictions, median of ${RUNS}: ${out.median_ms} ms → ${perSec.toLocaleString('en-US')} predictions/s (parsed ${result.n_parsed}, coverage ${result.parsable_coverage})`);
+console.log(`        end to end from JSONL text (reader + evaluate): ${out.end_to_end_from_jsonl.predictions_per_s.toLocaleString('en-US')} predictions/s`);

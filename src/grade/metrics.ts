@@ -292,6 +292,8 @@ interface QState {
   /** memo per source id: the last category seen and its (question, category, source) cell */
   readonly memoCat: (string | undefined)[];
   readonly memoCell: number[];
+  /** the question that followed this one last time (files list a clip's questions in a fixed order) */
+  next: QState | undefined;
 }
 
 interface Cell {
@@ -364,6 +366,7 @@ export function evaluate(records: readonly PredictionRecord[], questions: Questi
       slot: rules.slots.get(q.id) ?? -1,
       memoCat: [],
       memoCell: [],
+      next: undefined,
     });
   });
 
@@ -391,6 +394,7 @@ export function evaluate(records: readonly PredictionRecord[], questions: Questi
   const sclipSrc = new GrowInt32(1024, -1);
   let nSclips = 0;
 
+  let prevQs: QState | undefined;
   let lastClip: string | undefined;
   let lastSourceField: unknown;
   let lastClipIdx = -1;
@@ -406,8 +410,17 @@ export function evaluate(records: readonly PredictionRecord[], questions: Questi
     let oracleRaw = rec.oracle_label;
     if (oracleRaw === undefined) oracleRaw = rec.answer;
     if (oracleRaw === undefined || oracleRaw === null) continue;
-    const qs = typeof qid === 'string' ? qstates.get(qid) : undefined;
-    if (qs === undefined) continue;
+    let qs: QState | undefined;
+    if (typeof qid === 'string') {
+      const guess = prevQs?.next;
+      if (guess !== undefined && qid === guess.q.id) qs = guess;
+      else {
+        qs = qstates.get(qid);
+        if (qs === undefined) continue;
+        if (prevQs !== undefined) prevQs.next = qs;
+      }
+      prevQs = qs;
+    } else continue;
 
     // prediction
     let p: number;

@@ -641,7 +641,7 @@ export class AnswerParser {
    * and the question a choice question (the hot path of `evaluate`).
    */
   matchIndex(answer: string): number {
-    let k = this.identity.get(answer);
+    let k = answer.length <= this.maxKey ? this.identity.get(answer) : undefined;
     if (k !== undefined) return k;
     const norm = normalizeText(answer);
     if (norm.length <= this.maxKey) {

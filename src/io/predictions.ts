@@ -52,7 +52,7 @@ export function parsePredictionsJsonl(text: string, file = '<predictions>'): Pre
   const records: Prediction[] = [];
   const lines: number[] = [];
   const src = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  const raw = src.split(LINE_SPLIT);
+  const raw = src.includes('\r') ? src.split(LINE_SPLIT) : src.split('\n');
   for (let i = 0; i < raw.length; i++) {
     const line = pyStrip(raw[i]);
     if (!line) continue;
