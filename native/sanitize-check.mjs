@@ -1,0 +1,64 @@
+#!/usr/bin/env node
+// Runs the ASan/UBSan build of the engine (`npm run build:native:asan`) over every KITTI window in
+// ../shared/data/kitti plus bad input (missing file, corrupt JPEG, wrong sizes). Node itself is not
+// instrumented, so the sanitizer runtime is preloaded; any report aborts the process non-zero.
+//   npm run build && npm run build:native:asan && node native/sanitize-check.mjs
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const addon = `${ROOT}build-asan/Release/egogeo_native.node`;
+if (!existsSync(addon)) {
+  console.error('egogeo: build-asan/Release/egogeo_native.node is missing; run `npm run build:native:asan` first');
+  process.exit(1);
+}
+if (process.argv[2] !== '--child') {
+  const lib = (name) => spawnSync('g++', [`-print-file-name=${name}`], { encoding: 'utf8' }).stdout.trim();
+  const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--child'], {
+    stdio: 'inherit',
+    env: {
+      ...process.env,
+      EGOGEO_NATIVE: addon,
+      LD_PRELOAD: `${lib('libasan.so')} ${lib('libubsan.so')}`,
+      // Node's own allocations at exit are not ours to judge; the addon's errors abort at once.
+      ASAN_OPTIONS: 'detect_leaks=0:abort_on_error=1:halt_on_error=1',
+      UBSAN_OPTIONS: 'print_stacktrace=1:halt_on_error=1',
+    },
+  });
+  process.exit(r.status ?? 1);
+}
+
+const { kittiClips, readKittiSequence } = await import('../dist/datasets/kitti.js');
+const { estimateClip } = await import('../dist/vo/estimate.js');
+const { processClip } = await import('../dist/native/index.js');
+const { mkdtempSync, writeFileSync } = await import('node:fs');
+const { join } = await import('node:path');
+const { tmpdir } = await import('node:os');
+
+const shared = fileURLToPath(new URL('../../shared/data/kitti', import.meta.url));
+let clips = 0;
+for (const seq of ['00', '01', '06']) {
+  if (!existsSync(join(shared, seq))) continue;
+  for (const clip of kittiClips(readKittiSequence(join(shared, seq)))) {
+    estimateClip(clip);
+    clips++;
+  }
+}
+const dir = mkdtempSync(join(tmpdir(), 'egogeo-asan-'));
+writeFileSync(join(dir, 'corrupt.jpg'), Buffer.from([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3, 4, 5]));
+const bad = [
+  { frames: [join(dir, 'missing.jpg'), join(dir, 'missing.jpg')], timestamps: [0, 0.1] },
+  { frames: [join(dir, 'corrupt.jpg'), join(dir, 'corrupt.jpg')], timestamps: [0, 0.1] },
+  { frames: [{ data: new Uint8Array(64 * 64), width: 64, height: 64 }, { data: new Uint8Array(80 * 64), width: 80, height: 64 }], timestamps: [0, 0.1] },
+  { frames: [{ data: new Uint8Array(64 * 64), width: 64, height: 64 }, { data: new Uint8Array(64 * 64), width: 64, height: 64 }], timestamps: [0, 0.1] },
+];
+let errors = 0;
+for (const c of bad) {
+  try {
+    processClip(c);
+  } catch {
+    errors++;
+  }
+}
+console.log(`sanitizer check: ${clips} KITTI windows and ${bad.length} bad inputs (${errors} rejected with a JS error), no ASan/UBSan report`);
