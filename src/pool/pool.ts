@@ -1,0 +1,79 @@
+/**
+ * pool/ — runs one task per clip on a piscina worker pool (workers = cores by default) with a
+ * progress bar (clips/s, ETA) on stderr. Results reach `onResult` on the main thread in completion
+ * order; callers that need a canonical order sort at the end. May import: nothing from src/ but
+ * core/ — the worker module decides what a task does.
+ *
+ * A worker module default-exports `async (task) => result` and should call
+ * `native().setThreads(1)` once at load: one OpenCV thread per worker, the pool provides the rest.
+ */
+import { availableParallelism } from 'node:os';
+import { SingleBar } from 'cli-progress';
+import { Piscina } from 'piscina';
+
+export interface PoolOptions<T, R> {
+  /** Worker module (file URL or path) whose default export runs one task. */
+  worker: string | URL;
+  tasks: readonly T[];
+  /** Worker threads; default: the machine's available parallelism. */
+  workers?: number;
+  /** Shown in front of the progress bar. */
+  label: string;
+  /** Called for every finished task, in completion order. */
+  onResult: (result: R, task: T, index: number) => void | Promise<void>;
+  /** Called for a failed task; without it the first failure rejects the run. */
+  onError?: (error: Error, task: T, index: number) => void | Promise<void>;
+  /** Force the progress bar on or off (default: when stderr is a terminal). */
+  progress?: boolean;
+}
+
+export interface PoolSummary {
+  done: number;
+  failed: number;
+  seconds: number;
+}
+
+export function defaultWorkers(): number {
+  return Math.max(1, availableParallelism());
+}
+
+export async function runPool<T, R>(o: PoolOptions<T, R>): Promise<PoolSummary> {
+  const workers = Math.max(1, Math.floor(o.workers ?? defaultWorkers()));
+  const filename = o.worker instanceof URL ? o.worker.href : o.worker;
+  const pool = new Piscina({ filename, minThreads: workers, maxThreads: workers, idleTimeout: 1000 });
+  const showBar = o.progress ?? Boolean(process.stderr.isTTY);
+  const bar = showBar
+    ? new SingleBar({ format: `${o.label} {bar} {value}/{total} | {rate}/s | ETA {eta_formatted}`, hideCursor: true, stream: process.stderr })
+    : null;
+  const t0 = Date.now();
+  let done = 0;
+  let failed = 0;
+  bar?.start(o.tasks.length, 0, { rate: '0.0' });
+  const tick = () => {
+    const s = (Date.now() - t0) / 1000;
+    bar?.update(done + failed, { rate: ((done + failed) / Math.max(s, 1e-3)).toFixed(2) });
+  };
+  try {
+    await Promise.all(
+      o.tasks.map(async (task, i) => {
+        let result: R;
+        try {
+          result = (await pool.run(task)) as R;
+        } catch (e) {
+          failed++;
+          tick();
+          if (!o.onError) throw e;
+          await o.onError(e as Error, task, i);
+          return;
+        }
+        await o.onResult(result, task, i);
+        done++;
+        tick();
+      }),
+    );
+  } finally {
+    bar?.stop();
+    await pool.destroy();
+  }
+  return { done, failed, seconds: (Date.now() - t0) / 1000 };
+}
