@@ -5,6 +5,7 @@
 #include "timer.h"
 #include "tracker.h"
 
+#include <opencv2/calib3d.hpp>
 #include <opencv2/imgcodecs.hpp>
 
 #include <cmath>
@@ -32,6 +33,38 @@ cv::Mat decode(const FrameSource& src, size_t index) {
   }
   if (img.empty()) throw InputError("frame " + std::to_string(index) + ": '" + src.path + "' is not a readable JPEG/PNG image");
   return img;
+}
+
+/// A pair whose motion could not be estimated (too few tracks, degenerate geometry) takes the
+/// rotation rate of its nearest estimated neighbours, so one lost pair in a turn does not read as
+/// "no rotation". The translation direction follows the same way; its length comes from the
+/// scale stage, which fills such pairs from their neighbours too.
+void fill_failed_pairs(std::vector<PairMotion>& pairs, const std::vector<double>& ts) {
+  const int n = static_cast<int>(pairs.size());
+  auto good = [&](int k) { return pairs[k].quality == PairQuality::Ok || pairs[k].quality == PairQuality::LowParallax; };
+  for (int k = 0; k < n; ++k) {
+    if (good(k)) continue;
+    int lo = k - 1, hi = k + 1;
+    while (lo >= 0 && !good(lo)) --lo;
+    while (hi < n && !good(hi)) ++hi;
+    cv::Vec3d rate(0, 0, 0);
+    int m = 0;
+    cv::Vec3d dir(0, 0, 0);
+    for (int j : {lo, hi}) {
+      if (j < 0 || j >= n) continue;
+      cv::Vec3d rv;
+      cv::Rodrigues(cv::Mat(pairs[j].R), rv);
+      rate += rv * (1.0 / (ts[j + 1] - ts[j]));
+      dir += pairs[j].t_dir;
+      ++m;
+    }
+    if (m == 0) continue;
+    rate *= (ts[k + 1] - ts[k]) / m;
+    cv::Mat R;
+    cv::Rodrigues(rate, R);
+    pairs[k].R = cv::Matx33d(R);
+    if (cv::norm(dir) > 0) pairs[k].t_dir = dir * (1.0 / cv::norm(dir));
+  }
 }
 
 }  // namespace
@@ -93,6 +126,7 @@ ClipResult process_clip(const ClipInput& in, const Options& opt) {
     res.pairs.push_back(pm);
   }
 
+  fill_failed_pairs(res.pairs, in.timestamps);
   {
     Timer t(res.ms.scale);
     if (opt.scale == ScaleMode::Road) {

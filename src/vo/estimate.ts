@@ -9,8 +9,21 @@ export interface Estimate {
   native: NativeResult;
 }
 
+/**
+ * Frames far apart (the published baselines' 10 frames over 3 s are 0.33 s apart) move corners by
+ * 100+ px and rotate many out of view in a turn: track them over a deeper pyramid and a larger
+ * window, with more corners to start from.
+ */
+export const WIDE_BASELINE: VoOptions = { kltLevels: 5, kltWindow: 21, maxFeatures: 800 };
+
+function medianInterval(ts: ArrayLike<number>): number {
+  const d = Array.from({ length: ts.length - 1 }, (_, i) => ts[i + 1] - ts[i]).sort((a, b) => a - b);
+  return d[Math.floor(d.length / 2)] ?? 0;
+}
+
 function request(clip: Clip, opts: VoOptions) {
-  const options = { cameraHeight: clip.cameraHeight, ...opts };
+  const preset = medianInterval(clip.timestamps) > 0.15 ? WIDE_BASELINE : {};
+  const options = { cameraHeight: clip.cameraHeight, ...preset, ...opts };
   return [{ frames: clip.frames, timestamps: clip.timestamps, intrinsics: clip.intrinsics }, options] as const;
 }
 
