@@ -14,7 +14,7 @@ export interface Estimate {
  * 100+ px and rotate many out of view in a turn: track them over a deeper pyramid and a larger
  * window, with more corners to start from.
  */
-export const WIDE_BASELINE: VoOptions = { kltLevels: 5, kltWindow: 21, maxFeatures: 800 };
+export const WIDE_BASELINE: VoOptions = { kltLevels: 4, kltWindow: 15, maxFeatures: 600 };
 
 function medianInterval(ts: ArrayLike<number>): number {
   const d = Array.from({ length: ts.length - 1 }, (_, i) => ts[i + 1] - ts[i]).sort((a, b) => a - b);
