@@ -6,6 +6,7 @@
         "native/addon.cc",
         "native/vo/motion.cc",
         "native/vo/pipeline.cc",
+        "native/vo/relative_scale.cc",
         "native/vo/road_scale.cc",
         "native/vo/tracker.cc"
       ],

@@ -171,6 +171,11 @@ std::unique_ptr<Request> parse_request(const Napi::CallbackInfo& info) {
     o.camera_height = get_range(env, op, "cameraHeight", o.camera_height, 0.05, 100);
     o.road_margin = get_range(env, op, "roadMargin", o.road_margin, 0, 0.9);
     o.scale_smoothing = get_range(env, op, "scaleSmoothing", o.scale_smoothing, 0, 1e9);
+    Napi::Value rel = op.Get("relativeScale");
+    if (!rel.IsUndefined()) {
+      if (!rel.IsBoolean()) type_error(env, "options.relativeScale must be a boolean");
+      o.relative_scale = rel.As<Napi::Boolean>().Value();
+    }
     Napi::Value gt = op.Get("gtSpeeds");
     if (!gt.IsUndefined()) o.gt_speeds = get_numbers(env, gt, "options.gtSpeeds");
     if (o.scale == egogeo::vo::ScaleMode::GroundTruth && o.gt_speeds.size() != req->input.frames.size() - 1) {

@@ -1,6 +1,7 @@
 #include "pipeline.h"
 
 #include "motion.h"
+#include "relative_scale.h"
 #include "road_scale.h"
 #include "timer.h"
 #include "tracker.h"
@@ -84,7 +85,8 @@ ClipResult process_clip(const ClipInput& in, const Options& opt) {
 
   ClipResult res;
   Tracker tracker(opt);
-  std::vector<Matches> all;
+  std::vector<Matches> all;                 // per pair, for the three-frame relative scale
+  std::vector<std::vector<uchar>> inliers;
   cv::Mat img;
   {
     Timer t(res.ms.decode);
@@ -112,7 +114,8 @@ ClipResult process_clip(const ClipInput& in, const Options& opt) {
       throw InputError("frame " + std::to_string(k) + ": size " + std::to_string(img.cols) + "x" + std::to_string(img.rows) +
                        " differs from frame 0 (" + std::to_string(res.width) + "x" + std::to_string(res.height) + ")");
     }
-    Matches m = tracker.step(img, res.ms);
+    all.push_back(tracker.step(img, res.ms));
+    const Matches& m = all.back();
     std::vector<uchar> inl;
     PairMotion pm;
     {
@@ -123,6 +126,7 @@ ClipResult process_clip(const ClipInput& in, const Options& opt) {
       Timer t(res.ms.scale);
       road.add_pair(m, inl);
     }
+    inliers.push_back(std::move(inl));
     res.pairs.push_back(pm);
   }
 
@@ -130,7 +134,8 @@ ClipResult process_clip(const ClipInput& in, const Options& opt) {
   {
     Timer t(res.ms.scale);
     if (opt.scale == ScaleMode::Road) {
-      road.solve(res.pairs, in.timestamps, res.road_normal);
+      const auto ratios = opt.relative_scale ? relative_scales(all, inliers, res.pairs, intr) : std::vector<ScaleRatio>{};
+      road.solve(res.pairs, in.timestamps, ratios, res.road_normal);
     } else {
       for (size_t k = 0; k + 1 < n; ++k) {
         auto& p = res.pairs[k];

@@ -83,7 +83,67 @@ double RoadScale::fit_distance(const PairMotion& pm, const std::vector<Corr>& c,
   return s;
 }
 
-void RoadScale::solve(std::vector<PairMotion>& pairs, const std::vector<double>& ts, double normal_out[3]) {
+namespace {
+
+// Fuses the noisy absolute road distances with the precise relative scales between consecutive
+// pairs: least squares over log distances L_k with road terms (robust), ratio terms
+// L_k - L_{k-1} = rho_k, and a weak smoothness prior on log speed that bridges pairs with neither.
+void fuse_relative(std::vector<double>& v, std::vector<double>& conf, const std::vector<ScaleRatio>& ratios,
+                   const std::vector<PairMotion>& pairs, const std::vector<double>& ts) {
+  const int n = static_cast<int>(v.size());
+  std::vector<double> logdt(n);
+  for (int k = 0; k < n; ++k) logdt[k] = std::log(ts[k + 1] - ts[k]);
+  auto moving = [&](int k) { return pairs[k].quality != PairQuality::LowParallax; };
+  std::vector<double> road(n, 0.0), wr(n, 0.0);
+  int anchors = 0;
+  for (int k = 0; k < n; ++k)
+    if (moving(k) && conf[k] > 0 && v[k] > 0) {
+      road[k] = std::log(v[k]) + logdt[k];
+      wr[k] = 1.0 / (0.06 * 0.06);
+      ++anchors;
+    }
+  if (anchors == 0) return;
+  std::vector<double> L(n, 0.0);
+  std::vector<double> w = wr;
+  for (int it = 0; it < 5; ++it) {
+    cv::Mat A = cv::Mat::zeros(n, n, CV_64F), b = cv::Mat::zeros(n, 1, CV_64F);
+    auto add2 = [&](int i, int j, double weight, double rhs) {  // weight * (L_i - L_j - rhs)^2
+      A.at<double>(i, i) += weight;
+      A.at<double>(j, j) += weight;
+      A.at<double>(i, j) -= weight;
+      A.at<double>(j, i) -= weight;
+      b.at<double>(i) += weight * rhs;
+      b.at<double>(j) -= weight * rhs;
+    };
+    for (int k = 0; k < n; ++k) {
+      if (!moving(k)) {
+        A.at<double>(k, k) += 1.0;  // fixed, not used
+        continue;
+      }
+      A.at<double>(k, k) += w[k];
+      b.at<double>(k) += w[k] * road[k];
+      if (k >= 1 && moving(k - 1) && ratios[k].valid) add2(k, k - 1, 1.0 / (ratios[k].sigma * ratios[k].sigma), ratios[k].log_ratio);
+      // Weak prior: log speed changes slowly (bridges gaps, never dominates a measured link).
+      if (k >= 1 && moving(k - 1)) add2(k, k - 1, 1.0 / (0.2 * 0.2), logdt[k] - logdt[k - 1]);
+    }
+    cv::Mat x;
+    if (!cv::solve(A, b, x, cv::DECOMP_CHOLESKY)) return;
+    for (int k = 0; k < n; ++k) L[k] = x.at<double>(k);
+    // Robust road terms: a pair whose road estimate disagrees with the chain loses weight.
+    for (int k = 0; k < n; ++k)
+      if (wr[k] > 0) w[k] = wr[k] * cauchy(L[k] - road[k], 2.5 * 0.06);
+  }
+  for (int k = 0; k < n; ++k) {
+    if (!moving(k)) continue;
+    v[k] = std::exp(L[k] - logdt[k]);
+    conf[k] = 1.0;
+  }
+}
+
+}  // namespace
+
+void RoadScale::solve(std::vector<PairMotion>& pairs, const std::vector<double>& ts, const std::vector<ScaleRatio>& ratios,
+                      double normal_out[3]) {
   const size_t np = pairs.size();
   // On a locally flat road the direction of travel lies in the road plane, so the road normal is
   // the camera's down axis made perpendicular to the clip's median heading (this recovers the
@@ -121,9 +181,10 @@ void RoadScale::solve(std::vector<PairMotion>& pairs, const std::vector<double>&
       }
     }
   }
-  // One consistent scale for the clip: a robust Whittaker smoother over the per-pair speeds, so
-  // single bad pairs (a turn, a passing car on the road) are outvoted by their neighbours, and
-  // pairs without an estimate take their neighbours' speed.
+  if (!ratios.empty()) fuse_relative(v, conf, ratios, pairs, ts);
+  // Optional extra smoothing (scale_smoothing > 0; the only consistency there is when relative
+  // scales are off): a robust Whittaker smoother over the per-pair speeds, so single bad pairs are
+  // outvoted by their neighbours and pairs without an estimate take their neighbours' speed.
   std::vector<double> u = v;
   if (opt_.scale_smoothing > 0) {
     std::vector<double> c = conf;

@@ -1,11 +1,13 @@
 // Metric scale from the road plane. Road correspondences obey the plane homography
 //   x2 ~ R x1 + s t (w . x1),   w = n / h  (road normal over camera height),
 // which is linear in the per-pair distance s for a known plane and linear in w for known s.
-// One plane is fitted for the whole clip (the camera is rigidly mounted), alternating with the
-// per-pair distances, and |w| = 1 / camera_height fixes the metric scale. The per-pair speeds are
-// then smoothed together (Whittaker) so the clip keeps one consistent scale.
+// The plane's normal is the camera's down axis made perpendicular to the clip's median heading and
+// |w| = 1 / camera_height fixes the metric scale. The per-pair road distances are noisy (a few
+// percent), so they are fused with the three-frame relative scales (relative_scale.h), which keep
+// the scale consistent from pair to pair; the road then sets the absolute level over the clip.
 #pragma once
 
+#include "relative_scale.h"
 #include "tracker.h"
 #include "types.h"
 
@@ -20,7 +22,9 @@ class RoadScale {
   /// Keeps the pair's road-region inlier correspondences for the joint solve.
   void add_pair(const Matches& m, const std::vector<uchar>& inliers);
   /// Sets `scale` (metres) on every pair; `timestamps` has one entry per frame.
-  void solve(std::vector<PairMotion>& pairs, const std::vector<double>& timestamps, double normal_out[3]);
+  /// `ratios` (may be empty) are relative scales between consecutive pairs, fused with the road.
+  void solve(std::vector<PairMotion>& pairs, const std::vector<double>& timestamps, const std::vector<ScaleRatio>& ratios,
+             double normal_out[3]);
 
  private:
   struct Corr {

@@ -48,7 +48,8 @@ struct Options {
   ScaleMode scale = ScaleMode::Road;
   double camera_height = 1.65;    // metres above the road (KITTI: 1.65)
   double road_margin = 0.05;      // road region starts this fraction of H below the horizon row
-  double scale_smoothing = 100.0; // Whittaker weight on the 2nd difference of per-pair speed (0 = off)
+  bool relative_scale = true;     // fuse three-frame relative scale with the road (else road only)
+  double scale_smoothing = 0.0;   // extra Whittaker weight on the 2nd difference of per-pair speed (0 = off)
   std::vector<double> gt_speeds;  // m/s per pair, for ScaleMode::GroundTruth
 };
 

@@ -1,0 +1,64 @@
+#include "relative_scale.h"
+
+#include "geometry.h"
+
+#include <cmath>
+#include <unordered_map>
+
+namespace egogeo::vo {
+namespace {
+
+/// Depths (z_a, z_b) of a point seen along b1 in frame A and b2 in frame B, with X_B = R X_A + t.
+/// Returns false when the rays are too close to parallel to triangulate.
+bool triangulate(const cv::Vec3d& b1, const cv::Vec3d& b2, const cv::Matx33d& R, const cv::Vec3d& t, double& za, double& zb) {
+  const cv::Vec3d a = R * b1;
+  // [a, -b2] [za, zb]^T = -t in least squares.
+  const double aa = a.dot(a), ab = -a.dot(b2), bb = b2.dot(b2);
+  const double ra = -a.dot(t), rb = b2.dot(t);
+  const double det = aa * bb - ab * ab;
+  const double cosang = a.dot(b2) / std::sqrt(aa * bb);
+  if (det <= 1e-12 || cosang > std::cos(0.5 * CV_PI / 180.0)) return false;  // < 0.5 degree parallax
+  za = (ra * bb - ab * rb) / det;
+  zb = (aa * rb - ab * ra) / det;
+  return za > 0 && zb > 0;
+}
+
+}  // namespace
+
+std::vector<ScaleRatio> relative_scales(const std::vector<Matches>& matches, const std::vector<std::vector<uchar>>& inliers,
+                                        const std::vector<PairMotion>& pairs, const Intrinsics& intr) {
+  const size_t np = pairs.size();
+  std::vector<ScaleRatio> out(np);
+  const cv::Matx33d K = intr.K();
+  for (size_t k = 1; k < np; ++k) {
+    const PairMotion& p0 = pairs[k - 1];
+    const PairMotion& p1 = pairs[k];
+    if (p0.quality != PairQuality::Ok || p1.quality != PairQuality::Ok) continue;
+    std::unordered_map<int, size_t> in_next;
+    for (size_t j = 0; j < matches[k].ids.size(); ++j)
+      if (inliers[k][j]) in_next.emplace(matches[k].ids[j], j);
+    std::vector<double> logs;
+    for (size_t i = 0; i < matches[k - 1].ids.size(); ++i) {
+      if (!inliers[k - 1][i]) continue;
+      const auto it = in_next.find(matches[k - 1].ids[i]);
+      if (it == in_next.end()) continue;
+      const size_t j = it->second;
+      double za, zb_before, za_after, zb;
+      if (!triangulate(normalize(matches[k - 1].prev[i], K), normalize(matches[k - 1].curr[i], K), p0.R, p0.t_dir, za, zb_before)) continue;
+      if (!triangulate(normalize(matches[k].prev[j], K), normalize(matches[k].curr[j], K), p1.R, p1.t_dir, za_after, zb)) continue;
+      logs.push_back(std::log(zb_before / za_after));
+    }
+    if (logs.size() < 10) continue;
+    const double med = median(logs);
+    std::vector<double> dev(logs.size());
+    for (size_t i = 0; i < logs.size(); ++i) dev[i] = std::abs(logs[i] - med);
+    const double mad = 1.4826 * median(dev);
+    out[k].log_ratio = med;
+    // Standard error of a median: ~1.25 sigma / sqrt(n); floor for unmodelled correlation.
+    out[k].sigma = std::max(0.01, 1.25 * mad / std::sqrt(static_cast<double>(logs.size())));
+    out[k].valid = std::isfinite(med);
+  }
+  return out;
+}
+
+}  // namespace egogeo::vo
