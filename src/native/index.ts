@@ -51,6 +51,9 @@ export interface VoOptions {
   scale?: 'road' | 'gt' | 'none';
   cameraHeight?: number;
   roadMargin?: number;
+  /** Fuse three-frame relative scales with the road distances (default true). */
+  relativeScale?: boolean;
+  /** Extra Whittaker smoothing weight on per-pair speed (default 0 = off). */
   scaleSmoothing?: number;
   /** Ground-truth speed (m/s) per frame pair, for scale 'gt'. */
   gtSpeeds?: ArrayLike<number>;
