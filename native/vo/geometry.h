@@ -21,6 +21,14 @@ inline double median(std::vector<double> v) {
   return v[mid];
 }
 
+/// q-quantile (nearest rank) of a copy.
+inline double quantile(std::vector<double> v, double q) {
+  if (v.empty()) return 0.0;
+  const size_t k = std::min(v.size() - 1, static_cast<size_t>(q * static_cast<double>(v.size())));
+  std::nth_element(v.begin(), v.begin() + static_cast<long>(k), v.end());
+  return v[k];
+}
+
 /// Cauchy IRLS weight for a residual r with scale c.
 inline double cauchy(double r, double c) { return 1.0 / (1.0 + (r * r) / (c * c)); }
 

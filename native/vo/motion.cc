@@ -53,7 +53,9 @@ PairMotion estimate_motion(const Matches& m, const Intrinsics& intr, const Optio
   // pure rotation) and the pair gets zero translation instead of a noisy essential matrix.
   std::vector<double> res;
   const cv::Matx33d R0 = fit_rotation(b1, b2, intr.fx, res);
-  pm.parallax = median(res);
+  // The upper quartile, not the median: with a distant backdrop filling most of the view, a slow
+  // turn leaves most points parallax-free while the road still shows the translation clearly.
+  pm.parallax = quantile(res, 0.75);
   if (pm.parallax < opt.min_parallax) {
     pm.R = R0;
     pm.quality = PairQuality::LowParallax;

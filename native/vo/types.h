@@ -43,7 +43,7 @@ struct Options {
   PoseMethod pose_method = PoseMethod::Usac;  // USAC: local optimisation + final least squares
   double ransac_threshold = 1.0;  // essential-matrix inlier threshold (px)
   double ransac_confidence = 0.999;
-  double min_parallax = 0.6;      // median rotation-compensated flow (px) below which t = 0
+  double min_parallax = 0.6;      // upper-quartile rotation-compensated flow (px) below which t = 0
   int min_tracks = 20;            // fewer tracks than this: the pair is 'too_few_tracks'
   ScaleMode scale = ScaleMode::Road;
   double camera_height = 1.65;    // metres above the road (KITTI: 1.65)
@@ -87,7 +87,7 @@ struct PairMotion {
   int tracks = 0;             // correspondences available
   int inliers = 0;            // essential-matrix inliers
   int road_points = 0;        // road-region correspondences used for scale
-  double parallax = 0;        // median rotation-compensated flow (px)
+  double parallax = 0;        // upper-quartile rotation-compensated flow (px)
   PairQuality quality = PairQuality::Ok;
 };
 
