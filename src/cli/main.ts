@@ -9,6 +9,8 @@ import { registerGrade } from './commands/grade.js';
 import { registerCalibrate } from './commands/calibrate.js';
 import { registerSensitivity } from './commands/sensitivity.js';
 import { registerBaseline } from './commands/baseline.js';
+import { registerRun } from './commands/run.js';
+import { registerMerge } from './commands/merge.js';
 
 export function buildProgram(): Command {
   const program = new Command('egogeo')
@@ -20,6 +22,8 @@ export function buildProgram(): Command {
   registerCalibrate(program);
   registerSensitivity(program);
   registerBaseline(program);
+  registerRun(program);
+  registerMerge(program);
   return program;
 }
 

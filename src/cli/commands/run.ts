@@ -1,0 +1,89 @@
+/**
+ * `egogeo run --dataset DIR -o preds.jsonl`: the geometric baseline over a dataset in the
+ * benchmark's layout, one clip per pool worker task; resumable, interruptible, shardable
+ * (src/run/run.ts has the files it writes and the guarantees).
+ */
+import type { Command } from 'commander';
+import { InputError } from '../../core/trajectory.js';
+import { DEFAULT_QUESTIONS_PATH } from '../../oracle/index.js';
+import { defaultWorkers } from '../../pool/index.js';
+import { DEFAULT_MODEL } from '../../run/manifest.js';
+import { parseShard, runBenchmark, sidecar } from '../../run/run.js';
+
+interface Opts {
+  dataset: string;
+  output: string;
+  sourceLabel?: string;
+  clips?: string;
+  limit?: string;
+  workers?: string;
+  questions: string;
+  frames: string;
+  shard?: string;
+  config: string;
+  scale: string;
+  model: string;
+  progress?: boolean;
+}
+
+const positiveInt = (name: string, s: string): number => {
+  const v = Number(s);
+  if (!Number.isInteger(v) || v < 1) throw new InputError(`${name} must be a positive integer, got '${s}'`);
+  return v;
+};
+
+export function registerRun(program: Command): void {
+  program
+    .command('run')
+    .description('answer the benchmark questions for every clip of a dataset (benchmark layout) on a worker pool; resumable')
+    .requiredOption('--dataset <dir>', 'dataset in the benchmark layout: clips_index.jsonl, qa.jsonl, arrays/, frames or videos')
+    .requiredOption('-o, --output <path>', 'predictions JSONL (appended per clip while running, canonical order when complete)')
+    .option('--source-label <label>', 'source recorded on every prediction (default: the record\'s source, else inferred from the clip id)')
+    .option('--clips <json>', 'selected_clips.json-style list: run only these clips, in this order')
+    .option('--limit <n>', 'only the first n clips')
+    .option('--workers <n>', `worker threads (default: the machine's cores, here ${defaultWorkers()})`)
+    .option('--questions <set>', "'subset' (the 6 geometric questions) or 'all' (14)", 'all')
+    .option('--frames <n>', "frames per clip the estimator sees: 'all' or a count spread evenly (published baselines: 10)", 'all')
+    .option('--shard <i/n>', 'run only the clips whose index % n == i (merge the shards with egogeo merge)')
+    .option('--config <yaml>', 'question file', DEFAULT_QUESTIONS_PATH)
+    .option('--scale <mode>', "metric scale: 'road' (camera height) or 'none'", 'road')
+    .option('--model <name>', 'model name in the results manifest', DEFAULT_MODEL)
+    .option('--no-progress', 'no progress bar (default: shown on a terminal)')
+    .action(async (o: Opts) => {
+      if (o.questions !== 'subset' && o.questions !== 'all') throw new InputError(`--questions must be 'subset' or 'all', got '${o.questions}'`);
+      if (o.scale !== 'road' && o.scale !== 'none') throw new InputError(`--scale must be road or none, got '${o.scale}'`);
+      let frames: number | null = null;
+      if (o.frames !== 'all') {
+        frames = Number(o.frames);
+        if (!Number.isInteger(frames) || frames < 2) throw new InputError(`--frames must be 'all' or an integer >= 2, got '${o.frames}'`);
+      }
+      const s = await runBenchmark({
+        dataset: o.dataset,
+        output: o.output,
+        sourceLabel: o.sourceLabel,
+        clips: o.clips,
+        limit: o.limit === undefined ? undefined : positiveInt('--limit', o.limit),
+        workers: o.workers === undefined ? undefined : positiveInt('--workers', o.workers),
+        questions: o.questions,
+        frames,
+        shard: o.shard === undefined ? undefined : parseShard(o.shard),
+        config: o.config,
+        scale: o.scale,
+        model: o.model,
+        progress: o.progress === false ? false : undefined,
+      });
+      const ran = s.done - s.resumed;
+      const rate = `${ran} clip${ran === 1 ? '' : 's'} in ${s.seconds.toFixed(1)} s (${s.clipsPerSecond.toFixed(2)} clips/s)`;
+      if (s.interrupted) {
+        process.stderr.write(`egogeo: interrupted (${s.interrupted}): ${s.done}/${s.clips} clips done, ${rate}; rerun the same command to resume\n`);
+        process.exitCode = 130;
+        return;
+      }
+      const resumed = s.resumed > 0 ? `, ${s.resumed} from an earlier run` : '';
+      process.stderr.write(`egogeo: ${s.done}/${s.clips} clips → ${o.output}: ${rate}${resumed}\n`);
+      if (s.failed.length > 0) {
+        process.stderr.write(`egogeo: ${s.failed.length} clip${s.failed.length > 1 ? 's' : ''} failed (see ${sidecar.errors(o.output)}): ${s.failed.slice(0, 3).map((f) => `${f.clip_id}: ${f.reason}`).join('; ')}${s.failed.length > 3 ? '; …' : ''}\n`);
+        process.exitCode = 1;
+      }
+    });
+}

@@ -1,0 +1,292 @@
+/**
+ * The benchmark's on-disk layout (EgoDyn-Bench's own writers; `egogeo synth` writes the same):
+ *
+ *   DIR/clips_index.jsonl   one record per clip: `clip_id`, optional `source`, and either
+ *                           `frame_paths` (nuScenes/KITTI style: image files, relative to DIR) with
+ *                           `frame_timestamps`, or `video_path` (CARLA style: one mp4 per clip,
+ *                           relative to DIR; default `videos/<clip_id>.mp4` when neither is given);
+ *                           optional `array_ref` (`arrays/<clip_id>.npz`), `intrinsics`
+ *                           ({fx, fy, cx, cy} or a 3×3 `camera_intrinsic`), `camera_height`, `fps`
+ *   DIR/qa.jsonl            the QA items (`qa_id`, `clip_id`, `question_id`, `category`, `answer`)
+ *   DIR/arrays/*.npz        the oracle's ground-truth arrays on the 10 Hz grid (timestamps,
+ *                           position (N×2), yaw, speed, accel, yaw_rate, jerk)
+ *
+ * plus an optional clip list in the shape of the reference's `selected_clips.json` (a list of
+ * `{id, source, ...}` objects or of ids) that filters and orders the clips.
+ *
+ * Every clip gets its source (label override > record `source` > the list's `source` > inferred
+ * from the id like the reference: `clip_*` is nuScenes, `kitti*` KITTI, anything else CARLA), its
+ * intrinsics (record > KITTI `calib.txt` when the frames are a KITTI sequence's > none, which the
+ * engine reads as fx = fy = 0.9·W at the image centre) and its camera height (record > known rig
+ * for the source). Parsing only: nothing is decoded here. May import: core/, io/, datasets/.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import { InputError } from '../core/trajectory.js';
+import type { Intrinsics } from '../native/index.js';
+import { KITTI_CAMERA_HEIGHT, readCalib } from './kitti.js';
+
+/** A clip's data is missing or unreadable: the clip fails (errors file), the run goes on. */
+export class ClipDataError extends Error {
+  override name = 'ClipDataError';
+}
+
+/** One QA item of `qa.jsonl` (the fields a prediction record needs). */
+export interface QaItem {
+  qa_id: string;
+  clip_id: string;
+  question_id: string;
+  category: string;
+  /** The oracle's answer as the file gives it (string, number or boolean). */
+  answer: unknown;
+}
+
+/** One clip of a benchmark dataset, paths resolved, nothing decoded. */
+export interface BenchmarkClip {
+  /** Position in the dataset's canonical order (the clip list's order when one is given). */
+  index: number;
+  id: string;
+  source: string;
+  /** Absolute image paths (image layouts). */
+  frames?: string[];
+  /** Absolute mp4 path (video layouts). */
+  video?: string;
+  /** Seconds, one per frame, when the record gives them (video clips may leave them to the fps). */
+  timestamps?: number[];
+  /** Frame rate for video clips without timestamps (record `fps`; else the video's own). */
+  fps?: number;
+  intrinsics?: Intrinsics;
+  cameraHeight?: number;
+  /** Absolute path of the ground-truth arrays (`array_ref`), when the record names one. */
+  arrays?: string;
+  /** QA items in `qa.jsonl` order. */
+  qa: QaItem[];
+  /** Why this clip cannot run, known before decoding anything (e.g. listed but not indexed). */
+  problem?: string;
+}
+
+export interface Benchmark {
+  dir: string;
+  clips: BenchmarkClip[];
+  /** True when `qa.jsonl` exists. */
+  hasQa: boolean;
+}
+
+export interface BenchmarkOptions {
+  /** A `selected_clips.json`-style list: keeps only these clips, in this order. */
+  selected?: string;
+  /** Overrides every clip's source (e.g. `carla-transferred` for the style-transferred videos). */
+  sourceLabel?: string;
+}
+
+/** Camera heights above the road (metres) of the known rigs; others use the engine's default. */
+export const CAMERA_HEIGHTS: Readonly<Record<string, number>> = {
+  kitti: KITTI_CAMERA_HEIGHT,
+  // nuScenes CAM_FRONT: calibrated_sensor translation z ≈ 1.51 m above the ego frame on the ground.
+  nuscenes: 1.51,
+};
+
+/** The reference's per-source rule, extended: `clip_*` → nuScenes, `kitti*` → KITTI, else CARLA. */
+export function inferSource(clipId: string): string {
+  if (clipId.startsWith('clip_')) return 'nuscenes';
+  if (/^kitti\d+_/.test(clipId)) return 'kitti';
+  return 'carla';
+}
+
+/** Reads a JSONL file into records; errors name `file:line`. Blank lines are skipped. */
+export function readJsonlRecords(path: string): { rec: Record<string, unknown>; line: number }[] {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new InputError(`${path}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+  const out: { rec: Record<string, unknown>; line: number }[] = [];
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const s = lines[i].trim();
+    if (!s) continue;
+    let rec: unknown;
+    try {
+      rec = JSON.parse(s);
+    } catch (e) {
+      throw new InputError(`${path}:${i + 1}: invalid JSON (${(e as Error).message.split('\n')[0].slice(0, 120)})`);
+    }
+    if (rec === null || typeof rec !== 'object' || Array.isArray(rec)) throw new InputError(`${path}:${i + 1}: expected a JSON object`);
+    out.push({ rec: rec as Record<string, unknown>, line: i + 1 });
+  }
+  return out;
+}
+
+/** A `selected_clips.json`-style list → [{id, source?}] in file order; duplicates are an error. */
+export function readClipList(path: string): { id: string; source?: string }[] {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new InputError(`${path}: ${code ? `cannot read (${code})` : `invalid JSON (${(e as Error).message.split('\n')[0]})`}`);
+  }
+  const list = Array.isArray(doc) ? doc : (doc as { clips?: unknown })?.clips;
+  if (!Array.isArray(list)) throw new InputError(`${path}: expected a JSON list of clip ids or of {id, source} objects`);
+  const seen = new Set<string>();
+  return list.map((e, i) => {
+    const id = typeof e === 'string' ? e : (e as { id?: unknown; clip_id?: unknown })?.id ?? (e as { clip_id?: unknown })?.clip_id;
+    if (typeof id !== 'string' || !id) throw new InputError(`${path}: entry ${i} has no string 'id'`);
+    if (seen.has(id)) throw new InputError(`${path}: entry ${i}: clip '${id}' is listed twice`);
+    seen.add(id);
+    const source = typeof e === 'object' && e && typeof (e as { source?: unknown }).source === 'string' ? (e as { source: string }).source : undefined;
+    return { id, source };
+  });
+}
+
+/** Reads a benchmark dataset directory (see the module comment). */
+export function readBenchmark(dir: string, opts: BenchmarkOptions = {}): Benchmark {
+  const root = resolve(dir);
+  const indexPath = join(root, 'clips_index.jsonl');
+  if (!existsSync(root)) throw new InputError(`${dir}: no such dataset directory`);
+  if (!existsSync(indexPath)) throw new InputError(`${dir}: missing clips_index.jsonl (not a benchmark dataset directory)`);
+  const records = readJsonlRecords(indexPath);
+
+  const qaPath = join(root, 'qa.jsonl');
+  const hasQa = existsSync(qaPath);
+  const qaByClip = new Map<string, QaItem[]>();
+  if (hasQa) {
+    for (const { rec, line } of readJsonlRecords(qaPath)) {
+      const where = `${qaPath}:${line}`;
+      for (const f of ['qa_id', 'clip_id', 'question_id'] as const) {
+        if (typeof rec[f] !== 'string' || !rec[f]) throw new InputError(`${where}: field '${f}' must be a non-empty string`);
+      }
+      if (rec.answer === undefined) throw new InputError(`${where}: missing field 'answer'`);
+      const item: QaItem = {
+        qa_id: rec.qa_id as string,
+        clip_id: rec.clip_id as string,
+        question_id: rec.question_id as string,
+        category: typeof rec.category === 'string' ? rec.category : 'unknown',
+        answer: rec.answer,
+      };
+      let list = qaByClip.get(item.clip_id);
+      if (!list) qaByClip.set(item.clip_id, (list = []));
+      list.push(item);
+    }
+  }
+
+  const byId = new Map<string, BenchmarkClip>();
+  const order: string[] = [];
+  const calibCache = new Map<string, Intrinsics | undefined>();
+  const recordSource = new Set<string>();
+  for (const { rec, line } of records) {
+    const where = `${indexPath}:${line}`;
+    const id = rec.clip_id;
+    if (typeof id !== 'string' || !id) throw new InputError(`${where}: field 'clip_id' must be a non-empty string`);
+    if (byId.has(id)) throw new InputError(`${where}: clip '${id}' appears twice in clips_index.jsonl`);
+    byId.set(id, clipFromRecord(root, rec, id, where, qaByClip.get(id) ?? [], calibCache));
+    if (typeof rec.source === 'string' && rec.source) recordSource.add(id);
+    order.push(id);
+  }
+
+  let clips: BenchmarkClip[];
+  if (opts.selected) {
+    clips = readClipList(opts.selected).map(({ id, source }) => {
+      const c = byId.get(id);
+      if (c) return { ...c, source: recordSource.has(id) || !source ? c.source : source };
+      return { index: 0, id, source: source ?? inferSource(id), qa: qaByClip.get(id) ?? [], problem: `not in ${basename(indexPath)}` };
+    });
+  } else {
+    clips = order.map((id) => byId.get(id)!);
+  }
+  clips.forEach((c, i) => {
+    c.index = i;
+    if (opts.sourceLabel) c.source = opts.sourceLabel;
+  });
+  return { dir: root, clips, hasQa };
+}
+
+function clipFromRecord(
+  root: string,
+  rec: Record<string, unknown>,
+  id: string,
+  where: string,
+  qa: QaItem[],
+  calibCache: Map<string, Intrinsics | undefined>,
+): BenchmarkClip {
+  const source = typeof rec.source === 'string' && rec.source ? rec.source : inferSource(id);
+  const clip: BenchmarkClip = { index: 0, id, source, qa };
+  const abs = (p: string) => (isAbsolute(p) ? p : join(root, p));
+
+  const fp = rec.frame_paths;
+  if (Array.isArray(fp) && fp.length > 0) {
+    if (fp.some((p) => typeof p !== 'string' || !p)) throw new InputError(`${where}: field 'frame_paths' must be a list of paths`);
+    clip.frames = (fp as string[]).map(abs);
+  } else if (typeof rec.video_path === 'string' && rec.video_path) {
+    clip.video = abs(rec.video_path);
+  } else {
+    clip.video = join(root, 'videos', `${id}.mp4`);
+  }
+
+  const ts = rec.frame_timestamps;
+  if (Array.isArray(ts) && ts.length > 0) {
+    if (ts.some((t) => typeof t !== 'number' || !Number.isFinite(t))) throw new InputError(`${where}: field 'frame_timestamps' must be a list of finite numbers`);
+    for (let i = 1; i < ts.length; i++) {
+      if (!((ts[i] as number) > (ts[i - 1] as number))) throw new InputError(`${where}: field 'frame_timestamps' must be strictly increasing (index ${i})`);
+    }
+    if (clip.frames && ts.length !== clip.frames.length) {
+      throw new InputError(`${where}: ${clip.frames.length} frame_paths but ${ts.length} frame_timestamps`);
+    }
+    clip.timestamps = ts as number[];
+  } else if (clip.frames) {
+    throw new InputError(`${where}: field 'frame_paths' needs 'frame_timestamps' (one per frame)`);
+  }
+  if (rec.fps !== undefined) {
+    if (typeof rec.fps !== 'number' || !(rec.fps > 0)) throw new InputError(`${where}: field 'fps' must be a positive number`);
+    clip.fps = rec.fps;
+  }
+
+  const kittiK = clip.frames ? kittiCalibFor(clip.frames[0], calibCache) : undefined;
+  clip.intrinsics = recordIntrinsics(rec, where) ?? kittiK;
+  const ch = rec.camera_height;
+  if (ch !== undefined) {
+    if (typeof ch !== 'number' || !(ch > 0)) throw new InputError(`${where}: field 'camera_height' must be a positive number (metres)`);
+    clip.cameraHeight = ch;
+  } else {
+    clip.cameraHeight = kittiK ? KITTI_CAMERA_HEIGHT : CAMERA_HEIGHTS[source];
+  }
+
+  if (typeof rec.array_ref === 'string' && rec.array_ref) clip.arrays = abs(rec.array_ref);
+  else if (rec.array_ref !== undefined && rec.array_ref !== null) throw new InputError(`${where}: field 'array_ref' must be a path`);
+  return clip;
+}
+
+/** `intrinsics: {fx, fy, cx, cy}` or a 3×3 `camera_intrinsic` / `K` (nuScenes' calibrated_sensor). */
+function recordIntrinsics(rec: Record<string, unknown>, where: string): Intrinsics | undefined {
+  const o = rec.intrinsics;
+  if (o !== undefined && o !== null) {
+    const k = o as Record<string, unknown>;
+    const v = ['fx', 'fy', 'cx', 'cy'].map((f) => k[f]);
+    if (v.some((e) => typeof e !== 'number' || !Number.isFinite(e)) || (v[0] as number) <= 0 || (v[1] as number) <= 0) {
+      throw new InputError(`${where}: field 'intrinsics' must be {fx, fy, cx, cy} with positive focal lengths`);
+    }
+    return { fx: v[0] as number, fy: v[1] as number, cx: v[2] as number, cy: v[3] as number };
+  }
+  const m = rec.camera_intrinsic ?? rec.K;
+  if (m !== undefined && m !== null) {
+    const flat = Array.isArray(m) ? (m as unknown[]).flat() : [];
+    if (flat.length !== 9 || flat.some((e) => typeof e !== 'number' || !Number.isFinite(e)) || !((flat[0] as number) > 0)) {
+      throw new InputError(`${where}: field '${rec.camera_intrinsic !== undefined ? 'camera_intrinsic' : 'K'}' must be a 3×3 matrix`);
+    }
+    const f = flat as number[];
+    return { fx: f[0], fy: f[4], cx: f[2], cy: f[5] };
+  }
+  return undefined;
+}
+
+/** KITTI intrinsics when `frame` lies in a KITTI sequence (`<seq>/image_N/` next to calib.txt). */
+function kittiCalibFor(frame: string, cache: Map<string, Intrinsics | undefined>): Intrinsics | undefined {
+  if (!/^image_\d$/.test(basename(dirname(frame)))) return undefined;
+  const seq = dirname(dirname(frame));
+  if (cache.has(seq)) return cache.get(seq);
+  const calib = join(seq, 'calib.txt');
+  const k = existsSync(calib) ? readCalib(calib) : undefined;
+  cache.set(seq, k);
+  return k;
+}

@@ -1,0 +1,137 @@
+/**
+ * mp4 clips (the benchmark's CARLA layout) → 8-bit greyscale frames in memory, through
+ * `@u4/opencv4nodejs` (OpenCV's VideoCapture, FFmpeg backend; built against the system OpenCV).
+ *
+ * One thread per process only: opencv4nodejs keeps its JS class templates in C++ statics, so a
+ * second worker thread that loads it gets Mats without methods (or worse). A pool run therefore
+ * decodes on the main thread — asynchronously, on the libuv pool — and hands each worker its
+ * frames in shared memory (src/run/decoder.ts). The module loads lazily: image datasets never
+ * need it, and a missing build gives one clear error naming the fix.
+ */
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import type { PixelFrame } from '../native/index.js';
+import { ClipDataError } from './benchmark.js';
+
+interface CvMat {
+  empty: boolean;
+  channels: number;
+  cols: number;
+  rows: number;
+  cvtColor(code: number): CvMat;
+  cvtColorAsync(code: number, cb: (err: unknown, m: CvMat) => void): void;
+  getData(): Buffer;
+}
+/** The part of opencv4nodejs this module uses. */
+interface Cv {
+  VideoCapture: new (path: string) => {
+    get(prop: number): number;
+    read(): CvMat;
+    readAsync(cb: (err: unknown, m: CvMat) => void): void;
+    release(): void;
+  };
+  CAP_PROP_FPS: number;
+  COLOR_BGR2GRAY: number;
+  isCustomMatAllocatorEnabled?(): boolean;
+  dangerousDisableCustomMatAllocator?(): boolean;
+}
+
+let cv: Cv | undefined;
+
+/**
+ * opencv4nodejs's compiled binding (its JS wrapper only adds promisified helpers and prints
+ * build-configuration logs on load, which a CLI must not).
+ */
+export function opencv(): Cv {
+  if (cv) return cv;
+  const require = createRequire(import.meta.url);
+  // Its memory tracker replaces OpenCV's process-wide default Mat allocator with one that reports
+  // to V8 — from whatever thread allocates, including the VO engine's worker threads, which
+  // corrupts V8's heap. Off before loading, and off again should it be on anyway.
+  process.env.OPENCV4NODEJS_DISABLE_EXTERNAL_MEM_TRACKING = '1';
+  try {
+    const main = require.resolve('@u4/opencv4nodejs');
+    const binding = join(dirname(main), '../../build/Release/opencv4nodejs.node');
+    const loaded = (existsSync(binding) ? require(binding) : require('@u4/opencv4nodejs')) as Cv;
+    if (loaded.isCustomMatAllocatorEnabled?.()) loaded.dangerousDisableCustomMatAllocator?.();
+    cv = loaded;
+  } catch (e) {
+    throw new Error(
+      `video decoding needs @u4/opencv4nodejs built against the system OpenCV (${why(e)}); ` +
+        'run `OPENCV4NODEJS_DISABLE_AUTOBUILD=1 npm ci` (npm run setup does)',
+    );
+  }
+  return cv;
+}
+
+export interface DecodedVideo {
+  /** Greyscale frames, in file order. */
+  frames: PixelFrame[];
+  /** Frame rate the container declares (0 when unknown). */
+  fps: number;
+}
+
+/** Callback → promise (the raw binding's async methods take node-style callbacks). */
+const call = (f: (cb: (err: unknown, m: CvMat) => void) => void): Promise<CvMat> =>
+  new Promise((resolve, reject) => f((err, m) => (err ? reject(err) : resolve(m))));
+
+/** A thrown value's first line (the binding throws strings). */
+const why = (e: unknown): string => String((e as Error)?.message ?? e).split('\n')[0];
+
+const grey = (m: CvMat): PixelFrame => {
+  const buf = m.getData();
+  return { data: new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength), width: m.cols, height: m.rows };
+};
+
+function open(path: string): { c: Cv; cap: InstanceType<Cv['VideoCapture']> } {
+  if (!existsSync(path)) throw new ClipDataError(`missing video ${path}`);
+  const c = opencv();
+  try {
+    return { c, cap: new c.VideoCapture(path) };
+  } catch (e) {
+    throw new ClipDataError(`unreadable video ${path} (${why(e)})`);
+  }
+}
+
+/** Every frame of `path` as greyscale, in file order (sequential reads: exact for any codec). */
+export function decodeVideo(path: string): DecodedVideo {
+  const { c, cap } = open(path);
+  const frames: PixelFrame[] = [];
+  let fps = 0;
+  try {
+    fps = cap.get(c.CAP_PROP_FPS) || 0;
+    for (;;) {
+      const m = cap.read();
+      if (m.empty) break;
+      frames.push(grey(m.channels === 1 ? m : m.cvtColor(c.COLOR_BGR2GRAY)));
+    }
+  } catch (e) {
+    throw new ClipDataError(`unreadable video ${path} (${why(e)})`);
+  } finally {
+    cap.release();
+  }
+  if (frames.length === 0) throw new ClipDataError(`unreadable video ${path} (no frames decoded)`);
+  return { frames, fps };
+}
+
+/** `decodeVideo` with decoding and colour conversion on the libuv pool (the event loop stays free). */
+export async function decodeVideoAsync(path: string): Promise<DecodedVideo> {
+  const { c, cap } = open(path);
+  const frames: PixelFrame[] = [];
+  let fps = 0;
+  try {
+    fps = cap.get(c.CAP_PROP_FPS) || 0;
+    for (;;) {
+      const m = await call((cb) => cap.readAsync(cb));
+      if (m.empty) break;
+      frames.push(grey(m.channels === 1 ? m : await call((cb) => m.cvtColorAsync(c.COLOR_BGR2GRAY, cb))));
+    }
+  } catch (e) {
+    throw new ClipDataError(`unreadable video ${path} (${why(e)})`);
+  } finally {
+    cap.release();
+  }
+  if (frames.length === 0) throw new ClipDataError(`unreadable video ${path} (no frames decoded)`);
+  return { frames, fps };
+}

@@ -1,0 +1,63 @@
+/**
+ * The results manifest in the benchmark's submission shape: the model's name, its type
+ * ("Baseline") and input ("Vision") as the leaderboard lists them, and the answers per clip; the
+ * run's settings ride along so a result can be traced to how it was made.
+ */
+import type { RunKey } from './run.js';
+
+export interface ManifestClip {
+  clip_id: string;
+  source: string;
+  /** The clip's prediction records (JSONL). */
+  text: string;
+}
+
+export interface Manifest {
+  model: string;
+  type: 'Baseline';
+  input: 'Vision';
+  questions: string[];
+  n_clips: number;
+  n_predictions: number;
+  per_source: Record<string, number>;
+  settings: { frames: number | 'all'; questions: 'subset' | 'all'; scale: string; dataset: string; clips: string | null; source_label: string | null };
+  predictions: { clip_id: string; source: string; answers: Record<string, string | null> }[];
+}
+
+export const DEFAULT_MODEL = 'egogeo_vo';
+
+export function buildManifest(clips: readonly ManifestClip[], key: RunKey, model = DEFAULT_MODEL): Manifest {
+  const questions: string[] = [];
+  const perSource: Record<string, number> = {};
+  let n = 0;
+  const predictions = clips.map((c) => {
+    const answers: Record<string, string | null> = {};
+    for (const line of c.text.split('\n')) {
+      if (!line) continue;
+      const r = JSON.parse(line) as { question_id: string; model_answer: string | null };
+      answers[r.question_id] = r.model_answer;
+      if (!questions.includes(r.question_id)) questions.push(r.question_id);
+      n++;
+    }
+    perSource[c.source] = (perSource[c.source] ?? 0) + 1;
+    return { clip_id: c.clip_id, source: c.source, answers };
+  });
+  return {
+    model,
+    type: 'Baseline',
+    input: 'Vision',
+    questions,
+    n_clips: clips.length,
+    n_predictions: n,
+    per_source: perSource,
+    settings: {
+      frames: key.frames ?? 'all',
+      questions: key.questions,
+      scale: key.scale,
+      dataset: key.dataset,
+      clips: key.clips,
+      source_label: key.source_label,
+    },
+    predictions,
+  };
+}

@@ -1,0 +1,124 @@
+/**
+ * `egogeo merge`: the outputs of `egogeo run --shard i/n` (one per i) → one predictions file in
+ * canonical order, byte-identical to what one unsharded run writes, with the merged errors file,
+ * trajectories and manifest. Each shard must be complete (its `OUT.run.json` says so), all shards
+ * must come from the same options, every shard index 0..n-1 must be there once, and every clip of
+ * the run must be answered exactly once (missing clips are named with their reasons).
+ */
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { InputError } from '../core/trajectory.js';
+import { type ClipBlock, type ExpectedClip, parseBlocks, writeAtomic } from './output.js';
+import { readRunRecord, type RunRecord, sidecar, writeManifest } from './run.js';
+
+export interface MergeOptions {
+  inputs: string[];
+  output: string;
+  /** Write the merge even when clips are missing (they are listed in the errors file). */
+  allowMissing?: boolean;
+}
+
+export interface MergeSummary {
+  clips: number;
+  missing: { clip_id: string; reason: string }[];
+}
+
+export function mergeShards(o: MergeOptions): MergeSummary {
+  if (o.inputs.length === 0) throw new InputError('merge: no shard outputs given');
+  const out = resolve(o.output);
+  const shards: { path: string; rec: RunRecord }[] = [];
+  for (const p of o.inputs) {
+    const path = resolve(p);
+    if (path === out) throw new InputError(`merge: -o ${o.output} is also an input`);
+    if (!existsSync(path)) throw new InputError(`${p}: no such file`);
+    const rec = readRunRecord(path);
+    if (!rec) throw new InputError(`${p}: no ${sidecar.run(p).split('/').pop()} beside it (not written by egogeo run)`);
+    if (rec.status !== 'complete') throw new InputError(`${p}: shard ${rec.shard.index}/${rec.shard.count} is ${rec.status}; rerun its egogeo run command to finish it`);
+    shards.push({ path, rec });
+  }
+  const first = shards[0].rec;
+  const n = first.shard.count;
+  const byIndex = new Map<number, string>();
+  for (const { path, rec } of shards) {
+    if (JSON.stringify(rec.key) !== JSON.stringify(first.key) || rec.clips_total !== first.clips_total || rec.shard.count !== n) {
+      throw new InputError(`${path}: comes from a run with other options than ${shards[0].path} (dataset, clip list, questions, frames, scale or shard count differ)`);
+    }
+    const dup = byIndex.get(rec.shard.index);
+    if (dup) throw new InputError(`${path}: shard ${rec.shard.index}/${n} is also ${dup}`);
+    byIndex.set(rec.shard.index, path);
+  }
+  const absent = Array.from({ length: n }, (_, i) => i).filter((i) => !byIndex.has(i));
+  if (absent.length > 0) throw new InputError(`merge: shard${absent.length > 1 ? 's' : ''} ${absent.map((i) => `${i}/${n}`).join(', ')} missing`);
+
+  const expected = new Map<string, ExpectedClip & { source: string }>();
+  const allClips: RunRecord['clips'] = [];
+  for (const { path, rec } of shards) {
+    for (const c of rec.clips) {
+      const [index, id, source, count] = c;
+      if (index % n !== rec.shard.index) throw new InputError(`${path}: clip '${id}' (index ${index}) does not belong to shard ${rec.shard.index}/${n}`);
+      if (expected.has(id)) throw new InputError(`${path}: clip '${id}' is in two shards`);
+      expected.set(id, { index, count, source });
+      allClips.push(c);
+    }
+  }
+  if (expected.size !== first.clips_total) {
+    throw new InputError(`merge: the shards list ${expected.size} clips, the run has ${first.clips_total}`);
+  }
+
+  const blocks: ClipBlock[] = [];
+  const answeredIds = new Set<string>();
+  const errors = new Map<string, string>();
+  for (const { path } of shards) {
+    const { blocks: b, dropped, repaired } = parseBlocks(readFileSync(path, 'utf8'), expected, path);
+    if (repaired || dropped.length > 0) throw new InputError(`${path}: has incomplete clip records (${dropped.join(', ') || 'stray lines'}); rerun its egogeo run command`);
+    for (const blk of b) {
+      if (answeredIds.has(blk.id)) throw new InputError(`${path}: clip '${blk.id}' is answered by two shards`);
+      answeredIds.add(blk.id);
+    }
+    blocks.push(...b);
+    const ep = sidecar.errors(path);
+    if (existsSync(ep)) {
+      for (const line of readFileSync(ep, 'utf8').split('\n')) {
+        if (!line.trim()) continue;
+        const e = JSON.parse(line) as { clip_id: string; reason: string };
+        errors.set(e.clip_id, e.reason);
+      }
+    }
+  }
+  const missing = [...expected.entries()]
+    .filter(([id, e]) => !answeredIds.has(id) && e.count > 0)
+    .sort((a, b) => a[1].index - b[1].index)
+    .map(([id]) => ({ clip_id: id, reason: errors.get(id) ?? 'no records and no error recorded' }));
+  if (missing.length > 0 && !o.allowMissing) {
+    const list = missing.slice(0, 5).map((m) => `${m.clip_id} (${m.reason})`).join(', ');
+    throw new InputError(`merge: ${missing.length} clip${missing.length > 1 ? 's' : ''} missing: ${list}${missing.length > 5 ? ', …' : ''} (--allow-missing writes the merge anyway)`);
+  }
+
+  blocks.sort((a, b) => expected.get(a.id)!.index - expected.get(b.id)!.index);
+  writeAtomic(out, blocks.map((b) => b.text).join(''));
+  writeAtomic(
+    sidecar.errors(out),
+    missing.map((m) => `${JSON.stringify({ clip_id: m.clip_id, source: expected.get(m.clip_id)!.source, reason: m.reason })}\n`).join(''),
+  );
+  const trajDir = sidecar.trajectories(out);
+  mkdirSync(trajDir, { recursive: true });
+  for (const { path } of shards) {
+    const d = sidecar.trajectories(path);
+    if (!existsSync(d)) continue;
+    for (const f of readdirSync(d)) if (f.endsWith('.tum')) copyFileSync(join(d, f), join(trajDir, f));
+  }
+  allClips.sort((a, b) => a[0] - b[0]);
+  const record: RunRecord = {
+    ...first,
+    shard: { index: 0, count: 1 },
+    clips: allClips,
+    status: 'complete',
+    started: shards.map((s) => s.rec.started).sort()[0],
+    finished: new Date().toISOString(),
+    counts: { done: blocks.length, failed: missing.length, resumed: 0 },
+    seconds: shards.reduce((s, x) => s + (x.rec.seconds ?? 0), 0),
+  };
+  writeManifest(out, blocks, record);
+  writeAtomic(sidecar.run(out), `${JSON.stringify({ ...record, merged_from: shards.map((s) => s.path) }, null, 1)}\n`);
+  return { clips: blocks.length, missing };
+}

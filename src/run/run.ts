@@ -1,0 +1,314 @@
+/**
+ * run/ — the end-to-end benchmark runner behind `egogeo run` and `egogeo merge`: a dataset in the
+ * benchmark's layout → one pool task per clip (src/run/task.ts in src/run/worker.ts) → prediction
+ * records appended per clip (resumable, src/run/output.ts) → in canonical order on completion,
+ * with the errors file, the estimated trajectories (TUM), a run record and the results manifest
+ * in the benchmark's submission shape. May import: core/, datasets/, io/, oracle/, vo/, baseline/,
+ * pool/, native/.
+ *
+ * Files beside `-o OUT`:
+ *   OUT                      predictions JSONL (the grader's input)
+ *   OUT.errors.jsonl         {clip_id, source, reason} per clip that failed
+ *   OUT.trajectories/ID.tum  the estimated trajectory per clip (TUM, camera convention)
+ *   OUT.run.json             the run's options, clip list and status (resume checks; merge)
+ *   OUT.manifest.json        the submission manifest (model, type, input, per-clip answers)
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { GEOMETRIC_SUBSET } from '../baseline/baseline.js';
+import { InputError } from '../core/trajectory.js';
+import { type BenchmarkClip, readBenchmark } from '../datasets/benchmark.js';
+import { DEFAULT_QUESTIONS_PATH, loadQuestions } from '../oracle/index.js';
+import { runPool } from '../pool/index.js';
+import { startDecoder } from './decoder.js';
+import { buildManifest, DEFAULT_MODEL, type ManifestClip } from './manifest.js';
+import { type ClipBlock, type ExpectedClip, PredictionsFile, writeAtomic } from './output.js';
+import { CANCELLED, type ClipOutput, type ClipTask } from './task.js';
+
+export const RUN_VERSION = 1;
+
+export interface Shard {
+  index: number;
+  count: number;
+}
+
+export interface RunOptions {
+  dataset: string;
+  output: string;
+  /** Overrides every clip's source. */
+  sourceLabel?: string;
+  /** A selected_clips.json-style list (filter + order). */
+  clips?: string;
+  /** Only the first N clips (after the list). */
+  limit?: number;
+  workers?: number;
+  questions: 'subset' | 'all';
+  /** Frames the estimator sees, spread evenly; null = all. */
+  frames: number | null;
+  shard?: Shard;
+  config?: string;
+  scale?: 'road' | 'none';
+  /** Model name in the manifest. */
+  model?: string;
+  progress?: boolean;
+  /** Handle SIGINT/SIGTERM (stop scheduling, flush, report). Default true. */
+  signals?: boolean;
+  /** Test hook: called after each clip is flushed. */
+  onClip?: (id: string) => void;
+}
+
+/** The options that must match for a rerun to resume an output (and for shards to merge). */
+export interface RunKey {
+  dataset: string;
+  clips: string | null;
+  source_label: string | null;
+  limit: number | null;
+  questions: 'subset' | 'all';
+  frames: number | null;
+  config: string;
+  scale: 'road' | 'none';
+}
+
+/** `OUT.run.json`. */
+export interface RunRecord {
+  egogeo_run: number;
+  key: RunKey;
+  shard: Shard;
+  /** Model name for the manifest. */
+  model: string;
+  /** Clips in the whole (unsharded) run. */
+  clips_total: number;
+  /** This run's clips: [canonical index, clip id, source, records expected]. */
+  clips: [number, string, string, number][];
+  status: 'running' | 'complete' | 'interrupted';
+  started: string;
+  finished?: string;
+  counts?: { done: number; failed: number; resumed: number };
+  seconds?: number;
+}
+
+export interface RunSummary {
+  clips: number;
+  done: number;
+  resumed: number;
+  failed: { clip_id: string; reason: string }[];
+  interrupted: NodeJS.Signals | null;
+  seconds: number;
+  clipsPerSecond: number;
+  output: string;
+}
+
+export const sidecar = {
+  errors: (out: string) => `${out}.errors.jsonl`,
+  trajectories: (out: string) => `${out}.trajectories`,
+  run: (out: string) => `${out}.run.json`,
+  manifest: (out: string) => `${out}.manifest.json`,
+};
+
+/** `i/n` → shard; InputError otherwise. */
+export function parseShard(s: string): Shard {
+  const m = /^(\d+)\/(\d+)$/.exec(s.trim());
+  if (!m) throw new InputError(`--shard must be i/n (e.g. 0/4), got '${s}'`);
+  const index = Number(m[1]), count = Number(m[2]);
+  if (count < 1 || index >= count) throw new InputError(`--shard ${s}: need 0 <= i < n`);
+  return { index, count };
+}
+
+/** The worker module: next to this file when compiled, else the compiled copy in dist/ (tests). */
+export function workerUrl(): URL {
+  const here = new URL('./worker.js', import.meta.url);
+  if (existsSync(fileURLToPath(here))) return here;
+  const dist = new URL('../../dist/run/worker.js', import.meta.url);
+  if (existsSync(fileURLToPath(dist))) return dist;
+  throw new Error(`the run worker is not compiled (looked for ${fileURLToPath(here)} and ${fileURLToPath(dist)}); run \`npm run build\``);
+}
+
+/** The records a clip's block will hold (QA items of the answered questions, or the questions). */
+function answered(clip: BenchmarkClip, ids: ReadonlySet<string>): number {
+  return clip.qa.length > 0 ? clip.qa.filter((q) => ids.has(q.question_id)).length : ids.size;
+}
+
+export function readRunRecord(out: string): RunRecord | null {
+  const p = sidecar.run(out);
+  if (!existsSync(p)) return null;
+  try {
+    const r = JSON.parse(readFileSync(p, 'utf8')) as RunRecord;
+    if (r.egogeo_run !== RUN_VERSION) throw new Error(`version ${r.egogeo_run}`);
+    return r;
+  } catch (e) {
+    throw new InputError(`${p}: not an egogeo run record (${(e as Error).message.split('\n')[0]})`);
+  }
+}
+
+function keyDiff(a: RunKey, b: RunKey): string | null {
+  for (const k of Object.keys(a) as (keyof RunKey)[]) {
+    if (JSON.stringify(a[k]) !== JSON.stringify(b[k])) return `${k}: ${JSON.stringify(b[k])} then, ${JSON.stringify(a[k])} now`;
+  }
+  return null;
+}
+
+export async function runBenchmark(o: RunOptions): Promise<RunSummary> {
+  const t0 = Date.now();
+  const config = resolve(o.config ?? DEFAULT_QUESTIONS_PATH);
+  const questions = loadQuestions(config);
+  const scale = o.scale ?? 'road';
+  const ids = new Set(o.questions === 'subset' ? GEOMETRIC_SUBSET : questions.questions.map((q) => q.id));
+  const bench = readBenchmark(o.dataset, { selected: o.clips, sourceLabel: o.sourceLabel });
+  let all = bench.clips;
+  if (o.limit !== undefined) all = all.slice(0, o.limit);
+  if (all.length === 0) throw new InputError(`${o.dataset}: no clips to run`);
+  const shard = o.shard ?? { index: 0, count: 1 };
+  const mine = all.filter((c) => c.index % shard.count === shard.index);
+
+  const key: RunKey = {
+    dataset: bench.dir,
+    clips: o.clips ? resolve(o.clips) : null,
+    source_label: o.sourceLabel ?? null,
+    limit: o.limit ?? null,
+    questions: o.questions,
+    frames: o.frames,
+    config,
+    scale,
+  };
+  const out = resolve(o.output);
+  const prev = readRunRecord(out);
+  if (prev && existsSync(out)) {
+    const d = keyDiff(key, prev.key) ?? (JSON.stringify(prev.shard) !== JSON.stringify(shard) ? `shard: ${prev.shard.index}/${prev.shard.count} then, ${shard.index}/${shard.count} now` : null);
+    if (d) throw new InputError(`${o.output} holds a run with other options (${d}); rerun with the same options to resume, or use another -o`);
+  }
+
+  const expected = new Map<string, ExpectedClip>();
+  for (const c of mine) expected.set(c.id, { index: c.index, count: answered(c, ids) });
+  const record: RunRecord = {
+    egogeo_run: RUN_VERSION,
+    key,
+    shard,
+    model: o.model ?? DEFAULT_MODEL,
+    clips_total: all.length,
+    clips: mine.map((c) => [c.index, c.id, c.source, expected.get(c.id)!.count]),
+    status: 'running',
+    started: new Date().toISOString(),
+  };
+
+  const file = new PredictionsFile(out, expected);
+  const rec = file.recover();
+  const done = new Set(rec.blocks.map((b) => b.id));
+  if (rec.dropped.length > 0) {
+    process.stderr.write(`egogeo: ${o.output}: dropped the incomplete records of ${rec.dropped.join(', ')} (redoing ${rec.dropped.length === 1 ? 'it' : 'them'})\n`);
+  }
+  writeAtomic(sidecar.run(out), `${JSON.stringify(record, null, 1)}\n`);
+  const trajDir = sidecar.trajectories(out);
+  mkdirSync(trajDir, { recursive: true });
+  for (const f of readdirSync(trajDir)) if (f.endsWith('.tmp')) unlinkSync(`${trajDir}/${f}`);
+  const errorsPath = sidecar.errors(out);
+  const failed: { clip_id: string; source: string; reason: string; index: number }[] = [];
+  const writeErrors = () =>
+    writeAtomic(
+      errorsPath,
+      failed
+        .slice()
+        .sort((a, b) => a.index - b.index)
+        .map((f) => `${JSON.stringify({ clip_id: f.clip_id, source: f.source, reason: f.reason })}\n`)
+        .join(''),
+    );
+  writeErrors();
+
+  const cancel = new Int32Array(new SharedArrayBuffer(4));
+  const decoderName = `egogeo-decode-${process.pid}-${randomBytes(6).toString('hex')}`;
+  const todo = mine.filter((c) => !done.has(c.id) && expected.get(c.id)!.count > 0);
+  const qaBase = (c: BenchmarkClip) => c.index * questions.questions.length;
+  const tasks: ClipTask[] = todo.map((c) => ({
+    clip: c,
+    qa: c.qa.filter((q) => ids.has(q.question_id)),
+    frames: o.frames,
+    config,
+    questionIds: [...ids],
+    qaBase: qaBase(c),
+    scale,
+    cancel,
+    decoder: c.video ? decoderName : undefined,
+  }));
+
+  let interrupted: NodeJS.Signals | null = null;
+  const onSignal = (sig: NodeJS.Signals) => {
+    if (interrupted) {
+      process.stderr.write(`egogeo: ${sig} again: stopping now; ${o.output} keeps every finished clip (rerun to resume)\n`);
+      process.exit(130);
+    }
+    interrupted = sig;
+    Atomics.store(cancel, 0, 1);
+    process.stderr.write(`egogeo: ${sig}: finishing the clips in flight, then stopping (${sig} again to stop now)\n`);
+  };
+  const signals = o.signals ?? true;
+  if (signals) {
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  }
+
+  let finished = 0;
+  const decoder = tasks.some((t) => t.decoder) ? startDecoder(decoderName) : null;
+  try {
+    if (tasks.length > 0) {
+      await runPool<ClipTask, ClipOutput>({
+        worker: workerUrl(),
+        tasks,
+        workers: o.workers,
+        label: 'run',
+        progress: o.progress,
+        onResult: (r) => {
+          writeAtomic(`${trajDir}/${r.id}.tum`, r.tum);
+          file.append(r.lines);
+          finished++;
+          o.onClip?.(r.id);
+        },
+        onError: (e, t) => {
+          const reason = (e as Error).message.split('\n')[0];
+          if (reason === CANCELLED) return;
+          failed.push({ clip_id: t.clip.id, source: t.clip.source, reason, index: t.clip.index });
+          writeErrors();
+        },
+      });
+    }
+  } finally {
+    if (signals) {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
+    file.close();
+    decoder?.close();
+  }
+
+  const seconds = (Date.now() - t0) / 1000;
+  const summary: RunSummary = {
+    clips: mine.length,
+    done: done.size + finished,
+    resumed: done.size,
+    failed: failed.sort((a, b) => a.index - b.index).map(({ clip_id, reason }) => ({ clip_id, reason })),
+    interrupted,
+    seconds,
+    clipsPerSecond: finished / Math.max(seconds, 1e-3),
+    output: out,
+  };
+  if (interrupted) {
+    writeAtomic(sidecar.run(out), `${JSON.stringify({ ...record, status: 'interrupted', counts: { done: summary.done, failed: failed.length, resumed: done.size } }, null, 1)}\n`);
+    return summary;
+  }
+
+  const blocks = file.finalize();
+  writeErrors();
+  writeManifest(out, blocks, record);
+  writeAtomic(
+    sidecar.run(out),
+    `${JSON.stringify({ ...record, status: 'complete', finished: new Date().toISOString(), counts: { done: summary.done, failed: failed.length, resumed: done.size }, seconds }, null, 1)}\n`,
+  );
+  return summary;
+}
+
+/** Writes `OUT.manifest.json` from the canonical blocks. */
+export function writeManifest(out: string, blocks: readonly ClipBlock[], record: Pick<RunRecord, 'key' | 'clips' | 'model'>): void {
+  const sources = new Map(record.clips.map(([, id, source]) => [id, source]));
+  const clips: ManifestClip[] = blocks.map((b) => ({ clip_id: b.id, source: sources.get(b.id) ?? 'unknown', text: b.text }));
+  writeAtomic(sidecar.manifest(out), `${JSON.stringify(buildManifest(clips, record.key, record.model), null, 1)}\n`);
+}
