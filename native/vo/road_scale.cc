@@ -2,6 +2,7 @@
 
 #include "geometry.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace egogeo::vo {
@@ -99,7 +100,9 @@ void fuse_relative(std::vector<double>& v, std::vector<double>& conf, const std:
   for (int k = 0; k < n; ++k)
     if (moving(k) && conf[k] > 0 && v[k] > 0) {
       road[k] = std::log(v[k]) + logdt[k];
-      wr[k] = 1.0 / (0.06 * 0.06);
+      // ~6% for a pair with 50+ road points, growing as they thin out (a turn, the clip's end).
+      const double sr = 0.06 * std::sqrt(50.0 / std::clamp(pairs[k].road_points, 10, 50));
+      wr[k] = 1.0 / (sr * sr);
       ++anchors;
     }
   if (anchors == 0) return;
