@@ -4,6 +4,11 @@
       "target_name": "egogeo_native",
       "sources": [
         "native/addon.cc",
+        "native/render/binding.cc",
+        "native/render/raster.cc",
+        "native/render/render.cc",
+        "native/render/texture.cc",
+        "native/render/world.cc",
         "native/vo/motion.cc",
         "native/vo/pipeline.cc",
         "native/vo/relative_scale.cc",

@@ -1,6 +1,7 @@
 // N-API surface of the engine: argument validation at the boundary, conversion to and from JS,
 // a synchronous call for worker threads and a Promise-returning one (AsyncWorker) for the main
 // thread. No global mutable state: every call owns its data, so the addon loads in many workers.
+#include "render/binding.h"
 #include "vo/pipeline.h"
 
 #include <napi.h>
@@ -297,6 +298,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("processClipAsync", Napi::Function::New(env, ProcessClipAsync, "processClipAsync"));
   exports.Set("setThreads", Napi::Function::New(env, SetThreads, "setThreads"));
   exports.Set("opencvVersion", Napi::String::New(env, CV_VERSION));
+  egogeo::render::register_exports(env, exports);  // renderClip, renderClipAsync
   return exports;
 }
 
