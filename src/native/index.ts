@@ -76,9 +76,57 @@ export interface NativeResult {
   timing: { decode: number; detect: number; track: number; pose: number; scale: number; total: number };
 }
 
+/**
+ * One synthetic clip for the street renderer (native/render; defaults and ranges in
+ * native/render/types.h). World: X forward, Y left, Z up, yaw counter-clockwise; the camera sits
+ * `mountHeight` above the road at each pose, looking along its yaw, tilted down by `pitchDeg`.
+ */
+export interface RenderRequest {
+  /** One pose per frame: seconds (strictly increasing), metres, radians. */
+  trajectory: { t: ArrayLike<number>; x: ArrayLike<number>; y: ArrayLike<number>; yaw: ArrayLike<number> };
+  /** Default 1280×720, fx = fy = 0.9 W (or from hfovDeg), principal point (W/2, H/2), 1.5 m, pitch 0. */
+  camera?: { width?: number; height?: number; fx?: number; fy?: number; cx?: number; cy?: number; hfovDeg?: number; mountHeight?: number; pitchDeg?: number };
+  world?: {
+    seed?: number;
+    environment?: 'urban' | 'suburban' | 'highway' | 'flat';
+    lanesPerDirection?: number;
+    laneWidth?: number;
+    egoLane?: number;
+    laneWander?: number;
+    sidewalkWidth?: number;
+    buildingDensity?: number;
+    poleSpacing?: number;
+    textureContrast?: number;
+    sunAzimuthDeg?: number;
+    sunElevationDeg?: number;
+  };
+  /** Off by default: per-pixel noise std (grey levels), per-frame log-gain std, motion-blur samples. */
+  photometric?: { noise?: number; exposure?: number; blurSamples?: number; shutter?: number };
+  /** Anti-aliased spheres drawn over the scene at world points (Z up). */
+  markers?: { x: number; y: number; z: number; radius?: number; value?: number }[];
+  /** Default: raw frames only. `videoPath`: also an mp4 (OpenCV VideoWriter, mp4v). */
+  output?: { pixels?: boolean; jpeg?: boolean; jpegQuality?: number; videoPath?: string; videoFps?: number };
+}
+
+export interface RenderResult {
+  width: number;
+  height: number;
+  intrinsics: Intrinsics;
+  /** 8-bit greyscale frames (width*height bytes each), when output.pixels. */
+  frames: Buffer[];
+  /** JPEG files, when output.jpeg. */
+  jpegs: Buffer[];
+  /** Exposure gain applied per frame. */
+  gains: number[];
+  /** Milliseconds: world build, rendering, JPEG encoding, video writing, total. */
+  timing: { world: number; render: number; encode: number; video: number; total: number };
+}
+
 interface Addon {
   processClip(clip: NativeClip, options?: VoOptions): NativeResult;
   processClipAsync(clip: NativeClip, options?: VoOptions): Promise<NativeResult>;
+  renderClip(request: RenderRequest): RenderResult;
+  renderClipAsync(request: RenderRequest): Promise<RenderResult>;
   setThreads(n: number): void;
   opencvVersion: string;
 }
@@ -109,4 +157,14 @@ export function processClip(clip: NativeClip, options: VoOptions = {}): NativeRe
 /** Runs VO over a clip on the libuv pool, leaving the event loop free. */
 export function processClipAsync(clip: NativeClip, options: VoOptions = {}): Promise<NativeResult> {
   return native().processClipAsync(clip, options);
+}
+
+/** Renders a synthetic clip synchronously (in a worker thread). */
+export function renderClip(request: RenderRequest): RenderResult {
+  return native().renderClip(request);
+}
+
+/** Renders a synthetic clip on the libuv pool; argument errors reject the promise. */
+export function renderClipAsync(request: RenderRequest): Promise<RenderResult> {
+  return native().renderClipAsync(request);
 }

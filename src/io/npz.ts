@@ -1,0 +1,240 @@
+/**
+ * NumPy `.npy` / `.npz` files, as the benchmark stores each clip's arrays
+ * (`arrays/<clip_id>.npz`, written by the reference with `np.savez_compressed`): an npz is a zip of
+ * `<key>.npy` members; an npy is a magic string, a version, a Python-dict header
+ * `{'descr': '<f8', 'fortran_order': False, 'shape': (31, 2), }` padded to a multiple of 64 bytes,
+ * then the raw little-endian data in C order.
+ *
+ * Reading accepts npy versions 1–3, float (f2 is not), signed/unsigned integer and bool dtypes of
+ * either byte order, C or Fortran order (Fortran data is reordered to C order), stored or
+ * deflated members; every array comes back as float64. Writing produces what
+ * `np.savez_compressed` does for float64 arrays (version 1.0 headers, deflated members), with a
+ * fixed timestamp so the same arrays always give the same bytes. May import: core/.
+ */
+import { randomBytes } from 'node:crypto';
+import { readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { unzipSync, zipSync, type Zippable } from 'fflate';
+import { InputError } from '../core/trajectory.js';
+
+/** One array: its shape and its values in C (row-major) order. */
+export interface NpyArray {
+  shape: number[];
+  data: Float64Array;
+}
+
+/** What `writeNpz` accepts per key: an array with a shape, or a flat vector (shape [n]). */
+export type NpyInput = NpyArray | Float64Array | readonly number[];
+
+const MAGIC = [0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59]; // \x93NUMPY
+
+// ---------------------------------------------------------------------------------------------
+// Reading
+// ---------------------------------------------------------------------------------------------
+
+/** Reads every array of an `.npz` file. Errors name the file and the member. */
+export function readNpz(path: string): Record<string, NpyArray> {
+  let bytes: Uint8Array;
+  try {
+    bytes = readFileSync(path);
+  } catch (e) {
+    throw new InputError(`${path}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+  return decodeNpz(bytes, path);
+}
+
+/** Decodes npz bytes; `where` prefixes error messages. */
+export function decodeNpz(bytes: Uint8Array, where = 'npz'): Record<string, NpyArray> {
+  let files: Record<string, Uint8Array>;
+  try {
+    files = unzipSync(bytes);
+  } catch (e) {
+    throw new InputError(`${where}: not a valid npz (zip) file (${(e as Error).message})`);
+  }
+  const out: Record<string, NpyArray> = {};
+  for (const [name, data] of Object.entries(files)) {
+    if (!name.endsWith('.npy')) continue;
+    const key = name.slice(0, -4);
+    out[key] = decodeNpy(data, `${where}: ${name}`);
+  }
+  return out;
+}
+
+/** Reads one `.npy` file. */
+export function readNpy(path: string): NpyArray {
+  let bytes: Uint8Array;
+  try {
+    bytes = readFileSync(path);
+  } catch (e) {
+    throw new InputError(`${path}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+  return decodeNpy(bytes, path);
+}
+
+interface Dtype {
+  kind: 'f' | 'i' | 'u' | 'b';
+  size: number;
+  little: boolean;
+}
+
+function parseDescr(descr: string, where: string): Dtype {
+  const m = /^([<>|=]?)([fiub])(\d+)$/.exec(descr);
+  if (!m) throw new InputError(`${where}: unsupported dtype '${descr}' (numeric dtypes only)`);
+  const kind = m[2] as Dtype['kind'];
+  const size = Number(m[3]);
+  const ok = kind === 'f' ? size === 4 || size === 8 : kind === 'b' ? size === 1 : [1, 2, 4, 8].includes(size);
+  if (!ok) throw new InputError(`${where}: unsupported dtype '${descr}'`);
+  return { kind, size, little: m[1] !== '>' };
+}
+
+/** Decodes npy bytes into float64 values in C order. */
+export function decodeNpy(bytes: Uint8Array, where = 'npy'): NpyArray {
+  if (bytes.length < 10 || MAGIC.some((b, i) => bytes[i] !== b)) throw new InputError(`${where}: not an npy file (bad magic)`);
+  const major = bytes[6];
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let headerLen: number;
+  let offset: number;
+  if (major === 1) {
+    headerLen = view.getUint16(8, true);
+    offset = 10;
+  } else if (major === 2 || major === 3) {
+    if (bytes.length < 12) throw new InputError(`${where}: truncated header`);
+    headerLen = view.getUint32(8, true);
+    offset = 12;
+  } else {
+    throw new InputError(`${where}: unsupported npy version ${major}.${bytes[7]}`);
+  }
+  if (offset + headerLen > bytes.length) throw new InputError(`${where}: truncated header`);
+  const header = new TextDecoder(major === 3 ? 'utf-8' : 'latin1').decode(bytes.subarray(offset, offset + headerLen));
+  const descr = /'descr'\s*:\s*'([^']*)'/.exec(header)?.[1];
+  const fortran = /'fortran_order'\s*:\s*(True|False)/.exec(header)?.[1];
+  const shapeText = /'shape'\s*:\s*\(([^)]*)\)/.exec(header)?.[1];
+  if (descr === undefined || fortran === undefined || shapeText === undefined) {
+    throw new InputError(`${where}: malformed header ${JSON.stringify(header.trim())}`);
+  }
+  const dtype = parseDescr(descr, where);
+  const shape = shapeText
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')
+    .map((s) => {
+      const n = Number(s.replace(/L$/, ''));
+      if (!Number.isInteger(n) || n < 0) throw new InputError(`${where}: bad shape (${shapeText})`);
+      return n;
+    });
+  const count = shape.reduce((a, b) => a * b, 1);
+  const start = offset + headerLen;
+  if (bytes.length - start < count * dtype.size) {
+    throw new InputError(`${where}: data has ${bytes.length - start} bytes, shape (${shape.join(', ')}) needs ${count * dtype.size}`);
+  }
+  const data = new Float64Array(count);
+  const dv = new DataView(bytes.buffer, bytes.byteOffset + start, count * dtype.size);
+  const le = dtype.little;
+  for (let i = 0; i < count; i++) {
+    const o = i * dtype.size;
+    let v: number;
+    switch (dtype.kind) {
+      case 'f':
+        v = dtype.size === 8 ? dv.getFloat64(o, le) : dv.getFloat32(o, le);
+        break;
+      case 'b':
+        v = dv.getUint8(o) ? 1 : 0;
+        break;
+      case 'i':
+        v = dtype.size === 1 ? dv.getInt8(o) : dtype.size === 2 ? dv.getInt16(o, le) : dtype.size === 4 ? dv.getInt32(o, le) : Number(dv.getBigInt64(o, le));
+        break;
+      default:
+        v = dtype.size === 1 ? dv.getUint8(o) : dtype.size === 2 ? dv.getUint16(o, le) : dtype.size === 4 ? dv.getUint32(o, le) : Number(dv.getBigUint64(o, le));
+    }
+    data[i] = v;
+  }
+  return { shape, data: fortran === 'True' && shape.length > 1 ? fortranToC(data, shape) : data };
+}
+
+function fortranToC(f: Float64Array, shape: number[]): Float64Array {
+  const n = f.length;
+  const out = new Float64Array(n);
+  const nd = shape.length;
+  const idx = new Array<number>(nd).fill(0);
+  // Walk C order; compute the Fortran offset of each multi-index.
+  for (let c = 0; c < n; c++) {
+    let off = 0;
+    let stride = 1;
+    for (let d = 0; d < nd; d++) {
+      off += idx[d] * stride;
+      stride *= shape[d];
+    }
+    out[c] = f[off];
+    for (let d = nd - 1; d >= 0; d--) {
+      if (++idx[d] < shape[d]) break;
+      idx[d] = 0;
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing
+// ---------------------------------------------------------------------------------------------
+
+function asArray(key: string, v: NpyInput): NpyArray {
+  if (v instanceof Float64Array) return { shape: [v.length], data: v };
+  if (Array.isArray(v)) return { shape: [v.length], data: Float64Array.from(v as number[]) };
+  const a = v as NpyArray;
+  const count = a.shape.reduce((x, y) => x * y, 1);
+  if (!a.shape.every((s) => Number.isInteger(s) && s >= 0) || count !== a.data.length) {
+    throw new InputError(`npz: array '${key}' has ${a.data.length} values for shape (${a.shape.join(', ')})`);
+  }
+  return a;
+}
+
+/** npy bytes (version 1.0, '<f8', C order) for one array, exactly as numpy writes them. */
+export function encodeNpy(a: NpyArray): Uint8Array {
+  const shape = a.shape.length === 1 ? `(${a.shape[0]},)` : `(${a.shape.join(', ')})`;
+  let header = `{'descr': '<f8', 'fortran_order': False, 'shape': ${shape}, }`;
+  // numpy pads with spaces so that magic + version + length + header (with its '\n') is a multiple of 64.
+  const total = 10 + header.length + 1;
+  header += ' '.repeat((64 - (total % 64)) % 64) + '\n';
+  const out = new Uint8Array(10 + header.length + a.data.length * 8);
+  out.set(MAGIC, 0);
+  out[6] = 1;
+  out[7] = 0;
+  const dv = new DataView(out.buffer);
+  dv.setUint16(8, header.length, true);
+  for (let i = 0; i < header.length; i++) out[10 + i] = header.charCodeAt(i);
+  const base = 10 + header.length;
+  for (let i = 0; i < a.data.length; i++) dv.setFloat64(base + i * 8, a.data[i], true);
+  return out;
+}
+
+/** npz bytes: one deflated `<key>.npy` member per key, in the given key order. */
+export function encodeNpz(arrays: Record<string, NpyInput>, opts: { compress?: boolean } = {}): Uint8Array {
+  const level = opts.compress === false ? 0 : 6;
+  const files: Zippable = {};
+  for (const [key, v] of Object.entries(arrays)) {
+    if (!key || key.includes('/')) throw new InputError(`npz: invalid array name '${key}'`);
+    // A fixed timestamp (the zip epoch, as numpy's savez writes) keeps the bytes reproducible.
+    files[`${key}.npy`] = [encodeNpy(asArray(key, v)), { level, mtime: new Date(1980, 0, 1, 0, 0, 0) }];
+  }
+  return zipSync(files);
+}
+
+/**
+ * Writes an `.npz` atomically (temp file in the same folder, then rename). Keys keep their order;
+ * values are written as float64.
+ */
+export function writeNpz(path: string, arrays: Record<string, NpyInput>, opts: { compress?: boolean } = {}): void {
+  const bytes = encodeNpz(arrays, opts);
+  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  try {
+    writeFileSync(tmp, bytes);
+    renameSync(tmp, path);
+  } catch (e) {
+    try {
+      unlinkSync(tmp);
+    } catch {
+      /* not created */
+    }
+    throw new InputError(`${path}: cannot write (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+}
