@@ -11,6 +11,7 @@ import { registerSensitivity } from './commands/sensitivity.js';
 import { registerBaseline } from './commands/baseline.js';
 import { registerRun } from './commands/run.js';
 import { registerMerge } from './commands/merge.js';
+import { registerReport } from './commands/report.js';
 
 export function buildProgram(): Command {
   const program = new Command('egogeo')
@@ -24,6 +25,7 @@ export function buildProgram(): Command {
   registerBaseline(program);
   registerRun(program);
   registerMerge(program);
+  registerReport(program);
   return program;
 }
 

@@ -1,0 +1,67 @@
+/**
+ * A benchmark clip's ground truth as the oracle's arrays on its 10 Hz grid: the clip's
+ * `arrays/<clip>.npz` (the benchmark's own), or — for clips whose frames are a KITTI sequence's —
+ * the official poses over the clip's frames through the oracle's dynamics. Null when neither
+ * exists. May import: core/, io/, oracle/, datasets/.
+ */
+import { existsSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import type { Trajectory } from '../core/trajectory.js';
+import { readKitti } from '../io/trajectories.js';
+import { computeDynamics, type DynamicsArrays } from '../oracle/dynamics.js';
+import type { BenchmarkClip } from './benchmark.js';
+
+export interface GroundTruth {
+  arrays: DynamicsArrays;
+  from: 'npz' | 'kitti-poses';
+}
+
+/** Whole KITTI sequences by directory (null: no poses.txt). */
+export type KittiCache = Map<string, Trajectory | null>;
+
+/** The KITTI poses under `frames` (`<seq>/image_N/NNNNNN.ext`, NNNNNN the pose row), or null. */
+export function kittiTrajectory(id: string, frames: readonly string[], cache: KittiCache = new Map()): Trajectory | null {
+  if (frames.length < 2 || !/^image_\d$/.test(basename(dirname(frames[0])))) return null;
+  const seq = dirname(dirname(frames[0]));
+  let whole = cache.get(seq);
+  if (whole === undefined) {
+    whole = existsSync(join(seq, 'poses.txt')) && existsSync(join(seq, 'times.txt')) ? readKitti(seq) : null;
+    cache.set(seq, whole);
+  }
+  if (!whole) return null;
+  const rows = frames.map((f) => Number.parseInt(basename(f), 10));
+  if (rows.some((r) => !Number.isInteger(r) || r < 0 || r >= whole!.t.length)) return null;
+  const pick = (a: Float64Array) => Float64Array.from(rows, (r) => a[r]);
+  return { id, t: pick(whole.t), x: pick(whole.x), y: pick(whole.y), yaw: pick(whole.yaw) };
+}
+
+/**
+ * `traj` in the frame of its first pose (origin there, heading 0), as the benchmark stores a
+ * clip's arrays; the oracle's speeds, rates and labels do not change.
+ */
+export function relativeToFirst(traj: Trajectory): Trajectory {
+  const x0 = traj.x[0], y0 = traj.y[0], a0 = traj.yaw[0];
+  const c = Math.cos(a0), s = Math.sin(a0);
+  const n = traj.t.length;
+  const x = new Float64Array(n), y = new Float64Array(n), yaw = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const dx = traj.x[i] - x0, dy = traj.y[i] - y0;
+    x[i] = c * dx + s * dy;
+    y[i] = -s * dx + c * dy;
+    yaw[i] = traj.yaw[i] - a0;
+  }
+  return { id: traj.id, t: traj.t, x, y, yaw };
+}
+
+/** Reads `arrays/<clip>.npz` into the oracle's arrays (null: no reader or no file). */
+export type NpzArraysReader = (path: string) => DynamicsArrays | null;
+
+/** The clip's ground truth (see the module comment). */
+export function groundTruthArrays(clip: BenchmarkClip, readArrays: NpzArraysReader | null, cache: KittiCache = new Map()): GroundTruth | null {
+  if (clip.arrays && readArrays && existsSync(clip.arrays)) {
+    const a = readArrays(clip.arrays);
+    if (a) return { arrays: a, from: 'npz' };
+  }
+  const traj = clip.frames ? kittiTrajectory(clip.id, clip.frames, cache) : null;
+  return traj ? { arrays: computeDynamics(relativeToFirst(traj)), from: 'kitti-poses' } : null;
+}

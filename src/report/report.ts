@@ -1,0 +1,276 @@
+/**
+ * report/ — what a run's predictions say, per domain: graded like the benchmark (balanced accuracy
+ * and macro F1 per source, the largest gap between sources, per question and source), the
+ * cross-check of the oracle's labels against the labels of the estimated trajectories (agreement,
+ * confusion, and for every disagreement how far the deciding value sits from its threshold: a
+ * near-threshold case or a real error), and trajectory errors per source against the ground truth.
+ * Rendered as Markdown, JSON and SVG plots (src/report/markdown.ts, svg.ts). Pure: callers load
+ * the inputs. May import: core/, grade/, oracle/, vo/, io/, datasets/.
+ */
+import type { Trajectory } from '../core/trajectory.js';
+import { evaluate, type GroupMetrics, sortCodePoints } from '../grade/index.js';
+import type { Prediction } from '../io/predictions.js';
+import { clipData, computeDynamics, type DynamicsArrays, type QuestionSet, summaryFeatures } from '../oracle/index.js';
+import { ate, rpe } from '../vo/errors.js';
+import { decisionMargin, type Margin } from './margins.js';
+
+export interface ClipTruth {
+  /** Ground truth on the oracle's grid. */
+  gt?: DynamicsArrays;
+  /** The estimated trajectory (as the run wrote it). */
+  estimate?: Trajectory;
+}
+
+export interface ReportInput {
+  name: string;
+  records: readonly Prediction[];
+  questions: QuestionSet;
+  /** Per clip id: what is known beyond the records. */
+  clips: ReadonlyMap<string, ClipTruth>;
+  /** Relative distance to the threshold under which a disagreement counts as near-threshold. */
+  near: number;
+  /** How many worst clips (by ATE) to plot. */
+  worst?: number;
+}
+
+export interface SourceReport extends GroupMetrics {
+  clips: number;
+  per_question: Record<string, GroupMetrics>;
+}
+
+export interface Gap {
+  metric: 'balanced_acc' | 'macro_f1';
+  best: string;
+  worst: string;
+  gap: number;
+}
+
+export interface Disagreement {
+  clip_id: string;
+  source: string;
+  question_id: string;
+  oracle_label: string;
+  model_answer: string | null;
+  /** The deciding value on the ground truth (and the estimate) and its threshold; null without ground truth. */
+  margin: Margin | null;
+  kind: 'near-threshold' | 'error' | 'unknown';
+}
+
+export interface QuestionCheck {
+  n: number;
+  agreement: number;
+  balanced_acc: number;
+  macro_f1: number;
+  confusion: { labels: string[]; matrix: number[][] };
+  disagreements: number;
+  near_threshold: number;
+  errors: number;
+  unknown: number;
+}
+
+export interface Stat {
+  n: number;
+  mean: number;
+  median: number;
+  max: number;
+}
+
+export interface TrajectoryErrors {
+  clip_id: string;
+  source: string;
+  ate_se3: number;
+  ate_sim3: number;
+  sim3_scale: number;
+  rpe_trans: number;
+  rpe_rot: number;
+  yaw_rate_rmse: number;
+  speed_rmse: number;
+}
+
+export const ERROR_KEYS = ['ate_se3', 'ate_sim3', 'rpe_trans', 'rpe_rot', 'yaw_rate_rmse', 'speed_rmse'] as const;
+export type ErrorKey = (typeof ERROR_KEYS)[number];
+
+export interface WorstClip {
+  clip_id: string;
+  source: string;
+  ate_se3: number;
+  gt: { x: number[]; y: number[] };
+  estimate: { x: number[]; y: number[] };
+}
+
+export interface Report {
+  name: string;
+  n_records: number;
+  n_clips: number;
+  near_threshold: number;
+  overall: GroupMetrics;
+  per_source: Record<string, SourceReport>;
+  gaps: Gap[];
+  per_question: Record<string, QuestionCheck>;
+  disagreements: Disagreement[];
+  trajectory_errors: {
+    n_clips: number;
+    per_source: Record<string, Record<ErrorKey, Stat>>;
+    per_clip: TrajectoryErrors[];
+  };
+  worst: WorstClip[];
+  notes: string[];
+}
+
+const sourceOf = (r: Prediction): string => r.source ?? (r.clip_id.startsWith('clip_') ? 'nuscenes' : 'carla');
+
+function stat(v: number[]): Stat {
+  const s = v.filter(Number.isFinite).sort((a, b) => a - b);
+  if (s.length === 0) return { n: 0, mean: NaN, median: NaN, max: NaN };
+  const mid = s.length >> 1;
+  return {
+    n: s.length,
+    mean: s.reduce((a, b) => a + b, 0) / s.length,
+    median: s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2,
+    max: s[s.length - 1],
+  };
+}
+
+const grid = (id: string, a: DynamicsArrays): Trajectory => ({ id, t: a.timestamps, x: a.x, y: a.y, yaw: a.yaw });
+
+function rmse(a: Float64Array, b: Float64Array): number {
+  let s = 0;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) s += (a[i] - b[i]) ** 2;
+  return Math.sqrt(s / Math.max(1, n));
+}
+
+/** Trajectory errors of one clip on the oracle's grid (both sides resampled alike). */
+export function clipErrors(clipId: string, source: string, gt: DynamicsArrays, est: DynamicsArrays): TrajectoryErrors {
+  const g = grid(clipId, gt), e = grid(clipId, est);
+  const se3 = ate(e, g, false), sim3 = ate(e, g, true);
+  const r = rpe(e, g, 1);
+  return {
+    clip_id: clipId,
+    source,
+    ate_se3: se3.rmse,
+    ate_sim3: sim3.rmse,
+    sim3_scale: sim3.scale,
+    rpe_trans: r.trans,
+    rpe_rot: r.rot,
+    yaw_rate_rmse: rmse(est.yaw_rate, gt.yaw_rate),
+    speed_rmse: rmse(est.speed, gt.speed),
+  };
+}
+
+export function buildReport(input: ReportInput): Report {
+  const { records, questions } = input;
+  const notes: string[] = [];
+  const m = evaluate(records, questions);
+  const sources = sortCodePoints(new Set(records.map(sourceOf)));
+  const clipSource = new Map<string, string>();
+  for (const r of records) clipSource.set(r.clip_id, sourceOf(r));
+
+  const perSource: Record<string, SourceReport> = {};
+  for (const s of sources) {
+    const sub = records.filter((r) => sourceOf(r) === s);
+    const ms = evaluate(sub, questions);
+    const pq: Record<string, GroupMetrics> = {};
+    for (const [q, g] of Object.entries(ms.per_question)) pq[q] = { accuracy: g.accuracy, balanced_acc: g.balanced_acc, macro_f1: g.macro_f1, n: g.n };
+    perSource[s] = { ...ms.global, clips: new Set(sub.map((r) => r.clip_id)).size, per_question: pq };
+  }
+  const gaps: Gap[] = [];
+  if (sources.length >= 2) {
+    for (const metric of ['balanced_acc', 'macro_f1'] as const) {
+      const sorted = sources.slice().sort((a, b) => perSource[b][metric] - perSource[a][metric]);
+      const best = sorted[0], worst = sorted[sorted.length - 1];
+      gaps.push({ metric, best, worst, gap: perSource[best][metric] - perSource[worst][metric] });
+    }
+  } else {
+    notes.push(`one source only (${sources[0] ?? 'none'}): no gap between sources`);
+  }
+
+  // Oracle labels of both sides per clip, computed once.
+  const gtData = new Map<string, ReturnType<typeof clipData>>();
+  const estArrays = new Map<string, DynamicsArrays>();
+  const estData = new Map<string, ReturnType<typeof clipData>>();
+  for (const [id, t] of input.clips) {
+    if (t.gt) gtData.set(id, clipData(t.gt, summaryFeatures(t.gt)));
+    if (t.estimate) {
+      const a = computeDynamics(t.estimate);
+      estArrays.set(id, a);
+      estData.set(id, clipData(a, summaryFeatures(a)));
+    }
+  }
+
+  const perQuestion: Record<string, QuestionCheck> = {};
+  const disagreements: Disagreement[] = [];
+  for (const q of questions.questions) {
+    const rs = records.filter((r) => r.question_id === q.id);
+    if (rs.length === 0) continue;
+    const g = m.per_question[q.id];
+    const check: QuestionCheck = {
+      n: rs.length,
+      agreement: rs.filter((r) => r.model_answer !== null && r.model_answer.toLowerCase() === r.oracle_label.toLowerCase()).length / rs.length,
+      balanced_acc: g?.balanced_acc ?? NaN,
+      macro_f1: g?.macro_f1 ?? NaN,
+      confusion: g?.confusion_matrix ?? { labels: [], matrix: [] },
+      disagreements: 0,
+      near_threshold: 0,
+      errors: 0,
+      unknown: 0,
+    };
+    for (const r of rs) {
+      if (r.model_answer !== null && r.model_answer.toLowerCase() === r.oracle_label.toLowerCase()) continue;
+      check.disagreements++;
+      const gd = gtData.get(r.clip_id);
+      const margin: Margin | null = gd ? decisionMargin(q, gd, estData.get(r.clip_id)) : null;
+      const kind: Disagreement['kind'] = !margin || !Number.isFinite(margin.rel) ? 'unknown' : margin.rel <= input.near ? 'near-threshold' : 'error';
+      if (kind === 'near-threshold') check.near_threshold++;
+      else if (kind === 'error') check.errors++;
+      else check.unknown++;
+      disagreements.push({
+        clip_id: r.clip_id,
+        source: sourceOf(r),
+        question_id: q.id,
+        oracle_label: r.oracle_label,
+        model_answer: r.model_answer,
+        margin,
+        kind,
+      });
+    }
+    perQuestion[q.id] = check;
+  }
+  if (gtData.size === 0) notes.push('no ground truth found (give --dataset): disagreements are not split into near-threshold cases and errors, and there are no trajectory errors');
+
+  const perClip: TrajectoryErrors[] = [];
+  for (const [id, t] of input.clips) {
+    const est = estArrays.get(id);
+    if (!t.gt || !est) continue;
+    perClip.push(clipErrors(id, clipSource.get(id) ?? 'unknown', t.gt, est));
+  }
+  const errSources: Record<string, Record<ErrorKey, Stat>> = {};
+  for (const s of sortCodePoints(new Set(perClip.map((e) => e.source)))) {
+    const es = perClip.filter((e) => e.source === s);
+    errSources[s] = Object.fromEntries(ERROR_KEYS.map((k) => [k, stat(es.map((e) => e[k]))])) as Record<ErrorKey, Stat>;
+  }
+  if (input.clips.size > 0 && estArrays.size === 0) notes.push('no estimated trajectories found (the run writes them to <preds>.trajectories/)');
+  const worst = perClip
+    .slice()
+    .sort((a, b) => b.ate_se3 - a.ate_se3)
+    .slice(0, input.worst ?? 6)
+    .map((e) => {
+      const g = input.clips.get(e.clip_id)!.gt!, est = estArrays.get(e.clip_id)!;
+      return { clip_id: e.clip_id, source: e.source, ate_se3: e.ate_se3, gt: { x: [...g.x], y: [...g.y] }, estimate: { x: [...est.x], y: [...est.y] } };
+    });
+
+  return {
+    name: input.name,
+    n_records: records.length,
+    n_clips: clipSource.size,
+    near_threshold: input.near,
+    overall: m.global,
+    per_source: perSource,
+    gaps,
+    per_question: perQuestion,
+    disagreements,
+    trajectory_errors: { n_clips: perClip.length, per_source: errSources, per_clip: perClip },
+    worst,
+    notes,
+  };
+}
