@@ -143,6 +143,7 @@ std::unique_ptr<Request> parse_request(const Napi::CallbackInfo& info) {
     k.cx = get_number(env, io, "cx", "clip.intrinsics", 0, true);
     k.cy = get_number(env, io, "cy", "clip.intrinsics", 0, true);
     if (k.fx <= 0 || k.fy <= 0) type_error(env, "clip.intrinsics.fx and fy must be positive");
+    if (k.cx < 0 || k.cy < 0) type_error(env, "clip.intrinsics.cx and cy must not be negative");
     req->input.intrinsics_given = true;
   }
 
@@ -279,7 +280,15 @@ class ClipWorker : public Napi::AsyncWorker {
 };
 
 Napi::Value ProcessClipAsync(const Napi::CallbackInfo& info) {
-  auto req = parse_request(info);
+  std::unique_ptr<Request> req;
+  try {
+    req = parse_request(info);
+  } catch (const Napi::Error& e) {
+    // A Promise-returning call reports bad arguments as a rejection, not a throw.
+    auto d = Napi::Promise::Deferred::New(info.Env());
+    d.Reject(e.Value());
+    return d.Promise();
+  }
   auto* w = new ClipWorker(info.Env(), std::move(req));
   Napi::Promise p = w->promise();
   w->Queue();

@@ -74,7 +74,10 @@ PairMotion estimate_motion(const Matches& m, const Intrinsics& intr, const Optio
   }
   E = E.rowRange(0, 3).clone();
   cv::Mat R, t;
-  const int good = cv::recoverPose(E, m.prev, m.curr, cv::Mat(K), R, t, mask);
+  // A large distance cut-off keeps far points (a facade 150 m ahead) as inliers: the default
+  // (50 baselines) drops them and leaves only the road to vote.
+  cv::Mat far;
+  const int good = cv::recoverPose(E, m.prev, m.curr, cv::Mat(K), R, t, 1e4, mask, far);
   if (good < std::max(8, opt.min_tracks / 2)) {
     pm.R = R0;
     pm.quality = PairQuality::Degenerate;

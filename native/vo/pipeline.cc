@@ -10,6 +10,7 @@
 #include <opencv2/imgcodecs.hpp>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -21,6 +22,11 @@ cv::Mat decode(const FrameSource& src, size_t index) {
   if (src.pixels) {
     if (src.width <= 0 || src.height <= 0) throw InputError("frame " + std::to_string(index) + ": width and height must be positive");
     return cv::Mat(src.height, src.width, CV_8UC1, const_cast<uint8_t*>(src.pixels)).clone();
+  }
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(src.path, ec)) {
+    const bool exists = std::filesystem::exists(src.path, ec);
+    throw InputError("frame " + std::to_string(index) + ": '" + src.path + "' " + (exists ? "is not a regular file" : "does not exist"));
   }
   std::ifstream f(src.path, std::ios::binary);
   if (!f) throw InputError("frame " + std::to_string(index) + ": cannot open '" + src.path + "'");

@@ -107,7 +107,9 @@ void fuse_relative(std::vector<double>& v, std::vector<double>& conf, const std:
     }
   if (anchors == 0) return;
   std::vector<double> L(n, 0.0);
-  std::vector<double> w = wr;
+  std::vector<double> w = wr, wq(n, 0.0);
+  for (int k = 1; k < n; ++k)
+    if (ratios[k].valid) wq[k] = 1.0 / (ratios[k].sigma * ratios[k].sigma);
   for (int it = 0; it < 5; ++it) {
     cv::Mat A = cv::Mat::zeros(n, n, CV_64F), b = cv::Mat::zeros(n, 1, CV_64F);
     auto add2 = [&](int i, int j, double weight, double rhs) {  // weight * (L_i - L_j - rhs)^2
@@ -125,16 +127,19 @@ void fuse_relative(std::vector<double>& v, std::vector<double>& conf, const std:
       }
       A.at<double>(k, k) += w[k];
       b.at<double>(k) += w[k] * road[k];
-      if (k >= 1 && moving(k - 1) && ratios[k].valid) add2(k, k - 1, 1.0 / (ratios[k].sigma * ratios[k].sigma), ratios[k].log_ratio);
+      if (k >= 1 && moving(k - 1) && ratios[k].valid) add2(k, k - 1, wq[k], ratios[k].log_ratio);
       // Weak prior: log speed changes slowly (bridges gaps, never dominates a measured link).
       if (k >= 1 && moving(k - 1)) add2(k, k - 1, 1.0 / (0.2 * 0.2), logdt[k] - logdt[k - 1]);
     }
     cv::Mat x;
     if (!cv::solve(A, b, x, cv::DECOMP_CHOLESKY)) return;
     for (int k = 0; k < n; ++k) L[k] = x.at<double>(k);
-    // Robust road terms: a pair whose road estimate disagrees with the chain loses weight.
-    for (int k = 0; k < n; ++k)
-      if (wr[k] > 0) w[k] = wr[k] * cauchy(L[k] - road[k], 2.5 * 0.06);
+    // Robust terms: a road estimate or a ratio that disagrees with the rest loses weight.
+    for (int k = 0; k < n; ++k) {
+      if (wr[k] > 0) w[k] = wr[k] * cauchy((L[k] - road[k]) * std::sqrt(wr[k]), 2.5);
+      if (k >= 1 && ratios[k].valid)
+        wq[k] = cauchy((L[k] - L[k - 1] - ratios[k].log_ratio) / ratios[k].sigma, 2.5) / (ratios[k].sigma * ratios[k].sigma);
+    }
   }
   for (int k = 0; k < n; ++k) {
     if (!moving(k)) continue;

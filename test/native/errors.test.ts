@@ -162,9 +162,7 @@ describe.skipIf(!BUILT)('native engine: bad input', () => {
       expect(() => processClip({ frames: [good[0], dir], timestamps: ts(2) })).toThrow(Error);
     });
 
-    // Known gap: std::ifstream opens a directory, reading it throws std::ios_base::failure, and the
-    // addon reports "internal error: basic_filebuf::underflow ... Is a directory" without the path.
-    it.fails('a directory given as a frame path: the message names the path (engine gap, see comment)', () => {
+    it('a directory given as a frame path: the message names the path', () => {
       expect(thrown(() => processClip({ frames: [good[0], dir], timestamps: ts(2) })).message).toContain(dir);
     });
 
