@@ -1,0 +1,234 @@
+/**
+ * `egogeo run` / `egogeo merge` end to end, spawned as the CLI: bad clips, canonical output for any
+ * worker count, shards + merge, SIGKILL and SIGINT midway then resume, and (with ../shared) the
+ * same answers as `egogeo baseline --kitti` on the same windows.
+ */
+import { spawn } from 'node:child_process';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  appendRecords,
+  BIN,
+  cli,
+  ensureDist,
+  HAS_EGODYN_KITTI,
+  kittiSubset,
+  NATIVE_BUILT,
+  readJsonl,
+  ROOT,
+  sharedPath,
+  syntheticDataset,
+} from './fixtures.js';
+
+const tmp = mkdtempSync(join(tmpdir(), 'egogeo-run-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+const read = (p: string) => readFileSync(p, 'utf8');
+
+interface Pred {
+  qa_id: string;
+  clip_id: string;
+  question_id: string;
+  oracle_label: string;
+  model_answer: string;
+  source: string;
+}
+
+describe.skipIf(!NATIVE_BUILT)('egogeo run on a rendered dataset (bad clips included)', () => {
+  let ds = '';
+  const GOOD = ['straight', 'left', 'right', 'slow'];
+  beforeAll(() => {
+    ensureDist();
+    ds = syntheticDataset(join(tmp, 'synth'), [
+      { id: 'straight', speed: 8, yawRate: 0 },
+      { id: 'left', speed: 8, yawRate: 0.3, seed: 2 },
+      { id: 'right', speed: 8, yawRate: -0.3, seed: 3 },
+      { id: 'slow', speed: 3, yawRate: 0, seed: 4 },
+    ]);
+    const first = readJsonl<{ frame_paths: string[]; frame_timestamps: number[] }>(join(ds, 'clips_index.jsonl'))[0];
+    writeFileSync(join(ds, 'not_a_video.mp4'), 'this is not an mp4\n');
+    // Bad clips between the good ones: canonical order interleaves them.
+    const index = readJsonl(join(ds, 'clips_index.jsonl'));
+    const bad = [
+      { clip_id: 'bad_frame', source: 'synthetic', frame_paths: [...first.frame_paths.slice(0, 5), 'frames/nowhere/0005.pgm'], frame_timestamps: first.frame_timestamps.slice(0, 6) },
+      { clip_id: 'bad_video', source: 'synthetic', video_path: 'not_a_video.mp4', fps: 10 },
+      { clip_id: 'bad_array', source: 'synthetic', frame_paths: first.frame_paths, frame_timestamps: first.frame_timestamps, array_ref: 'arrays/bad_array.npz' },
+    ];
+    writeFileSync(join(ds, 'clips_index.jsonl'), '');
+    appendRecords(ds, [index[0], bad[0], index[1], bad[1], index[2], bad[2], index[3]]);
+  });
+
+  const out = (name: string) => join(tmp, name, 'preds.jsonl');
+  const run = (name: string, ...args: string[]) => {
+    mkdirSync(join(tmp, name), { recursive: true });
+    return cli(['run', '--dataset', ds, '-o', out(name), ...args]);
+  };
+
+  it('lists bad clips with reasons, answers the rest, exits non-zero', () => {
+    const r = run('w2', '--workers', '2');
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toMatch(/3 clips failed/);
+    const errors = readJsonl<{ clip_id: string; reason: string }>(`${out('w2')}.errors.jsonl`);
+    expect(errors.map((e) => e.clip_id)).toEqual(['bad_frame', 'bad_video', 'bad_array']);
+    expect(errors[0].reason).toMatch(/missing frame .*nowhere/);
+    expect(errors[1].reason).toMatch(/unreadable video|missing video/);
+    expect(errors[2].reason).toMatch(/missing array file .*bad_array\.npz/);
+    const preds = readJsonl<Pred>(out('w2'));
+    expect([...new Set(preds.map((p) => p.clip_id))]).toEqual(GOOD);
+    expect(preds).toHaveLength(GOOD.length * 2);
+    expect(preds.every((p) => p.source === 'synthetic')).toBe(true);
+    // The rendered motion is easy: turn direction right for all four clips.
+    const turn = Object.fromEntries(preds.filter((p) => p.question_id === 'yaw_rate_turn_direction').map((p) => [p.clip_id, p.model_answer]));
+    expect(turn).toEqual({ straight: 'straight', left: 'left', right: 'right', slow: 'straight' });
+    for (const id of GOOD) expect(read(join(`${out('w2')}.trajectories`, `${id}.tum`))).toMatch(/^# timestamp tx ty tz qx qy qz qw\n/);
+    const manifest = JSON.parse(read(`${out('w2')}.manifest.json`));
+    expect(manifest).toMatchObject({ model: 'egogeo_vo', type: 'Baseline', input: 'Vision', n_clips: 4, n_predictions: 8, per_source: { synthetic: 4 } });
+    expect(manifest.predictions.map((p: { clip_id: string }) => p.clip_id)).toEqual(GOOD);
+    expect(manifest.predictions[1].answers.yaw_rate_turn_direction).toBe('left');
+    expect(JSON.parse(read(`${out('w2')}.run.json`))).toMatchObject({ status: 'complete', counts: { done: 4, failed: 3 } });
+  });
+
+  it('writes byte-identical files with 1 and 2 workers', () => {
+    expect(run('w1', '--workers', '1').code).toBe(1);
+    expect(read(out('w1'))).toBe(read(out('w2')));
+    expect(read(`${out('w1')}.errors.jsonl`)).toBe(read(`${out('w2')}.errors.jsonl`));
+    expect(read(`${out('w1')}.manifest.json`)).toBe(read(`${out('w2')}.manifest.json`));
+    for (const id of GOOD) expect(read(join(`${out('w1')}.trajectories`, `${id}.tum`))).toBe(read(join(`${out('w2')}.trajectories`, `${id}.tum`)));
+  });
+
+  it('shards 0/2 + 1/2 merge into the single run; merge names missing clips, duplicates and absent shards', () => {
+    expect(run('s0', '--shard', '0/2', '--workers', '1').code).toBe(0);
+    expect(run('s1', '--shard', '1/2', '--workers', '1').code).toBe(1);
+    const ids0 = new Set(readJsonl<Pred>(out('s0')).map((p) => p.clip_id));
+    expect([...ids0]).toEqual(GOOD); // indices 0, 2, 4, 6; shard 1 holds the three bad clips
+    expect(read(out('s1'))).toBe('');
+    const merged = join(tmp, 'merged.jsonl');
+    const m1 = cli(['merge', out('s0'), out('s1'), '-o', merged]);
+    expect(m1.code).toBe(1);
+    expect(m1.stderr).toMatch(/3 clips missing: bad_frame \(missing frame/);
+    expect(existsSync(merged)).toBe(false);
+    const m2 = cli(['merge', out('s1'), out('s0'), '-o', merged, '--allow-missing']);
+    expect(m2.code).toBe(1);
+    expect(read(merged)).toBe(read(out('w2')));
+    expect(read(`${merged}.errors.jsonl`)).toBe(read(`${out('w2')}.errors.jsonl`));
+    expect(readdirSync(`${merged}.trajectories`).sort()).toEqual(GOOD.map((g) => `${g}.tum`).sort());
+    expect(cli(['merge', out('s0'), out('s0'), '-o', merged]).stderr).toMatch(/shard 0\/2 is also/);
+    expect(cli(['merge', out('s0'), '-o', merged]).stderr).toMatch(/shard 1\/2 missing/);
+    expect(cli(['merge', out('s0'), out('w2'), '-o', merged]).stderr).toMatch(/other options/);
+  });
+
+  it('a clean shard pair merges with exit status 0 and equals the unsharded run', () => {
+    const list = join(tmp, 'good.json');
+    writeFileSync(list, JSON.stringify(GOOD.map((id) => ({ id, source: 'synthetic' }))));
+    expect(run('g', '--clips', list, '--workers', '2').code).toBe(0);
+    expect(run('g0', '--clips', list, '--shard', '0/2').code).toBe(0);
+    expect(run('g1', '--clips', list, '--shard', '1/2').code).toBe(0);
+    const merged = join(tmp, 'gmerged.jsonl');
+    const m = cli(['merge', out('g0'), out('g1'), '-o', merged]);
+    expect(m.code, m.stderr).toBe(0);
+    expect(read(merged)).toBe(read(out('g')));
+    expect(read(`${merged}.manifest.json`)).toBe(read(`${out('g')}.manifest.json`));
+    expect(read(`${merged}.errors.jsonl`)).toBe('');
+  });
+
+  it('refuses to resume an output made with other options', () => {
+    const r = run('w2', '--workers', '2', '--questions', 'subset');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/holds a run with other options \(questions: "all" then, "subset" now\)/);
+  });
+});
+
+/** Spawns the CLI, resolves once `ready()` holds (polled), then sends `signal`. */
+function runAndSignal(args: string[], ready: () => boolean, signal: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += String(d)));
+    const timer = setInterval(() => {
+      if (ready()) {
+        clearInterval(timer);
+        child.kill(signal);
+      }
+    }, 20);
+    child.on('error', reject);
+    child.on('exit', (code, sig) => {
+      clearInterval(timer);
+      resolve({ code, signal: sig, stderr });
+    });
+  });
+}
+
+const lines = (p: string) => (existsSync(p) ? read(p).split('\n').filter(Boolean).length : 0);
+
+describe.skipIf(!NATIVE_BUILT || !HAS_EGODYN_KITTI)('egogeo run on egodyn_kitti (../shared)', () => {
+  const IDS = ['kitti00_000000', 'kitti00_000005', 'kitti00_000010', 'kitti00_000015', 'kitti00_000020', 'kitti00_000025'];
+  let ds = '';
+  let ref = '';
+  beforeAll(() => {
+    ensureDist();
+    ds = kittiSubset(join(tmp, 'kitti'), IDS);
+    ref = join(tmp, 'kref.jsonl');
+    const r = cli(['run', '--dataset', ds, '-o', ref, '--workers', '2']);
+    expect(r.code, r.stderr).toBe(0);
+  });
+
+  it('SIGKILL midway (and a torn last line), then rerun: the same final output, no duplicate or torn lines', async () => {
+    const out = join(tmp, 'killed.jsonl');
+    const k = await runAndSignal(['run', '--dataset', ds, '-o', out, '--workers', '1'], () => lines(out) >= 14, 'SIGKILL');
+    expect(k.signal).toBe('SIGKILL');
+    const partial = lines(out);
+    expect(partial).toBeGreaterThanOrEqual(14);
+    expect(partial).toBeLessThan(IDS.length * 14);
+    // What a crash in the middle of a write would leave: half a record, no newline.
+    appendFileSync(out, '{"qa_id":"qa_00000099","clip_id":"kitti00_0000');
+    const r = cli(['run', '--dataset', ds, '-o', out, '--workers', '2']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/from an earlier run/);
+    expect(read(out)).toBe(read(ref));
+    const preds = readJsonl<Pred>(out);
+    expect(new Set(preds.map((p) => `${p.clip_id}/${p.question_id}`)).size).toBe(preds.length);
+  });
+
+  it('SIGINT: stops scheduling, keeps whole clips, exits 130 with a message; the rerun completes it', async () => {
+    const out = join(tmp, 'interrupted.jsonl');
+    const s = await runAndSignal(['run', '--dataset', ds, '-o', out, '--workers', '1'], () => lines(out) >= 14, 'SIGINT');
+    expect(s.code).toBe(130);
+    expect(s.stderr).toMatch(/SIGINT: finishing the clips in flight/);
+    expect(s.stderr).toMatch(/interrupted \(SIGINT\): \d\/6 clips done.*rerun the same command to resume/);
+    expect(lines(out) % 14).toBe(0);
+    expect(lines(out)).toBeLessThan(IDS.length * 14);
+    expect(JSON.parse(read(`${out}.run.json`)).status).toBe('interrupted');
+    const r = cli(['run', '--dataset', ds, '-o', out]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(read(out)).toBe(read(ref));
+  });
+
+  it('a finished output is left as it is by a rerun', () => {
+    const before = read(ref);
+    const r = cli(['run', '--dataset', ds, '-o', ref, '--workers', '2']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/6\/6 clips .* 0 clips in .*6 from an earlier run/);
+    expect(read(ref)).toBe(before);
+  });
+
+  it('gives the same answers as egogeo baseline --kitti on the same windows (01 and 06)', () => {
+    const ids = [0, 5, 10, 15, 20].flatMap((s) => [`kitti01_${String(s).padStart(6, '0')}`, `kitti06_${String(s).padStart(6, '0')}`]);
+    const list = join(tmp, 'k0106.json');
+    writeFileSync(list, JSON.stringify(ids));
+    const out = join(tmp, 'k0106.jsonl');
+    const r = cli(['run', '--dataset', sharedPath('data/egodyn_kitti'), '--clips', list, '-o', out]);
+    expect(r.code, r.stderr).toBe(0);
+    const mine = readJsonl<Pred>(out);
+    const base: Pred[] = [];
+    for (const seq of ['01', '06']) {
+      const b = cli(['baseline', '--kitti', sharedPath('data/kitti', seq)]);
+      expect(b.code, b.stderr).toBe(0);
+      base.push(...b.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Pred));
+    }
+    const key = (p: Pred) => `${p.clip_id}/${p.question_id}`;
+    const answers = (ps: Pred[]) => new Map(ps.map((p) => [key(p), [p.model_answer, p.oracle_label, p.source]]));
+    expect(mine).toHaveLength(ids.length * 14);
+    expect(answers(mine)).toEqual(answers(base));
+  });
+});
