@@ -25,13 +25,14 @@ interface CvMat {
 }
 /** The part of opencv4nodejs this module uses. */
 interface Cv {
-  VideoCapture: new (path: string) => {
+  VideoCapture: new (path: string, api?: number) => {
     get(prop: number): number;
     read(): CvMat;
     readAsync(cb: (err: unknown, m: CvMat) => void): void;
     release(): void;
   };
   CAP_PROP_FPS: number;
+  CAP_FFMPEG?: number;
   COLOR_BGR2GRAY: number;
   isCustomMatAllocatorEnabled?(): boolean;
   dangerousDisableCustomMatAllocator?(): boolean;
@@ -50,6 +51,8 @@ export function opencv(): Cv {
   // to V8 — from whatever thread allocates, including the VO engine's worker threads, which
   // corrupts V8's heap. Off before loading, and off again should it be on anyway.
   process.env.OPENCV4NODEJS_DISABLE_EXTERNAL_MEM_TRACKING = '1';
+  // An unreadable file is one line in the errors file, not a screen of OpenCV warnings.
+  process.env.OPENCV_LOG_LEVEL ??= 'ERROR';
   try {
     const main = require.resolve('@u4/opencv4nodejs');
     const binding = join(dirname(main), '../../build/Release/opencv4nodejs.node');
@@ -88,7 +91,8 @@ function open(path: string): { c: Cv; cap: InstanceType<Cv['VideoCapture']> } {
   if (!existsSync(path)) throw new ClipDataError(`missing video ${path}`);
   const c = opencv();
   try {
-    return { c, cap: new c.VideoCapture(path) };
+    // FFmpeg directly: no GStreamer fallback (and its warnings) for files FFmpeg cannot read.
+    return { c, cap: c.CAP_FFMPEG === undefined ? new c.VideoCapture(path) : new c.VideoCapture(path, c.CAP_FFMPEG) };
   } catch (e) {
     throw new ClipDataError(`unreadable video ${path} (${why(e)})`);
   }

@@ -5,7 +5,8 @@
  */
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { drivingClip } from '../helpers/render.js';
 import { HAS_SHARED, sharedPath } from '../helpers/shared.js';
@@ -152,4 +153,61 @@ export function syntheticDataset(dir: string, specs: SynthClipSpec[]): string {
 export function appendRecords(dir: string, index: unknown[], qa: unknown[] = []): void {
   writeFileSync(join(dir, 'clips_index.jsonl'), readFileSync(join(dir, 'clips_index.jsonl'), 'utf8') + jsonl(index));
   writeFileSync(join(dir, 'qa.jsonl'), readFileSync(join(dir, 'qa.jsonl'), 'utf8') + jsonl(qa));
+}
+
+/** Writes greyscale frames as an mp4 (MPEG-4 part 2) through opencv4nodejs; false when it is not built. */
+export function writeMp4(path: string, frames: { data: Uint8Array; width: number; height: number }[], fps = 10): boolean {
+  let cv: CvAny;
+  try {
+    cv = opencvForTests();
+  } catch {
+    return false;
+  }
+  const { width, height } = frames[0];
+  const w = new cv.VideoWriter(path, cv.VideoWriter.fourcc('mp4v'), fps, new cv.Size(width, height), true);
+  for (const f of frames) {
+    const grey = new cv.Mat(Buffer.from(f.data.buffer, f.data.byteOffset, f.data.byteLength), height, width, cv.CV_8UC1);
+    w.write(grey.cvtColor(cv.COLOR_GRAY2BGR));
+  }
+  w.release();
+  return true;
+}
+
+/** The opencv4nodejs binding as src/datasets/video.ts loads it (one thread per process). */
+type CvAny = Record<string, any>;
+
+function opencvForTests(): CvAny {
+  process.env.OPENCV4NODEJS_DISABLE_EXTERNAL_MEM_TRACKING = '1';
+  const require = createRequire(import.meta.url);
+  const main = require.resolve('@u4/opencv4nodejs');
+  return require(join(dirname(main), '../../build/Release/opencv4nodejs.node'));
+}
+
+/** Whether opencv4nodejs loads here (video tests skip otherwise). */
+export const HAS_OPENCV4NODEJS = (() => {
+  try {
+    opencvForTests();
+    return true;
+  } catch {
+    return false;
+  }
+})();
+if (!HAS_OPENCV4NODEJS) console.warn('[egogeo tests] @u4/opencv4nodejs is not built: the mp4 (CARLA layout) tests are skipped.');
+
+/** `syntheticDataset` in the CARLA layout: one mp4 per clip (`video_path`), no frame files. */
+export function syntheticVideoDataset(dir: string, specs: SynthClipSpec[]): string {
+  const index: unknown[] = [];
+  const qa: unknown[] = [];
+  mkdirSync(join(dir, 'videos'), { recursive: true });
+  let q = 0;
+  for (const s of specs) {
+    const clip = drivingClip({ frames: s.frames ?? 16, speed: s.speed, yawRate: s.yawRate, seed: s.seed ?? 1, camera: CAMERA, supersample: 1 });
+    writeMp4(join(dir, 'videos', `${s.id}.mp4`), clip.frames);
+    index.push({ clip_id: s.id, source: s.source ?? 'carla', video_path: `videos/${s.id}.mp4`, intrinsics: clip.intrinsics, camera_height: clip.cameraHeight });
+    const turn = s.yawRate > 0.04 ? 'left' : s.yawRate < -0.04 ? 'right' : 'straight';
+    qa.push({ qa_id: `qa_${String(q++).padStart(8, '0')}`, clip_id: s.id, question_id: 'yaw_rate_turn_direction', category: 'direct_dynamics', answer: turn });
+  }
+  writeFileSync(join(dir, 'clips_index.jsonl'), jsonl(index));
+  writeFileSync(join(dir, 'qa.jsonl'), jsonl(qa));
+  return dir;
 }

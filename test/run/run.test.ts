@@ -14,12 +14,14 @@ import {
   cli,
   ensureDist,
   HAS_EGODYN_KITTI,
+  HAS_OPENCV4NODEJS,
   kittiSubset,
   NATIVE_BUILT,
   readJsonl,
   ROOT,
   sharedPath,
   syntheticDataset,
+  syntheticVideoDataset,
 } from './fixtures.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'egogeo-run-'));
@@ -136,6 +138,28 @@ describe.skipIf(!NATIVE_BUILT)('egogeo run on a rendered dataset (bad clips incl
     const r = run('w2', '--workers', '2', '--questions', 'subset');
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/holds a run with other options \(questions: "all" then, "subset" now\)/);
+  });
+});
+
+describe.skipIf(!NATIVE_BUILT || !HAS_OPENCV4NODEJS)('egogeo run on mp4 clips (CARLA layout)', () => {
+  it('decodes on the main thread for both workers; answers; 1 and 2 workers agree byte for byte', () => {
+    ensureDist();
+    const specs = [
+      { id: 'v_left', speed: 8, yawRate: 0.3, seed: 5 },
+      { id: 'v_straight', speed: 8, yawRate: 0, seed: 6 },
+      { id: 'v_right', speed: 8, yawRate: -0.3, seed: 7 },
+      { id: 'v_left2', speed: 6, yawRate: 0.25, seed: 8 },
+      { id: 'v_right2', speed: 6, yawRate: -0.25, seed: 9 },
+      { id: 'v_straight2', speed: 10, yawRate: 0, seed: 10 },
+    ];
+    const ds = syntheticVideoDataset(join(tmp, 'video'), specs);
+    const o2 = join(tmp, 'video2.jsonl'), o1 = join(tmp, 'video1.jsonl');
+    const r2 = cli(['run', '--dataset', ds, '-o', o2, '--workers', '2', '--source-label', 'carla-sim']);
+    expect(r2.code, r2.stderr).toBe(0);
+    const preds = readJsonl<Pred>(o2);
+    expect(preds.map((p) => [p.clip_id, p.model_answer, p.source])).toEqual(specs.map((s) => [s.id, s.id.replace(/^v_|2$/g, ''), 'carla-sim']));
+    expect(cli(['run', '--dataset', ds, '-o', o1, '--workers', '1', '--source-label', 'carla-sim']).code).toBe(0);
+    expect(read(o1)).toBe(read(o2));
   });
 });
 
