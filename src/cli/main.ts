@@ -12,6 +12,8 @@ import { registerBaseline } from './commands/baseline.js';
 import { registerRun } from './commands/run.js';
 import { registerMerge } from './commands/merge.js';
 import { registerReport } from './commands/report.js';
+import { registerSynth } from './commands/synth.js';
+import { registerDemo } from './commands/demo.js';
 
 export function buildProgram(): Command {
   const program = new Command('egogeo')
@@ -26,6 +28,8 @@ export function buildProgram(): Command {
   registerRun(program);
   registerMerge(program);
   registerReport(program);
+  registerSynth(program);
+  registerDemo(program);
   return program;
 }
 
