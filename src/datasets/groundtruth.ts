@@ -6,7 +6,8 @@
  */
 import { existsSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import type { Trajectory } from '../core/trajectory.js';
+import { InputError, type Trajectory } from '../core/trajectory.js';
+import { readNpz } from '../io/npz.js';
 import { readKitti } from '../io/trajectories.js';
 import { computeDynamics, type DynamicsArrays } from '../oracle/dynamics.js';
 import type { BenchmarkClip } from './benchmark.js';
@@ -53,14 +54,46 @@ export function relativeToFirst(traj: Trajectory): Trajectory {
   return { id: traj.id, t: traj.t, x, y, yaw };
 }
 
-/** Reads `arrays/<clip>.npz` into the oracle's arrays (null: no reader or no file). */
-export type NpzArraysReader = (path: string) => DynamicsArrays | null;
+/** Reads `arrays/<clip>.npz` into the oracle's arrays. */
+export type NpzArraysReader = (path: string) => DynamicsArrays;
 
-/** The clip's ground truth (see the module comment). */
-export function groundTruthArrays(clip: BenchmarkClip, readArrays: NpzArraysReader | null, cache: KittiCache = new Map()): GroundTruth | null {
+const VECTORS = ['timestamps', 'yaw', 'speed', 'accel', 'yaw_rate', 'jerk'] as const;
+
+/**
+ * A clip's `arrays/<clip>.npz` (timestamps, position N×2, yaw, speed, accel, yaw_rate, jerk) as
+ * the oracle's arrays; an InputError names the file and what is missing or malformed.
+ */
+export function readNpzArrays(path: string): DynamicsArrays {
+  const a = readNpz(path);
+  const n = a.timestamps?.data.length ?? 0;
+  for (const k of VECTORS) {
+    if (!a[k]) throw new InputError(`${path}: no array '${k}'`);
+    if (a[k].shape.length !== 1 || a[k].data.length !== n) throw new InputError(`${path}: '${k}' has shape (${a[k].shape.join(', ')}), expected (${n},)`);
+  }
+  const pos = a.position;
+  if (!pos) throw new InputError(`${path}: no array 'position'`);
+  if (pos.shape.length !== 2 || pos.shape[0] !== n || pos.shape[1] < 2) throw new InputError(`${path}: 'position' has shape (${pos.shape.join(', ')}), expected (${n}, 2)`);
+  if (n < 2) throw new InputError(`${path}: fewer than 2 samples`);
+  const w = pos.shape[1];
+  return {
+    timestamps: a.timestamps.data,
+    x: Float64Array.from({ length: n }, (_, i) => pos.data[i * w]),
+    y: Float64Array.from({ length: n }, (_, i) => pos.data[i * w + 1]),
+    yaw: a.yaw.data,
+    speed: a.speed.data,
+    accel: a.accel.data,
+    yaw_rate: a.yaw_rate.data,
+    jerk: a.jerk.data,
+  };
+}
+
+/**
+ * The clip's ground truth (see the module comment): its npz when there is one (read by
+ * `readArrays`, null to skip npz files), else the KITTI poses under its frames.
+ */
+export function groundTruthArrays(clip: BenchmarkClip, readArrays: NpzArraysReader | null = readNpzArrays, cache: KittiCache = new Map()): GroundTruth | null {
   if (clip.arrays && readArrays && existsSync(clip.arrays)) {
-    const a = readArrays(clip.arrays);
-    if (a) return { arrays: a, from: 'npz' };
+    return { arrays: readArrays(clip.arrays), from: 'npz' };
   }
   const traj = clip.frames ? kittiTrajectory(clip.id, clip.frames, cache) : null;
   return traj ? { arrays: computeDynamics(relativeToFirst(traj)), from: 'kitti-poses' } : null;

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { InputError } from '../core/trajectory.js';
 import { readBenchmark } from '../datasets/benchmark.js';
-import { groundTruthArrays, type KittiCache, type NpzArraysReader, relativeToFirst } from '../datasets/groundtruth.js';
+import { groundTruthArrays, type KittiCache, type NpzArraysReader, readNpzArrays, relativeToFirst } from '../datasets/groundtruth.js';
 import { kittiClips, readKittiSequence } from '../datasets/kitti.js';
 import { readPredictions } from '../io/predictions.js';
 import { readTum } from '../io/trajectories.js';
@@ -47,7 +47,7 @@ export function loadReportInputs(o: LoadOptions): Loaded {
       const cache: KittiCache = new Map();
       for (const c of readBenchmark(dataset).clips) {
         if (!ids.has(c.id)) continue;
-        const gt = groundTruthArrays(c, o.readArrays ?? null, cache);
+        const gt = groundTruthArrays(c, o.readArrays === undefined ? readNpzArrays : o.readArrays, cache);
         if (gt) clips.get(c.id)!.gt = gt.arrays;
       }
     } else if (existsSync(join(dataset, 'poses.txt'))) {

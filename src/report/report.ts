@@ -140,6 +140,18 @@ function rmse(a: Float64Array, b: Float64Array): number {
   return Math.sqrt(s / Math.max(1, n));
 }
 
+/** Positions in the frame of the first sample (origin there, heading 0), for plotting side by side. */
+function fromStart(a: DynamicsArrays): { x: number[]; y: number[] } {
+  const c = Math.cos(a.yaw[0]), s = Math.sin(a.yaw[0]);
+  const x: number[] = [], y: number[] = [];
+  for (let i = 0; i < a.x.length; i++) {
+    const dx = a.x[i] - a.x[0], dy = a.y[i] - a.y[0];
+    x.push(c * dx + s * dy);
+    y.push(-s * dx + c * dy);
+  }
+  return { x, y };
+}
+
 /** Trajectory errors of one clip on the oracle's grid (both sides resampled alike). */
 export function clipErrors(clipId: string, source: string, gt: DynamicsArrays, est: DynamicsArrays): TrajectoryErrors {
   const g = grid(clipId, gt), e = grid(clipId, est);
@@ -256,7 +268,7 @@ export function buildReport(input: ReportInput): Report {
     .slice(0, input.worst ?? 6)
     .map((e) => {
       const g = input.clips.get(e.clip_id)!.gt!, est = estArrays.get(e.clip_id)!;
-      return { clip_id: e.clip_id, source: e.source, ate_se3: e.ate_se3, gt: { x: [...g.x], y: [...g.y] }, estimate: { x: [...est.x], y: [...est.y] } };
+      return { clip_id: e.clip_id, source: e.source, ate_se3: e.ate_se3, gt: fromStart(g), estimate: fromStart(est) };
     });
 
   return {

@@ -75,14 +75,13 @@ export function parseBlocks(text: string, expected: ReadonlyMap<string, Expected
   const end = text.lastIndexOf('\n') + 1;
   if (end < text.length) repaired = true; // torn last line
   const seen = new Set<string>();
-  let cur: { id: string; start: number; count: number; bad: boolean } | null = null;
+  let cur: { id: string; start: number; count: number } | null = null;
   const close = (stop: number) => {
     if (!cur) return;
     const exp = expected.get(cur.id);
     if (!exp) {
-      if (!cur.bad) throw new InputError(`${file}: has records of clip '${cur.id}', which this run does not include (another dataset, shard or clip list? use another -o)`);
-      repaired = true;
-    } else if (cur.bad || cur.count !== exp.count) {
+      throw new InputError(`${file}: has records of clip '${cur.id}', which this run does not include (another dataset, shard or clip list? use another -o)`);
+    } else if (cur.count !== exp.count) {
       dropped.push(cur.id);
       repaired = true;
     } else {
@@ -105,12 +104,14 @@ export function parseBlocks(text: string, expected: ReadonlyMap<string, Expected
         /* torn or foreign line */
       }
       if (id === null) {
-        if (cur) cur.bad = true;
-        else repaired = true;
+        // Not a record of ours (a torn line mid-file): it ends the block before it, and a block
+        // it split comes out short on both sides.
+        close(pos);
+        repaired = true;
       } else {
         if (!cur || cur.id !== id) {
           close(pos);
-          cur = { id, start: pos, count: 0, bad: false };
+          cur = { id, start: pos, count: 0 };
         }
         cur.count++;
       }

@@ -13,7 +13,8 @@ import { decodeVideo } from '../datasets/video.js';
 import { requestFrames } from './decoder.js';
 import { formatTum } from '../io/trajectories.js';
 import type { PixelFrame } from '../native/index.js';
-import { loadQuestions, runOracle } from '../oracle/index.js';
+import { readNpzArrays } from '../datasets/groundtruth.js';
+import { clipData, type DynamicsArrays, labelClip, loadQuestions, runOracle, summaryFeatures } from '../oracle/index.js';
 import { estimateClip } from '../vo/estimate.js';
 
 export interface ClipTask {
@@ -90,7 +91,15 @@ export async function runClipTask(task: ClipTask): Promise<ClipOutput> {
   const t0 = performance.now();
   const c = task.clip;
   const loaded = await loadFrames(c, task.decoder);
-  if (c.arrays && !existsSync(c.arrays)) throw new ClipDataError(`missing array file ${c.arrays}`);
+  let gt: DynamicsArrays | null = null;
+  if (c.arrays) {
+    if (!existsSync(c.arrays)) throw new ClipDataError(`missing array file ${c.arrays}`);
+    try {
+      gt = readNpzArrays(c.arrays);
+    } catch (e) {
+      throw new ClipDataError(`unreadable array file ${(e as Error).message.split('\n')[0]}`);
+    }
+  }
   if (loaded.frames.length < 2) throw new ClipDataError(`only ${loaded.frames.length} frame(s); VO needs at least 2`);
   const t1 = performance.now();
 
@@ -128,7 +137,9 @@ export async function runClipTask(task: ClipTask): Promise<ClipOutput> {
       });
     }
   } else {
-    // No QA file: answer the questions; the oracle label is unknown (null) without ground truth.
+    // No QA items: answer the questions; the oracle labels come from the ground-truth arrays
+    // (null without them).
+    const truth = gt ? labelClip(clipData(gt, summaryFeatures(gt)), questions) : null;
     questions.questions.forEach((q, i) => {
       if (!task.questionIds.includes(q.id)) return;
       records.push({
@@ -136,7 +147,7 @@ export async function runClipTask(task: ClipTask): Promise<ClipOutput> {
         clip_id: c.id,
         question_id: q.id,
         category: q.category,
-        oracle_label: null,
+        oracle_label: truth ? truth[q.id] : null,
         model_answer: labels[q.id],
         source: c.source,
       });

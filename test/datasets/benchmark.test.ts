@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CAMERA_HEIGHTS, inferSource, readBenchmark, readClipList } from '../../src/datasets/benchmark.js';
-import { groundTruthArrays, kittiTrajectory, relativeToFirst } from '../../src/datasets/groundtruth.js';
+import { groundTruthArrays, kittiTrajectory, readNpzArrays, relativeToFirst } from '../../src/datasets/groundtruth.js';
+import { writeNpz } from '../../src/io/npz.js';
 import { decodeVideo, decodeVideoAsync } from '../../src/datasets/video.js';
 import { KITTI_CAMERA_HEIGHT } from '../../src/datasets/kitti.js';
 import { clipData, labelClip, loadQuestions, summaryFeatures } from '../../src/oracle/index.js';
@@ -128,6 +129,20 @@ describe.skipIf(!HAS_EGODYN_KITTI)('egodyn_kitti (../shared)', () => {
     }
   });
 
+  it('the npz arrays and the KITTI poses agree (rates to 1e-9), and give the same labels', () => {
+    const questions = loadQuestions();
+    for (const c of readBenchmark(EGODYN_KITTI).clips.filter((_, i) => i % 7 === 0)) {
+      const npz = groundTruthArrays(c)!;
+      const poses = groundTruthArrays(c, null)!;
+      expect([npz.from, poses.from]).toEqual(['npz', 'kitti-poses']);
+      for (const k of ['speed', 'accel', 'yaw_rate', 'jerk'] as const) {
+        for (let i = 0; i < npz.arrays[k].length; i++) expect(Math.abs(npz.arrays[k][i] - poses.arrays[k][i])).toBeLessThan(1e-9);
+      }
+      const lab = (a: typeof npz.arrays) => labelClip(clipData(a, summaryFeatures(a)), questions);
+      expect(lab(npz.arrays)).toEqual(lab(poses.arrays));
+    }
+  });
+
   it('relativeToFirst puts the first pose at the origin, heading 0, and keeps distances', () => {
     const c = readBenchmark(EGODYN_KITTI).clips[40];
     const t = kittiTrajectory(c.id, c.frames!)!;
@@ -135,6 +150,32 @@ describe.skipIf(!HAS_EGODYN_KITTI)('egodyn_kitti (../shared)', () => {
     expect([r.x[0], r.y[0], r.yaw[0]]).toEqual([0, 0, 0]);
     const d = (a: typeof t, i: number) => Math.hypot(a.x[i] - a.x[0], a.y[i] - a.y[0]);
     expect(d(r, 30)).toBeCloseTo(d(t, 30), 9);
+  });
+});
+
+describe('readNpzArrays', () => {
+  const n = 4;
+  const v = Float64Array.from({ length: n }, (_, i) => i / 10);
+  const full = { timestamps: v, position: { shape: [n, 2], data: new Float64Array(2 * n).map((_, i) => i) }, yaw: v, speed: v, accel: v, yaw_rate: v, jerk: v };
+
+  it('reads position (N×2) into x and y', () => {
+    const p = join(tmp, 'ok.npz');
+    writeNpz(p, full);
+    const a = readNpzArrays(p);
+    expect(Array.from(a.x)).toEqual([0, 2, 4, 6]);
+    expect(Array.from(a.y)).toEqual([1, 3, 5, 7]);
+    expect(Array.from(a.speed)).toEqual(Array.from(v));
+  });
+
+  it('names what is missing or misshapen', () => {
+    const p = join(tmp, 'bad.npz');
+    const { jerk: _, ...noJerk } = full;
+    writeNpz(p, noJerk);
+    expect(() => readNpzArrays(p)).toThrow(/bad\.npz: no array 'jerk'/);
+    writeNpz(p, { ...full, position: v });
+    expect(() => readNpzArrays(p)).toThrow(/'position' has shape \(4\), expected \(4, 2\)/);
+    writeFileSync(p, 'not a zip');
+    expect(() => readNpzArrays(p)).toThrow(/bad\.npz/);
   });
 });
 

@@ -228,6 +228,24 @@ describe.skipIf(!NATIVE_BUILT || !HAS_EGODYN_KITTI)('egogeo run on egodyn_kitti 
     expect(read(out)).toBe(read(ref));
   });
 
+  it('without qa.jsonl: answers the questions, oracle labels from the npz arrays; an unreadable npz is a bad clip', () => {
+    const dir = kittiSubset(join(tmp, 'noqa'), ['kitti00_000100', 'kitti00_000105']);
+    rmSync(join(dir, 'qa.jsonl'));
+    writeFileSync(join(dir, 'arrays/kitti00_000105.npz'), 'not an npz');
+    const out = join(tmp, 'noqa.jsonl');
+    const r = cli(['run', '--dataset', dir, '-o', out, '--questions', 'subset']);
+    expect(r.code).toBe(1);
+    expect(readJsonl<{ reason: string }>(`${out}.errors.jsonl`)[0].reason).toMatch(/unreadable array file .*kitti00_000105\.npz/);
+    const preds = readJsonl<Pred>(out);
+    expect(preds.map((p) => p.question_id)).toEqual(['yaw_rate_turn_direction', 'speed_trend', 'significant_heading_change', 'high_lateral_accel', 'brake_then_turn', 'stop_and_go']);
+    const truth = new Map(
+      readJsonl<{ clip_id: string; question_id: string; answer: string }>(join(sharedPath('data/egodyn_kitti'), 'qa.jsonl'))
+        .filter((q) => q.clip_id === 'kitti00_000100')
+        .map((q) => [q.question_id, q.answer]),
+    );
+    for (const p of preds) expect([p.question_id, p.oracle_label]).toEqual([p.question_id, truth.get(p.question_id)]);
+  });
+
   it('a finished output is left as it is by a rerun', () => {
     const before = read(ref);
     const r = cli(['run', '--dataset', ds, '-o', ref, '--workers', '2']);
