@@ -1,11 +1,11 @@
 // One clip: validate, build the world once, then per frame render every sub-frame view row by row,
 // apply exposure and noise, and encode.
 //
-// JPEG encoding uses cv::imencode (Debian's OpenCV links libjpeg-turbo). Measured on the 2-core
-// dev box at 1280x720 greyscale, quality 90 (bench/render.mjs --encoder): imencode on the
-// rendered buffer inside this call costs ~3.5 ms a frame, sharp (libvips, prebuilt) ~5-6 ms plus
-// a copy of the raw frame into JS and its own thread pool competing with the render workers, so
-// the in-call encoder is the default; sharp stays the encoder for colour/PNG exports in JS.
+// JPEG encoding uses cv::imencode (Debian's OpenCV links libjpeg-turbo), inside this call on the
+// rendered buffer. Measured at 1280x720 greyscale, quality 90, one core of the 2-core dev box
+// (bench/render.mjs): imencode ~1.9 ms a frame, sharp (libvips + mozjpeg, prebuilt) ~9 ms a frame
+// plus a copy of each raw frame into JS — so imencode is the default and sharp the alternative
+// (`egogeo synth --encoder sharp`).
 #include "raster.h"
 #include "types.h"
 #include "world.h"
@@ -130,7 +130,8 @@ Result render_clip(const Request& req) {
 
   cv::VideoWriter video;
   if (!req.output.video_path.empty()) {
-    video.open(req.output.video_path, cv::VideoWriter::fourcc('m', 'p', '4', 'v'), req.output.video_fps, cv::Size(W, H), false);
+    // FFmpeg explicitly: no fall-back to other backends (GStreamer) and their console warnings.
+    video.open(req.output.video_path, cv::CAP_FFMPEG, cv::VideoWriter::fourcc('m', 'p', '4', 'v'), req.output.video_fps, cv::Size(W, H), false);
     if (!video.isOpened()) {
       throw std::runtime_error("cannot open an mp4 (mp4v) video writer for '" + req.output.video_path +
                                "' (this OpenCV build may lack FFmpeg support)");

@@ -6,7 +6,8 @@
  *   ẋ = v cos ψ,  ẏ = v sin ψ,  ψ̇ = v tan δ / L,  v̇ = a,  ȧ = clamp(a_cmd − a, ±jerk)/dt,
  *   δ̇ = clamp(δ_cmd − δ, ±steerRate·dt)/dt,  δ_cmd = atan(L κ_cmd) with |κ_cmd| ≤ a_lat / v².
  *
- * The vehicle never reverses: braking stops it at v = 0, where it stays until a positive command.
+ * The vehicle never reverses: braking eases off before standstill (within the jerk limit) and the
+ * car stays at v = 0 until a positive command.
  */
 import type { BehaviourProfile } from './profiles.js';
 
@@ -70,9 +71,12 @@ export function simulate(plan: Plan, profile: BehaviourProfile, end: number): De
     out.yaw[i] = yaw;
     out.v[i] = v;
     out.a[i] = a;
-    // Longitudinal: jerk-limited approach to the commanded acceleration.
-    const aCmd = ph ? value(ph.accel, t) : 0;
-    const jmax = (ph?.jerk ?? profile.maxJerk) * SIM_DT;
+    // Longitudinal: jerk-limited approach to the commanded acceleration. Braking eases off
+    // before standstill (|a| <= sqrt(1.6 j v)), so the car stops within the jerk limit too.
+    const jerk = ph?.jerk ?? profile.maxJerk;
+    let aCmd = ph ? value(ph.accel, t) : 0;
+    if (aCmd < 0) aCmd = Math.max(aCmd, -Math.sqrt(1.6 * jerk * v)); // 0.8 j: slack to track it
+    const jmax = jerk * SIM_DT;
     a += Math.max(-jmax, Math.min(jmax, aCmd - a));
     // Lateral: curvature command capped by the lateral-acceleration limit, steering-rate limited.
     let k = ph ? value(ph.curvature, t) : 0;

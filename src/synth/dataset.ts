@@ -27,7 +27,7 @@ import { labelDistribution, planDataset, type SynthClip } from './plan.js';
 import { PRESETS, CLIP_SECONDS, type PresetName } from './presets.js';
 import type { ProfileName } from './profiles.js';
 import { loadQuestionTexts, qaRecords } from './qa.js';
-import type { RenderTask, RenderTaskResult } from './task.js';
+import type { JpegEncoder, RenderTask, RenderTaskResult } from './task.js';
 
 export interface SynthOptions {
   /** Output folder (created; must be absent or empty unless `force`). */
@@ -41,6 +41,8 @@ export interface SynthOptions {
   workers?: number;
   progress?: boolean;
   jpegQuality?: number;
+  /** JPEG encoder (default 'opencv', the faster; see worker.ts). */
+  encoder?: JpegEncoder;
   /** Replace a non-empty `out`. */
   force?: boolean;
   questionsPath?: string;
@@ -149,6 +151,7 @@ export async function synthesize(o: SynthOptions): Promise<SynthSummary> {
       videoPath: videoPath(c.id),
       fps: PRESETS[c.preset].hz,
       jpegQuality: o.jpegQuality ?? 90,
+      encoder: o.encoder ?? 'opencv',
     }));
     await runPool<RenderTask, RenderTaskResult>({
       worker: workerUrl(),

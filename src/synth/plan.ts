@@ -24,7 +24,8 @@ export const SCENARIO_WEIGHTS: Readonly<Record<string, number>> = {
   cruise: 1.4,
   accelerate: 1.2,
   brake: 1.4,
-  emergencyBrake: 1.0,
+  emergencyBrake: 1.2,
+  evasive: 0.8,
   stopAndGo: 1.0,
   turn: 1.4,
   brakeThenTurn: 1.0,
@@ -42,7 +43,7 @@ export interface PlanOptions {
   /** One profile for every clip; default: each candidate draws one of the five. */
   profile?: ProfileName;
   questions: QuestionSet;
-  /** Candidates simulated per clip (default 12); 1 = no balancing. */
+  /** Candidates simulated per clip (default 16); 1 = no balancing. */
   candidates?: number;
 }
 
@@ -139,7 +140,7 @@ function copyOracle(r: OracleResult): OracleResult {
 
 /** Plans `clips` clips with answers balanced by the oracle (see the module comment). */
 export function planDataset(o: PlanOptions): SynthClip[] {
-  const K = Math.max(1, Math.floor(o.candidates ?? 12));
+  const K = Math.max(1, Math.floor(o.candidates ?? 16));
   const counts = new Map<string, Map<string, number>>();
   for (const q of o.questions.questions) counts.set(q.id, new Map());
   const out: SynthClip[] = [];

@@ -97,6 +97,32 @@ export const SCENARIOS: Readonly<Record<string, Generator>> = {
     };
   },
 
+  evasive(rng, p) {
+    // Hard braking while swerving around an obstacle: extreme deceleration plus a lateral jink.
+    const dir = rng.sign();
+    const v0 = rng.uniform(8, 20) * p.speedFactor;
+    const ts = rng.uniform(-0.3, 1.2);
+    const a = -rng.uniform(4.2, 8);
+    const T = rng.uniform(1.2, 2.2);
+    const k0 = rng.uniform(0.01, 0.05);
+    const t1 = ts + rng.uniform(0, 0.6);
+    return {
+      name: dir > 0 ? 'evasive-left' : 'evasive-right',
+      plan: {
+        v0,
+        preRoll: PRE_ROLL,
+        phases: [
+          hold(ts),
+          { until: t1, accel: a, curvature: 0, jerk: rng.uniform(15, 40) },
+          { until: t1 + T, accel: a, curvature: (t) => dir * k0 * Math.sin((2 * Math.PI * (t - t1)) / T), jerk: 30 },
+          { until: END, accel: a * rng.uniform(0, 1), curvature: 0, jerk: 30 },
+        ],
+      },
+      environment: envFor(v0, rng),
+      lanes: 0,
+    };
+  },
+
   stopAndGo(rng, p) {
     const a = rng.uniform(0.7, 1) * Math.max(p.maxAccel, 1.6);
     if (rng.unit() < 0.5) {

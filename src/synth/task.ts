@@ -13,7 +13,11 @@ export interface RenderTask {
   videoPath: string;
   fps: number;
   jpegQuality: number;
+  /** JPEG encoder: 'opencv' (cv::imencode inside the render call, the default: faster) or 'sharp'. */
+  encoder: JpegEncoder;
 }
+
+export type JpegEncoder = 'opencv' | 'sharp';
 
 export interface RenderTaskResult {
   id: string;

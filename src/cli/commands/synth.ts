@@ -19,6 +19,7 @@ interface Opts {
   video?: boolean;
   workers?: string;
   jpegQuality: string;
+  encoder: string;
   noise?: string;
   exposure?: string;
   blur?: string;
@@ -65,6 +66,7 @@ export function registerSynth(program: Command): void {
     .option('--video', 'one mp4 per clip (videos/<clip_id>.mp4, field video_path) instead of JPEG frames')
     .option('--workers <n>', `render workers (default: the machine's cores, here ${defaultWorkers()})`)
     .option('--jpeg-quality <q>', 'JPEG quality', '90')
+    .option('--encoder <name>', "JPEG encoder: opencv (cv::imencode in the render call, faster) or sharp", 'opencv')
     .option('--noise <sigma>', "per-pixel noise std in grey levels (default: the preset's)")
     .option('--exposure <sigma>', "per-frame log-gain drift std (default: the preset's)")
     .option('--blur <samples>', 'motion blur: sub-frame renders averaged per frame (default 1 = off)')
@@ -78,6 +80,7 @@ export function registerSynth(program: Command): void {
         throw new InputError(`--profile must be one of ${PROFILE_NAMES.join(', ')}, got '${o.profile}'`);
       }
       const preset = parsePreset(o.preset, true);
+      if (o.encoder !== 'opencv' && o.encoder !== 'sharp') throw new InputError(`--encoder must be opencv or sharp, got '${o.encoder}'`);
       const photometric: Record<string, number> = {};
       const noise = numIn('--noise', o.noise, 0, 50);
       const exposure = numIn('--exposure', o.exposure, 0, 1);
@@ -93,6 +96,7 @@ export function registerSynth(program: Command): void {
         video: !!o.video,
         workers: o.workers === undefined ? undefined : intIn('--workers', o.workers, 1, 1024),
         jpegQuality: intIn('--jpeg-quality', o.jpegQuality, 1, 100),
+        encoder: o.encoder,
         photometric,
         force: !!o.force,
         questionsPath: o.config,
