@@ -22,6 +22,8 @@ interface CvMat {
   cvtColor(code: number): CvMat;
   cvtColorAsync(code: number, cb: (err: unknown, m: CvMat) => void): void;
   getData(): Buffer;
+  /** Frees the pixels now (V8 does not see them: the memory tracker is off, see `opencv`). */
+  release(): void;
 }
 /** The part of opencv4nodejs this module uses. */
 interface Cv {
@@ -32,6 +34,7 @@ interface Cv {
     release(): void;
   };
   CAP_PROP_FPS: number;
+  CAP_PROP_FRAME_COUNT: number;
   CAP_FFMPEG?: number;
   COLOR_BGR2GRAY: number;
   isCustomMatAllocatorEnabled?(): boolean;
@@ -82,10 +85,14 @@ const call = (f: (cb: (err: unknown, m: CvMat) => void) => void): Promise<CvMat>
 /** A thrown value's first line (the binding throws strings). */
 const why = (e: unknown): string => String((e as Error)?.message ?? e).split('\n')[0];
 
-const grey = (m: CvMat): PixelFrame => {
-  const buf = m.getData();
-  return { data: new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength), width: m.cols, height: m.rows };
-};
+/** The frame's grey pixels as a JS-owned copy; both Mats are freed at once. */
+function grey(frame: CvMat, g: CvMat): PixelFrame {
+  const buf = g.getData();
+  const out = { data: new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength), width: g.cols, height: g.rows };
+  g.release();
+  if (g !== frame) frame.release();
+  return out;
+}
 
 function open(path: string): { c: Cv; cap: InstanceType<Cv['VideoCapture']> } {
   if (!existsSync(path)) throw new ClipDataError(`missing video ${path}`);
@@ -108,7 +115,7 @@ export function decodeVideo(path: string): DecodedVideo {
     for (;;) {
       const m = cap.read();
       if (m.empty) break;
-      frames.push(grey(m.channels === 1 ? m : m.cvtColor(c.COLOR_BGR2GRAY)));
+      frames.push(grey(m, m.channels === 1 ? m : m.cvtColor(c.COLOR_BGR2GRAY)));
     }
   } catch (e) {
     throw new ClipDataError(`unreadable video ${path} (${why(e)})`);
@@ -119,23 +126,79 @@ export function decodeVideo(path: string): DecodedVideo {
   return { frames, fps };
 }
 
-/** `decodeVideo` with decoding and colour conversion on the libuv pool (the event loop stays free). */
-export async function decodeVideoAsync(path: string): Promise<DecodedVideo> {
+/**
+ * Decodes on the libuv pool (the event loop stays free), handing each frame's greyscale pixels to
+ * `sink` (a Buffer valid during the call) in file order. Returns the container's frame rate.
+ */
+async function decodeAsyncInto(path: string, sink: (pixels: Buffer, width: number, height: number, countHint: number) => void): Promise<{ fps: number; count: number }> {
   const { c, cap } = open(path);
-  const frames: PixelFrame[] = [];
   let fps = 0;
+  let count = 0;
   try {
     fps = cap.get(c.CAP_PROP_FPS) || 0;
+    const hint = Math.max(0, Math.round(cap.get(c.CAP_PROP_FRAME_COUNT) || 0));
     for (;;) {
       const m = await call((cb) => cap.readAsync(cb));
       if (m.empty) break;
-      frames.push(grey(m.channels === 1 ? m : await call((cb) => m.cvtColorAsync(c.COLOR_BGR2GRAY, cb))));
+      const g = m.channels === 1 ? m : await call((cb) => m.cvtColorAsync(c.COLOR_BGR2GRAY, cb));
+      sink(g.getData(), g.cols, g.rows, hint);
+      g.release();
+      if (g !== m) m.release();
+      count++;
     }
   } catch (e) {
     throw new ClipDataError(`unreadable video ${path} (${why(e)})`);
   } finally {
     cap.release();
   }
-  if (frames.length === 0) throw new ClipDataError(`unreadable video ${path} (no frames decoded)`);
+  if (count === 0) throw new ClipDataError(`unreadable video ${path} (no frames decoded)`);
+  return { fps, count };
+}
+
+/** `decodeVideo` with decoding and colour conversion on the libuv pool (the event loop stays free). */
+export async function decodeVideoAsync(path: string): Promise<DecodedVideo> {
+  const frames: PixelFrame[] = [];
+  const { fps } = await decodeAsyncInto(path, (px, width, height) => frames.push({ data: new Uint8Array(px.buffer, px.byteOffset, px.byteLength), width, height }));
   return { frames, fps };
+}
+
+/** All frames of a video packed back to back in one SharedArrayBuffer (for another thread). */
+export interface SharedVideo {
+  buffer: SharedArrayBuffer;
+  width: number;
+  height: number;
+  count: number;
+  fps: number;
+}
+
+/**
+ * `decodeVideoAsync` straight into shared memory: into `reuse` when it is large enough (the
+ * caller's buffer from the previous clip), else into a new buffer sized from the container's
+ * frame count and grown if that count was wrong. No per-frame copy survives the call.
+ */
+export async function decodeVideoShared(path: string, reuse?: SharedArrayBuffer): Promise<SharedVideo> {
+  let buf = reuse ?? new SharedArrayBuffer(0);
+  let view = new Uint8Array(buf);
+  let width = 0, height = 0, n = 0;
+  const ensure = (bytes: number, copy: number) => {
+    if (bytes <= buf.byteLength) return;
+    const bigger = new SharedArrayBuffer(Math.max(bytes, copy > 0 ? 2 * buf.byteLength : 0));
+    new Uint8Array(bigger).set(view.subarray(0, copy));
+    buf = bigger;
+    view = new Uint8Array(buf);
+  };
+  const { fps, count } = await decodeAsyncInto(path, (px, w, h, hint) => {
+    const size = w * h;
+    if (n === 0) {
+      width = w;
+      height = h;
+      ensure(size * Math.max(1, hint), 0);
+    } else if (w !== width || h !== height) {
+      throw new ClipDataError(`video ${path}: frames change size (${width}×${height} to ${w}×${h})`);
+    }
+    ensure((n + 1) * size, n * size);
+    view.set(px, n * size);
+    n++;
+  });
+  return { buffer: buf, width, height, count, fps };
 }

@@ -1,19 +1,23 @@
 /**
  * Video frames for pool workers without JSON and without loading opencv4nodejs in more than one
  * thread (see src/datasets/video.ts): a worker asks over a BroadcastChannel, the main thread
- * decodes asynchronously (libuv pool) into one SharedArrayBuffer and answers with it — the frames
- * are shared memory, never copied through a message. At most one request per worker is in
- * flight, so memory stays at about `workers` clips of frames.
+ * decodes asynchronously (libuv pool) into a SharedArrayBuffer and answers with it — the frames
+ * are shared memory, never copied through a message. Each worker owns one such buffer and sends
+ * it with every request, so the main thread decodes into it in place (a new, larger one only when
+ * a clip does not fit): memory stays at one clip of frames per worker. (A fresh buffer per clip
+ * would pile up: V8 does not collect shared buffers held by several isolates promptly.)
  */
 import { BroadcastChannel, threadId } from 'node:worker_threads';
 import { ClipDataError } from '../datasets/benchmark.js';
-import { type DecodedVideo, decodeVideoAsync } from '../datasets/video.js';
+import { type DecodedVideo, decodeVideoShared } from '../datasets/video.js';
 import type { PixelFrame } from '../native/index.js';
 
 interface Request {
   type: 'decode';
   id: string;
   path: string;
+  /** The worker's buffer from its previous clip, to decode into. */
+  buffer?: SharedArrayBuffer;
 }
 type Reply =
   | { type: 'frames'; id: string; buffer: SharedArrayBuffer; width: number; height: number; count: number; fps: number }
@@ -25,29 +29,17 @@ export function startDecoder(name: string): { close(): void } {
   bc.onmessage = (ev: unknown) => {
     const req = (ev as { data: Request | Reply }).data;
     if (req.type !== 'decode') return;
-    decodeVideoAsync(req.path)
-      .then((v) => pack(req.id, v))
-      .then(
-      (r) => bc.postMessage(r),
+    decodeVideoShared(req.path, req.buffer).then(
+      (v) => bc.postMessage({ type: 'frames', id: req.id, ...v } satisfies Reply),
       (e: Error) => bc.postMessage({ type: 'error', id: req.id, message: e.message, data: e instanceof ClipDataError } satisfies Reply),
     );
   };
   return { close: () => bc.close() };
 }
 
-function pack(id: string, v: DecodedVideo): Reply {
-  const { width, height } = v.frames[0];
-  for (const f of v.frames) {
-    if (f.width !== width || f.height !== height) throw new ClipDataError(`video frames change size (${width}×${height} to ${f.width}×${f.height})`);
-  }
-  const size = width * height;
-  const buffer = new SharedArrayBuffer(size * v.frames.length);
-  const all = new Uint8Array(buffer);
-  v.frames.forEach((f, i) => all.set(f.data, i * size));
-  return { type: 'frames', id, buffer, width, height, count: v.frames.length, fps: v.fps };
-}
-
 let seq = 0;
+/** This worker's frame buffer, reused clip after clip. */
+let scratch: SharedArrayBuffer | undefined;
 
 /** Worker: the frames of `path`, decoded by the main thread's decoder on channel `name`. */
 export function requestFrames(name: string, path: string): Promise<DecodedVideo> {
@@ -62,6 +54,7 @@ export function requestFrames(name: string, path: string): Promise<DecodedVideo>
         reject(r.data ? new ClipDataError(r.message) : new Error(r.message));
         return;
       }
+      scratch = r.buffer;
       const size = r.width * r.height;
       const frames: PixelFrame[] = Array.from({ length: r.count }, (_, i) => ({
         data: new Uint8Array(r.buffer, i * size, size),
@@ -70,6 +63,6 @@ export function requestFrames(name: string, path: string): Promise<DecodedVideo>
       }));
       resolve({ frames, fps: r.fps });
     };
-    bc.postMessage({ type: 'decode', id, path } satisfies Request);
+    bc.postMessage({ type: 'decode', id, path, buffer: scratch } satisfies Request);
   });
 }
