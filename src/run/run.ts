@@ -14,8 +14,8 @@
  *   OUT.manifest.json        the submission manifest (model, type, input, per-clip answers)
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GEOMETRIC_SUBSET } from '../baseline/baseline.js';
 import { InputError } from '../core/trajectory.js';
@@ -174,6 +174,9 @@ export async function runBenchmark(o: RunOptions): Promise<RunSummary> {
   };
   const out = resolve(o.output);
   const prev = readRunRecord(out);
+  if (!prev && existsSync(out) && statSync(out).size > 0) {
+    throw new InputError(`${o.output} exists but no egogeo run wrote it (no ${basename(sidecar.run(out))} beside it); use another -o or remove it`);
+  }
   if (prev && existsSync(out)) {
     const d = keyDiff(key, prev.key) ?? (JSON.stringify(prev.shard) !== JSON.stringify(shard) ? `shard: ${prev.shard.index}/${prev.shard.count} then, ${shard.index}/${shard.count} now` : null);
     if (d) throw new InputError(`${o.output} holds a run with other options (${d}); rerun with the same options to resume, or use another -o`);

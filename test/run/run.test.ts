@@ -134,10 +134,15 @@ describe.skipIf(!NATIVE_BUILT)('egogeo run on a rendered dataset (bad clips incl
     expect(read(`${merged}.errors.jsonl`)).toBe('');
   });
 
-  it('refuses to resume an output made with other options', () => {
+  it('refuses to resume an output made with other options, or one egogeo run did not write', () => {
     const r = run('w2', '--workers', '2', '--questions', 'subset');
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/holds a run with other options \(questions: "all" then, "subset" now\)/);
+    mkdirSync(join(tmp, 'foreign'), { recursive: true });
+    writeFileSync(out('foreign'), read(out('w2')));
+    const f = run('foreign');
+    expect(f.code).toBe(1);
+    expect(f.stderr).toMatch(/exists but no egogeo run wrote it \(no preds\.jsonl\.run\.json beside it\)/);
   });
 });
 
