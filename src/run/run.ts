@@ -14,7 +14,7 @@
  *   OUT.manifest.json        the submission manifest (model, type, input, per-clip answers)
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GEOMETRIC_SUBSET } from '../baseline/baseline.js';
@@ -205,24 +205,25 @@ export async function runBenchmark(o: RunOptions): Promise<RunSummary> {
   const trajDir = sidecar.trajectories(out);
   mkdirSync(trajDir, { recursive: true });
   for (const f of readdirSync(trajDir)) if (f.endsWith('.tmp')) unlinkSync(`${trajDir}/${f}`);
+  // Errors: appended as clips fail (one line each), rewritten in canonical order at the end.
   const errorsPath = sidecar.errors(out);
   const failed: { clip_id: string; source: string; reason: string; index: number }[] = [];
-  const writeErrors = () =>
-    writeAtomic(
-      errorsPath,
-      failed
-        .slice()
-        .sort((a, b) => a.index - b.index)
-        .map((f) => `${JSON.stringify({ clip_id: f.clip_id, source: f.source, reason: f.reason })}\n`)
-        .join(''),
-    );
+  const errorLine = (f: { clip_id: string; source: string; reason: string }) => `${JSON.stringify({ clip_id: f.clip_id, source: f.source, reason: f.reason })}\n`;
+  const writeErrors = () => writeAtomic(errorsPath, failed.slice().sort((a, b) => a.index - b.index).map(errorLine).join(''));
   writeErrors();
+  const fail = (c: BenchmarkClip, reason: string) => {
+    const f = { clip_id: c.id, source: c.source, reason, index: c.index };
+    failed.push(f);
+    appendFileSync(errorsPath, errorLine(f));
+  };
 
   const cancel = new Int32Array(new SharedArrayBuffer(4));
   const decoderName = `egogeo-decode-${process.pid}-${randomBytes(6).toString('hex')}`;
   const todo = mine.filter((c) => !done.has(c.id) && expected.get(c.id)!.count > 0);
+  // Clips known to be bad before any decoding (listed but not indexed) fail without a task.
+  for (const c of todo) if (c.problem) fail(c, c.problem);
   const qaBase = (c: BenchmarkClip) => c.index * questions.questions.length;
-  const tasks: ClipTask[] = todo.map((c) => ({
+  const tasks: ClipTask[] = todo.filter((c) => !c.problem).map((c) => ({
     clip: c,
     qa: c.qa.filter((q) => ids.has(q.question_id)),
     frames: o.frames,
@@ -268,9 +269,7 @@ export async function runBenchmark(o: RunOptions): Promise<RunSummary> {
         },
         onError: (e, t) => {
           const reason = (e as Error).message.split('\n')[0];
-          if (reason === CANCELLED) return;
-          failed.push({ clip_id: t.clip.id, source: t.clip.source, reason, index: t.clip.index });
-          writeErrors();
+          if (reason !== CANCELLED) fail(t.clip, reason);
         },
       });
     }
