@@ -6,8 +6,8 @@
 // evenly spaced frames, plus speed / yaw-rate RMSE of the estimated dynamics.
 //
 //   npm run build && node bench/synth-accuracy.mjs [--clips 100] [--seed 2026] [--preset carla|nuscenes|mixed] [--workers 2]
-// Writes bench/results/synth-accuracy.json.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// Writes bench/results/synth-accuracy.json (one entry per preset; a run replaces its preset's entry).
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GEOMETRIC_SUBSET } from '../dist/baseline/baseline.js';
@@ -87,7 +87,10 @@ function perScenario(clips, preds) {
 }
 
 mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
-writeFileSync(new URL('./results/synth-accuracy.json', import.meta.url), `${JSON.stringify(result, null, 2)}\n`);
+const out = new URL('./results/synth-accuracy.json', import.meta.url);
+const previous = existsSync(out) ? JSON.parse(readFileSync(out, 'utf8')) : {};
+const merged = { ...(previous.preset === undefined ? previous : {}), [PRESET]: result };
+writeFileSync(out, `${JSON.stringify(merged, null, 2)}\n`);
 const f3 = (x) => (x === undefined ? '  -  ' : x.toFixed(3));
 console.log(`synthetic ${PRESET} clips: ${CLIPS} (seed ${SEED}), rendered at ${result.render.framesPerSecond.toFixed(1)} frames/s`);
 console.log('estimator     BAcc subset  BAcc all14  acc subset  acc all14  VO ms/clip');

@@ -139,6 +139,15 @@ export async function synthesize(o: SynthOptions): Promise<SynthSummary> {
   const timing = { world: 0, render: 0, encode: 0, video: 0 };
   let frames = 0;
   let bytes = 0;
+  // Interrupted: remove the staging folder, then let the signal do what it would have done.
+  const onSignal = (sig: NodeJS.Signals) => {
+    rmSync(stage, { recursive: true, force: true });
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+    process.kill(process.pid, sig);
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
   try {
     mkdirSync(join(stage, 'arrays'));
     const video = !!o.video;
@@ -201,6 +210,9 @@ export async function synthesize(o: SynthOptions): Promise<SynthSummary> {
   } catch (e) {
     rmSync(stage, { recursive: true, force: true });
     throw e;
+  } finally {
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
   }
   return { dir: out, clips, frames, bytes, seconds: (Date.now() - t0) / 1000, timing, questions };
 }
