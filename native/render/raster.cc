@@ -184,7 +184,7 @@ void render_row(const World& w, const CameraModel& cam, const View& v, int row, 
 
   // Ground row constants: hit point linear in u, footprints, mip levels, haze.
   float g0x = 0, g0y = 0, dgx = 0, dgy = 0, fl = 0, fd = 0, haze_g = 1;
-  float lod_asph = 0, lod_pav = 0, lod_ter = 0;
+  LodPair lp_asph, lp_pav, lp_ter;
   if (ground_row) {
     const double lg = cam.h / b;
     g0x = static_cast<float>(v.x + lg * (v.fxw + a0 * v.rxw));
@@ -197,9 +197,9 @@ void render_row(const World& w, const CameraModel& cam, const View& v, int row, 
     if (!(fd > 0)) fd = fl;
     // Anisotropic footprint: mostly the lateral one, so the road keeps texture into the distance.
     const float foot = std::pow(fl, 0.55f) * std::pow(fd, 0.45f);
-    lod_asph = fast_log2(foot / static_cast<float>(w.tex.asphalt.texel_u));
-    lod_pav = fast_log2(foot / static_cast<float>(w.tex.pavers.texel_u));
-    lod_ter = fast_log2(foot / static_cast<float>(w.tex.terrain.texel_u));
+    lp_asph = lod_pair(w.tex.asphalt, fast_log2(foot / static_cast<float>(w.tex.asphalt.texel_u)));
+    lp_pav = lod_pair(w.tex.pavers, fast_log2(foot / static_cast<float>(w.tex.pavers.texel_u)));
+    lp_ter = lod_pair(w.tex.terrain, fast_log2(foot / static_cast<float>(w.tex.terrain.texel_u)));
     haze_g = w.haze_at(lam_g);
     // Exact Frenet coordinates every kAnchor pixels, interpolated in between.
     const int na = W / kAnchor + 2;
@@ -225,6 +225,15 @@ void render_row(const World& w, const CameraModel& cam, const View& v, int row, 
     mark_d[m] = static_cast<float>(w.marking_d[m]);
     mark_dash[m] = w.marking_dashed[m];
   }
+  // Haze lookups hoisted out of the pixel loop (World::haze_at, with locals).
+  const float* haze_lut = w.haze_lut.data();
+  const float haze_scale = static_cast<float>(w.haze_lut_scale);
+  const int haze_last = static_cast<int>(w.haze_lut.size()) - 1;
+  const float haze = w.haze;
+  auto haze_at = [=](float lambda) {
+    const float f = lambda * haze_scale;
+    return haze_lut[f < static_cast<float>(haze_last) ? static_cast<int>(f) : haze_last];
+  };
   const float* sa = scratch.s.data();
   const float* dsa = scratch.d.data();
   const int nlast = v.n - 1;
@@ -252,7 +261,7 @@ void render_row(const World& w, const CameraModel& cam, const View& v, int row, 
             L = z < 0.35f ? P.base * 0.45f : P.base;
           }
           L *= v.shade_p[kk];
-          out[u] = L + (w.haze - L) * w.haze_at(lp);
+          out[u] = L + (haze - L) * haze_at(lp);
           continue;
         }
       }
@@ -283,7 +292,7 @@ void render_row(const World& w, const CameraModel& cam, const View& v, int row, 
         const float lod = fast_log2(std::max(std::max(fu, fv), 1e-6f)) - 0.5f;
         float L = sample_lod(T, lod, uu * itu, (z + B.v_offset) * itv);
         L = L * B.gain * wall.shade + B.bias;
-        out[u] = L + (w.haze - L) * w.haze_at(lam);
+        out[u] = L + (haze - L) * haze_at(lam);
         hit = true;
       }
       if (hit) continue;
@@ -302,7 +311,7 @@ void render_row(const World& w, const CameraModel& cam, const View& v, int row, 
     const float ad = std::fabs(d);
     float L;
     if (ad < road_half) {
-      L = sample_lod(w.tex.asphalt, lod_asph, gx * inv_ta, gy * inv_ta);
+      L = sample(lp_asph, gx * inv_ta, gy * inv_ta);
       for (int m = 0; m < nm; ++m) {
         const float dist = std::fabs(d - mark_d[m]);
         if (dist >= kMarkHalf + aa) continue;
@@ -314,15 +323,15 @@ void render_row(const World& w, const CameraModel& cam, const View& v, int row, 
         L += (kPaint - L) * c * 0.92f;
       }
     } else if (ad < curb_out) {
-      L = std::min(255.0f, sample_lod(w.tex.asphalt, lod_asph, gx * inv_ta, gy * inv_ta) * 0.6f + 110.0f);
+      L = std::min(255.0f, sample(lp_asph, gx * inv_ta, gy * inv_ta) * 0.6f + 110.0f);
       const float s = sa[j] + (sa[j + 1] - sa[j]) * t;
       if (std::fmod(s < 0 ? -s : s, 1.0f) < 0.03f) L *= 0.6f;
     } else if (ad < walk_out) {
-      L = sample_lod(w.tex.pavers, lod_pav, gx * inv_tp, gy * inv_tp);
+      L = sample(lp_pav, gx * inv_tp, gy * inv_tp);
     } else {
-      L = sample_lod(w.tex.terrain, lod_ter, gx * inv_tt, gy * inv_tt);
+      L = sample(lp_ter, gx * inv_tt, gy * inv_tt);
     }
-    out[u] = L + (w.haze - L) * haze_g;
+    out[u] = L + (haze - L) * haze_g;
   }
 }
 

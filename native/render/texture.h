@@ -9,6 +9,8 @@
 #include <cstring>
 #include <vector>
 
+#define EGOGEO_INLINE inline __attribute__((always_inline))
+
 namespace egogeo::render {
 
 // ---- hashing -----------------------------------------------------------------------------------
@@ -69,7 +71,7 @@ struct Level {
   float scale = 1;    // level-0 texels -> this level's texels
 };
 
-inline Level level_of(const Texture& t, int k) {
+EGOGEO_INLINE Level level_of(const Texture& t, int k) {
   if (k < 0) k = 0;
   if (k > t.levels - 1) k = t.levels - 1;
   Level l;
@@ -81,7 +83,7 @@ inline Level level_of(const Texture& t, int k) {
 }
 
 /// Bilinear sample with wrap-around; (u, v) in level-0 texel units, texel centres at integers.
-inline float sample(const Level& l, float u, float v) {
+EGOGEO_INLINE float sample(const Level& l, float u, float v) {
   u *= l.scale;
   v *= l.scale;
   // Truncation towards zero, corrected for negatives (an exact negative integer gives frac 1,
@@ -99,14 +101,14 @@ inline float sample(const Level& l, float u, float v) {
 }
 
 /// Fast log2 for positive finite floats (piecewise linear, error < 0.09).
-inline float fast_log2(float x) {
+EGOGEO_INLINE float fast_log2(float x) {
   uint32_t i;
   std::memcpy(&i, &x, 4);
   return static_cast<float>(i) * (1.0f / 8388608.0f) - 127.0f;
 }
 
 /// Trilinear sample at a fractional mip level (>= 0).
-inline float sample_lod(const Texture& t, float lod, float u, float v) {
+EGOGEO_INLINE float sample_lod(const Texture& t, float lod, float u, float v) {
   if (!(lod > 0)) return sample(level_of(t, 0), u, v);
   const float maxl = static_cast<float>(t.levels - 1);
   if (lod >= maxl) return sample(level_of(t, t.levels - 1), u, v);
@@ -115,6 +117,36 @@ inline float sample_lod(const Texture& t, float lod, float u, float v) {
   const float a = sample(level_of(t, k), u, v);
   const float b = sample(level_of(t, k + 1), u, v);
   return a + (b - a) * w;
+}
+
+/// Two adjacent mip levels and the blend between them, chosen once (e.g. per image row).
+struct LodPair {
+  Level a, b;
+  float w = 0;        // weight of b
+  bool two = false;   // blend needed
+};
+
+inline LodPair lod_pair(const Texture& t, float lod) {
+  LodPair p;
+  if (!(lod > 0)) {
+    p.a = level_of(t, 0);
+    return p;
+  }
+  const int k = static_cast<int>(lod);
+  if (k >= t.levels - 1) {
+    p.a = level_of(t, t.levels - 1);
+    return p;
+  }
+  p.a = level_of(t, k);
+  p.b = level_of(t, k + 1);
+  p.w = lod - static_cast<float>(k);
+  p.two = p.w > 1.0f / 64;
+  return p;
+}
+
+EGOGEO_INLINE float sample(const LodPair& p, float u, float v) {
+  const float x = sample(p.a, u, v);
+  return p.two ? x + (sample(p.b, u, v) - x) * p.w : x;
 }
 
 /// Periodic value noise: a random lattice of `period` x `period` cells (cells of `cell` texels),
