@@ -21,6 +21,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { InputError } from '../core/trajectory.js';
 import { writeNpz } from '../io/npz.js';
+import { native } from '../native/index.js';
 import { DEFAULT_QUESTIONS_PATH, loadQuestions, type QuestionSet } from '../oracle/index.js';
 import { runPool } from '../pool/index.js';
 import { labelDistribution, planDataset, type SynthClip } from './plan.js';
@@ -127,6 +128,11 @@ export async function synthesize(o: SynthOptions): Promise<SynthSummary> {
   if (!Number.isInteger(o.clips) || o.clips < 1) throw new InputError(`--clips must be a positive integer, got ${o.clips}`);
   const out = resolve(o.out);
   checkOut(out, !!o.force);
+  try {
+    native(); // one clear line before any work when the engine is not built
+  } catch (e) {
+    throw new InputError((e as Error).message);
+  }
   const qpath = o.questionsPath ?? DEFAULT_QUESTIONS_PATH;
   const questions = loadQuestions(qpath);
   const texts = loadQuestionTexts(qpath);
