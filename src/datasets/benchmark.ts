@@ -24,7 +24,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { InputError } from '../core/trajectory.js';
 import type { Intrinsics } from '../native/index.js';
-import { KITTI_CAMERA_HEIGHT, readCalib } from './kitti.js';
+import { KITTI_CAMERA_HEIGHT, kittiClips, readCalib, readKittiSequence } from './kitti.js';
 
 /** A clip's data is missing or unreadable: the clip fails (errors file), the run goes on. */
 export class ClipDataError extends Error {
@@ -185,12 +185,24 @@ export function readBenchmark(dir: string, opts: BenchmarkOptions = {}): Benchma
     order.push(id);
   }
 
+  return { dir: root, clips: arrange(byId, order, opts, recordSource, basename(indexPath), qaByClip), hasQa };
+}
+
+/** The clips in canonical order: the list's (filtered, its sources filling in) or the index's. */
+function arrange(
+  byId: Map<string, BenchmarkClip>,
+  order: string[],
+  opts: BenchmarkOptions,
+  recordSource: ReadonlySet<string>,
+  indexName: string,
+  qaByClip: ReadonlyMap<string, QaItem[]> = new Map(),
+): BenchmarkClip[] {
   let clips: BenchmarkClip[];
   if (opts.selected) {
     clips = readClipList(opts.selected).map(({ id, source }) => {
       const c = byId.get(id);
       if (c) return { ...c, source: recordSource.has(id) || !source ? c.source : source };
-      return { index: 0, id, source: source ?? inferSource(id), qa: qaByClip.get(id) ?? [], problem: `not in ${basename(indexPath)}` };
+      return { index: 0, id, source: source ?? inferSource(id), qa: qaByClip.get(id) ?? [], problem: `not in ${indexName}` };
     });
   } else {
     clips = order.map((id) => byId.get(id)!);
@@ -199,7 +211,34 @@ export function readBenchmark(dir: string, opts: BenchmarkOptions = {}): Benchma
     c.index = i;
     if (opts.sourceLabel) c.source = opts.sourceLabel;
   });
-  return { dir: root, clips, hasQa };
+  return clips;
+}
+
+/**
+ * A dataset directory: the benchmark layout (clips_index.jsonl), or a KITTI odometry sequence
+ * (image_0/, times.txt, calib.txt, poses.txt) read as its benchmark windows — 31 frames every 5,
+ * ids `kitti{SEQ}_{START:06d}`, no QA items (labels come from the poses).
+ */
+export function readDataset(dir: string, opts: BenchmarkOptions = {}): Benchmark {
+  const root = resolve(dir);
+  if (existsSync(join(root, 'clips_index.jsonl')) || !existsSync(join(root, 'image_0'))) return readBenchmark(dir, opts);
+  const byId = new Map<string, BenchmarkClip>();
+  const order: string[] = [];
+  for (const c of kittiClips(readKittiSequence(root))) {
+    byId.set(c.id, {
+      index: 0,
+      id: c.id,
+      source: 'kitti',
+      frames: c.frames as string[],
+      timestamps: Array.from(c.timestamps),
+      intrinsics: c.intrinsics,
+      cameraHeight: c.cameraHeight,
+      qa: [],
+    });
+    order.push(c.id);
+  }
+  if (order.length === 0) throw new InputError(`${dir}: fewer than 31 frames, no benchmark window`);
+  return { dir: root, clips: arrange(byId, order, opts, new Set(order), `the windows of ${basename(root)}`), hasQa: false };
 }
 
 function clipFromRecord(

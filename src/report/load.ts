@@ -7,12 +7,10 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { InputError } from '../core/trajectory.js';
-import { readBenchmark } from '../datasets/benchmark.js';
-import { groundTruthArrays, type KittiCache, type NpzArraysReader, readNpzArrays, relativeToFirst } from '../datasets/groundtruth.js';
-import { kittiClips, readKittiSequence } from '../datasets/kitti.js';
+import { readDataset } from '../datasets/benchmark.js';
+import { groundTruthArrays, type KittiCache, type NpzArraysReader, readNpzArrays } from '../datasets/groundtruth.js';
 import { readPredictions } from '../io/predictions.js';
 import { readTum } from '../io/trajectories.js';
-import { computeDynamics } from '../oracle/index.js';
 import { readRunRecord, sidecar } from '../run/run.js';
 import type { ClipTruth, ReportInput } from './report.js';
 
@@ -43,19 +41,14 @@ export function loadReportInputs(o: LoadOptions): Loaded {
     if (run && existsSync(run.key.dataset)) dataset = run.key.dataset;
   }
   if (dataset) {
-    if (existsSync(join(dataset, 'clips_index.jsonl'))) {
-      const cache: KittiCache = new Map();
-      for (const c of readBenchmark(dataset).clips) {
-        if (!ids.has(c.id)) continue;
-        const gt = groundTruthArrays(c, o.readArrays === undefined ? readNpzArrays : o.readArrays, cache);
-        if (gt) clips.get(c.id)!.gt = gt.arrays;
-      }
-    } else if (existsSync(join(dataset, 'poses.txt'))) {
-      for (const c of kittiClips(readKittiSequence(dataset))) {
-        if (ids.has(c.id) && c.groundTruth) clips.get(c.id)!.gt = computeDynamics(relativeToFirst(c.groundTruth));
-      }
-    } else {
-      throw new InputError(`${dataset}: neither a benchmark dataset (clips_index.jsonl) nor a KITTI sequence (poses.txt)`);
+    if (!existsSync(join(dataset, 'clips_index.jsonl')) && !existsSync(join(dataset, 'image_0'))) {
+      throw new InputError(`${dataset}: neither a benchmark dataset (clips_index.jsonl) nor a KITTI sequence (image_0/, poses.txt)`);
+    }
+    const cache: KittiCache = new Map();
+    for (const c of readDataset(dataset).clips) {
+      if (!ids.has(c.id)) continue;
+      const gt = groundTruthArrays(c, o.readArrays === undefined ? readNpzArrays : o.readArrays, cache);
+      if (gt) clips.get(c.id)!.gt = gt.arrays;
     }
   }
 

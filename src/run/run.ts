@@ -19,7 +19,7 @@ import { basename, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GEOMETRIC_SUBSET } from '../baseline/baseline.js';
 import { InputError } from '../core/trajectory.js';
-import { type BenchmarkClip, readBenchmark } from '../datasets/benchmark.js';
+import { type BenchmarkClip, readDataset } from '../datasets/benchmark.js';
 import { DEFAULT_QUESTIONS_PATH, loadQuestions } from '../oracle/index.js';
 import { runPool } from '../pool/index.js';
 import { startDecoder } from './decoder.js';
@@ -155,7 +155,7 @@ export async function runBenchmark(o: RunOptions): Promise<RunSummary> {
   const questions = loadQuestions(config);
   const scale = o.scale ?? 'road';
   const ids = new Set(o.questions === 'subset' ? GEOMETRIC_SUBSET : questions.questions.map((q) => q.id));
-  const bench = readBenchmark(o.dataset, { selected: o.clips, sourceLabel: o.sourceLabel });
+  const bench = readDataset(o.dataset, { selected: o.clips, sourceLabel: o.sourceLabel });
   let all = bench.clips;
   if (o.limit !== undefined) all = all.slice(0, o.limit);
   if (all.length === 0) throw new InputError(`${o.dataset}: no clips to run`);

@@ -13,7 +13,7 @@ import { decodeVideo } from '../datasets/video.js';
 import { requestFrames } from './decoder.js';
 import { formatTum } from '../io/trajectories.js';
 import type { PixelFrame } from '../native/index.js';
-import { readNpzArrays } from '../datasets/groundtruth.js';
+import { groundTruthArrays, readNpzArrays } from '../datasets/groundtruth.js';
 import { clipData, type DynamicsArrays, labelClip, loadQuestions, runOracle, summaryFeatures } from '../oracle/index.js';
 import { estimateClip } from '../vo/estimate.js';
 
@@ -137,9 +137,10 @@ export async function runClipTask(task: ClipTask): Promise<ClipOutput> {
       });
     }
   } else {
-    // No QA items: answer the questions; the oracle labels come from the ground-truth arrays
-    // (null without them).
-    const truth = gt ? labelClip(clipData(gt, summaryFeatures(gt)), questions) : null;
+    // No QA items: answer the questions; the oracle labels come from the ground truth — the
+    // arrays, else the KITTI poses under the frames (null without either).
+    const g = gt ?? groundTruthArrays(c, null)?.arrays ?? null;
+    const truth = g ? labelClip(clipData(g, summaryFeatures(g)), questions) : null;
     questions.questions.forEach((q, i) => {
       if (!task.questionIds.includes(q.id)) return;
       records.push({

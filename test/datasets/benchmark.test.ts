@@ -211,3 +211,21 @@ it('reads the shared layout fixtures helper', () => {
   writeFileSync(p, '{"a":1}\n\n{"a":2}\n');
   expect(readJsonl(p)).toEqual([{ a: 1 }, { a: 2 }]);
 });
+
+describe.skipIf(!HAS_EGODYN_KITTI)('readDataset on a KITTI sequence directory', () => {
+  it('gives the benchmark windows as clips, same frames, intrinsics and ids as egodyn_kitti', async () => {
+    const { readDataset } = await import('../../src/datasets/benchmark.js');
+    const seq = readDataset(sharedPath('data/kitti/01'));
+    const bench = readBenchmark(EGODYN_KITTI).clips.filter((c) => c.id.startsWith('kitti01_'));
+    expect(seq.hasQa).toBe(false);
+    expect(seq.clips.map((c) => c.id)).toEqual(bench.map((c) => c.id));
+    for (let i = 0; i < bench.length; i++) {
+      expect(seq.clips[i].frames).toEqual(bench[i].frames);
+      expect(seq.clips[i].timestamps).toEqual(bench[i].timestamps);
+      expect(seq.clips[i].intrinsics).toEqual(bench[i].intrinsics);
+      expect(seq.clips[i]).toMatchObject({ source: 'kitti', cameraHeight: KITTI_CAMERA_HEIGHT, qa: [] });
+    }
+    // ... and its ground truth is the KITTI poses (no npz here).
+    expect(groundTruthArrays(seq.clips[0])!.from).toBe('kitti-poses');
+  });
+});

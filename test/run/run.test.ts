@@ -233,6 +233,15 @@ describe.skipIf(!NATIVE_BUILT || !HAS_EGODYN_KITTI)('egogeo run on egodyn_kitti 
     expect(read(out)).toBe(read(ref));
   });
 
+  it('on a KITTI sequence directory writes exactly what egogeo baseline --kitti writes', () => {
+    const out = join(tmp, 'seq06.jsonl');
+    const r = cli(['run', '--dataset', sharedPath('data/kitti/06'), '-o', out, '--workers', '2']);
+    expect(r.code, r.stderr).toBe(0);
+    const b = cli(['baseline', '--kitti', sharedPath('data/kitti/06')]);
+    expect(b.code, b.stderr).toBe(0);
+    expect(read(out)).toBe(b.stdout);
+  });
+
   it('without qa.jsonl: answers the questions, oracle labels from the npz arrays; an unreadable npz is a bad clip', () => {
     const dir = kittiSubset(join(tmp, 'noqa'), ['kitti00_000100', 'kitti00_000105']);
     rmSync(join(dir, 'qa.jsonl'));

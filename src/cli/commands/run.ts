@@ -36,7 +36,7 @@ export function registerRun(program: Command): void {
   program
     .command('run')
     .description('answer the benchmark questions for every clip of a dataset (benchmark layout) on a worker pool; resumable')
-    .requiredOption('--dataset <dir>', 'dataset in the benchmark layout: clips_index.jsonl, qa.jsonl, arrays/, frames or videos')
+    .requiredOption('--dataset <dir>', 'dataset in the benchmark layout (clips_index.jsonl, qa.jsonl, arrays/, frames or mp4 videos), or a KITTI sequence (its 31-frame windows)')
     .requiredOption('-o, --output <path>', 'predictions JSONL (appended per clip while running, canonical order when complete)')
     .option('--source-label <label>', 'source recorded on every prediction (default: the record\'s source, else inferred from the clip id)')
     .option('--clips <json>', 'selected_clips.json-style list: run only these clips, in this order')
