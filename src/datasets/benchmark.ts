@@ -7,6 +7,8 @@
  *                           relative to DIR; default `videos/<clip_id>.mp4` when neither is given);
  *                           optional `array_ref` (`arrays/<clip_id>.npz`), `intrinsics`
  *                           ({fx, fy, cx, cy} or a 3×3 `camera_intrinsic`), `camera_height`, `fps`
+ *   DIR/metadata.json       optional (`egogeo synth`): the camera of each clip (intrinsics, mount
+ *                           height) for records that do not carry their own
  *   DIR/qa.jsonl            the QA items (`qa_id`, `clip_id`, `question_id`, `category`, `answer`)
  *   DIR/arrays/*.npz        the oracle's ground-truth arrays on the 10 Hz grid (timestamps,
  *                           position (N×2), yaw, speed, accel, yaw_rate, jerk)
@@ -16,9 +18,10 @@
  *
  * Every clip gets its source (label override > record `source` > the list's `source` > inferred
  * from the id like the reference: `clip_*` is nuScenes, `kitti*` KITTI, anything else CARLA), its
- * intrinsics (record > KITTI `calib.txt` when the frames are a KITTI sequence's > none, which the
- * engine reads as fx = fy = 0.9·W at the image centre) and its camera height (record > known rig
- * for the source). Parsing only: nothing is decoded here. May import: core/, io/, datasets/.
+ * intrinsics (record > metadata.json > KITTI `calib.txt` when the frames are a KITTI sequence's >
+ * none, which the engine reads as fx = fy = 0.9·W at the image centre) and its camera height
+ * (record > metadata.json > KITTI's 1.65 m under KITTI frames > known rig for the source > the
+ * engine's default). Parsing only: nothing is decoded here. May import: core/, io/, datasets/.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
@@ -174,13 +177,14 @@ export function readBenchmark(dir: string, opts: BenchmarkOptions = {}): Benchma
   const byId = new Map<string, BenchmarkClip>();
   const order: string[] = [];
   const calibCache = new Map<string, Intrinsics | undefined>();
+  const cameras = readCameras(root);
   const recordSource = new Set<string>();
   for (const { rec, line } of records) {
     const where = `${indexPath}:${line}`;
     const id = rec.clip_id;
     if (typeof id !== 'string' || !id) throw new InputError(`${where}: field 'clip_id' must be a non-empty string`);
     if (byId.has(id)) throw new InputError(`${where}: clip '${id}' appears twice in clips_index.jsonl`);
-    byId.set(id, clipFromRecord(root, rec, id, where, qaByClip.get(id) ?? [], calibCache));
+    byId.set(id, clipFromRecord(root, rec, id, where, qaByClip.get(id) ?? [], calibCache, cameras.get(id)));
     if (typeof rec.source === 'string' && rec.source) recordSource.add(id);
     order.push(id);
   }
@@ -248,6 +252,7 @@ function clipFromRecord(
   where: string,
   qa: QaItem[],
   calibCache: Map<string, Intrinsics | undefined>,
+  camera?: Camera,
 ): BenchmarkClip {
   const source = typeof rec.source === 'string' && rec.source ? rec.source : inferSource(id);
   const clip: BenchmarkClip = { index: 0, id, source, qa };
@@ -282,18 +287,54 @@ function clipFromRecord(
   }
 
   const kittiK = clip.frames ? kittiCalibFor(clip.frames[0], calibCache) : undefined;
-  clip.intrinsics = recordIntrinsics(rec, where) ?? kittiK;
+  clip.intrinsics = recordIntrinsics(rec, where) ?? camera?.intrinsics ?? kittiK;
   const ch = rec.camera_height;
   if (ch !== undefined) {
     if (typeof ch !== 'number' || !(ch > 0)) throw new InputError(`${where}: field 'camera_height' must be a positive number (metres)`);
     clip.cameraHeight = ch;
   } else {
-    clip.cameraHeight = kittiK ? KITTI_CAMERA_HEIGHT : CAMERA_HEIGHTS[source];
+    clip.cameraHeight = camera?.height ?? (kittiK ? KITTI_CAMERA_HEIGHT : CAMERA_HEIGHTS[source]);
   }
 
   if (typeof rec.array_ref === 'string' && rec.array_ref) clip.arrays = abs(rec.array_ref);
   else if (rec.array_ref !== undefined && rec.array_ref !== null) throw new InputError(`${where}: field 'array_ref' must be a path`);
   return clip;
+}
+
+interface Camera {
+  intrinsics?: Intrinsics;
+  height?: number;
+}
+
+/**
+ * Per-clip cameras from `metadata.json` when the dataset has one (`egogeo synth` writes
+ * `cameras: {preset: {fx, fy, cx, cy, mountHeight}}` and `clip_presets: {clip_id: preset}`);
+ * an unusable file gives none (it is optional, and the benchmark's own layout has none).
+ */
+function readCameras(root: string): Map<string, Camera> {
+  const out = new Map<string, Camera>();
+  const p = join(root, 'metadata.json');
+  if (!existsSync(p)) return out;
+  let meta: { cameras?: Record<string, Record<string, unknown>>; clip_presets?: Record<string, string> };
+  try {
+    meta = JSON.parse(readFileSync(p, 'utf8'));
+  } catch (e) {
+    throw new InputError(`${p}: invalid JSON (${(e as Error).message.split('\n')[0]})`);
+  }
+  const cams = meta?.cameras, presets = meta?.clip_presets;
+  if (!cams || typeof cams !== 'object' || !presets || typeof presets !== 'object') return out;
+  const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+  for (const [clip, preset] of Object.entries(presets)) {
+    const c = cams[preset];
+    if (!c || typeof c !== 'object') continue;
+    const [fx, fy, cx, cy] = [c.fx, c.fy, c.cx, c.cy].map(num);
+    const height = num(c.mountHeight ?? c.camera_height);
+    out.set(clip, {
+      intrinsics: fx && fy && fx > 0 && fy > 0 && cx !== undefined && cy !== undefined ? { fx, fy, cx, cy } : undefined,
+      height: height && height > 0 ? height : undefined,
+    });
+  }
+  return out;
 }
 
 /** `intrinsics: {fx, fy, cx, cy}` or a 3×3 `camera_intrinsic` / `K` (nuScenes' calibrated_sensor). */

@@ -77,6 +77,23 @@ describe('readBenchmark', () => {
     expect(() => readClipList(list)).toThrow(/entry 1: clip 'a' is listed twice/);
   });
 
+  it("takes cameras from metadata.json (egogeo synth's) for records without their own", () => {
+    const meta = {
+      cameras: { carla: { fx: 1152, fy: 1152, cx: 640, cy: 360, mountHeight: 1.5 }, nuscenes: { fx: 1266.4, fy: 1266.4, cx: 816.3, cy: 491.5, mountHeight: 1.51 } },
+      clip_presets: { a: 'carla', clip_b: 'nuscenes', c: 'carla' },
+    };
+    const dir = layout(
+      [{ clip_id: 'a', ...frames(2) }, { clip_id: 'clip_b', ...frames(2) }, { clip_id: 'c', ...frames(2), intrinsics: { fx: 10, fy: 10, cx: 5, cy: 5 }, camera_height: 2 }, { clip_id: 'd', ...frames(2) }],
+      [],
+      { 'metadata.json': JSON.stringify(meta) },
+    );
+    const [a, b, c, d] = readBenchmark(dir).clips;
+    expect([a.intrinsics, a.cameraHeight]).toEqual([{ fx: 1152, fy: 1152, cx: 640, cy: 360 }, 1.5]);
+    expect([b.intrinsics!.fx, b.cameraHeight]).toEqual([1266.4, 1.51]);
+    expect([c.intrinsics!.fx, c.cameraHeight]).toEqual([10, 2]); // the record wins
+    expect([d.intrinsics, d.cameraHeight]).toEqual([undefined, undefined]);
+  });
+
   it('infers the source like the reference (clip_ → nuScenes, else CARLA) and knows KITTI ids', () => {
     expect([inferSource('clip_19765'), inferSource('DEU_Memmingen-97_1_T-3__Comfort__w0'), inferSource('kitti00_000005')]).toEqual(['nuscenes', 'carla', 'kitti']);
   });
