@@ -239,7 +239,7 @@ export async function runBenchmark(o: RunOptions): Promise<RunSummary> {
   const onSignal = (sig: NodeJS.Signals) => {
     if (interrupted) {
       process.stderr.write(`egogeo: ${sig} again: stopping now; ${o.output} keeps every finished clip (rerun to resume)\n`);
-      process.exit(130);
+      process.exit(sig === 'SIGTERM' ? 143 : 130);
     }
     interrupted = sig;
     Atomics.store(cancel, 0, 1);

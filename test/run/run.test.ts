@@ -219,12 +219,12 @@ describe.skipIf(!NATIVE_BUILT || !HAS_EGODYN_KITTI)('egogeo run on egodyn_kitti 
     expect(new Set(preds.map((p) => `${p.clip_id}/${p.question_id}`)).size).toBe(preds.length);
   });
 
-  it('SIGINT: stops scheduling, keeps whole clips, exits 130 with a message; the rerun completes it', async () => {
-    const out = join(tmp, 'interrupted.jsonl');
-    const s = await runAndSignal(['run', '--dataset', ds, '-o', out, '--workers', '1'], () => lines(out) >= 14, 'SIGINT');
-    expect(s.code).toBe(130);
-    expect(s.stderr).toMatch(/SIGINT: finishing the clips in flight/);
-    expect(s.stderr).toMatch(/interrupted \(SIGINT\): \d\/6 clips done.*rerun the same command to resume/);
+  it.each(['SIGINT', 'SIGTERM'] as const)('%s: stops scheduling, keeps whole clips, exits 128 + signal with a message; the rerun completes it', async (sig) => {
+    const out = join(tmp, `interrupted-${sig}.jsonl`);
+    const s = await runAndSignal(['run', '--dataset', ds, '-o', out, '--workers', '1'], () => lines(out) >= 14, sig);
+    expect(s.code).toBe(sig === 'SIGINT' ? 130 : 143);
+    expect(s.stderr).toMatch(new RegExp(`${sig}: finishing the clips in flight`));
+    expect(s.stderr).toMatch(new RegExp(`interrupted \\(${sig}\\): \\d/6 clips done.*rerun the same command to resume`));
     expect(lines(out) % 14).toBe(0);
     expect(lines(out)).toBeLessThan(IDS.length * 14);
     expect(JSON.parse(read(`${out}.run.json`)).status).toBe('interrupted');

@@ -76,7 +76,7 @@ export function registerRun(program: Command): void {
       const rate = `${ran} clip${ran === 1 ? '' : 's'} in ${s.seconds.toFixed(1)} s (${s.clipsPerSecond.toFixed(2)} clips/s)`;
       if (s.interrupted) {
         process.stderr.write(`egogeo: interrupted (${s.interrupted}): ${s.done}/${s.clips} clips done, ${rate}; rerun the same command to resume\n`);
-        process.exitCode = 130;
+        process.exitCode = s.interrupted === 'SIGTERM' ? 143 : 130; // 128 + the signal's number
         return;
       }
       const resumed = s.resumed > 0 ? `, ${s.resumed} from an earlier run` : '';
