@@ -25,7 +25,10 @@ export interface ReportInput {
   name: string;
   records: readonly Prediction[];
   questions: QuestionSet;
-  /** Per clip id: what is known beyond the records. */
+  /**
+   * Per clip: what is known beyond the records, keyed by `clipKey(source, clip_id)` — the same
+   * clip may come in several domains (CARLA simulation and style-transferred runs).
+   */
   clips: ReadonlyMap<string, ClipTruth>;
   /** Relative distance to the threshold under which a disagreement counts as near-threshold. */
   near: number;
@@ -117,7 +120,13 @@ export interface Report {
   notes: string[];
 }
 
-const sourceOf = (r: Prediction): string => r.source ?? (r.clip_id.startsWith('clip_') ? 'nuscenes' : 'carla');
+/** A record's source: its `source` field, else the reference's rule (`clip_*` nuScenes, else CARLA). */
+export const sourceOf = (r: Prediction): string => r.source ?? (r.clip_id.startsWith('clip_') ? 'nuscenes' : 'carla');
+
+/** The key of a clip in one domain. */
+export const clipKey = (source: string, clipId: string): string => `${source}\u0000${clipId}`;
+const splitKey = (k: string): [string, string] => k.split('\u0000') as [string, string];
+const keyOf = (r: Prediction): string => clipKey(sourceOf(r), r.clip_id);
 
 function stat(v: number[]): Stat {
   const s = v.filter(Number.isFinite).sort((a, b) => a - b);
@@ -175,8 +184,7 @@ export function buildReport(input: ReportInput): Report {
   const notes: string[] = [];
   const m = evaluate(records, questions);
   const sources = sortCodePoints(new Set(records.map(sourceOf)));
-  const clipSource = new Map<string, string>();
-  for (const r of records) clipSource.set(r.clip_id, sourceOf(r));
+  const clipKeys = new Set(records.map(keyOf));
 
   const perSource: Record<string, SourceReport> = {};
   for (const s of sources) {
@@ -230,8 +238,8 @@ export function buildReport(input: ReportInput): Report {
     for (const r of rs) {
       if (r.model_answer !== null && r.model_answer.toLowerCase() === r.oracle_label.toLowerCase()) continue;
       check.disagreements++;
-      const gd = gtData.get(r.clip_id);
-      const margin: Margin | null = gd ? decisionMargin(q, gd, estData.get(r.clip_id)) : null;
+      const gd = gtData.get(keyOf(r));
+      const margin: Margin | null = gd ? decisionMargin(q, gd, estData.get(keyOf(r))) : null;
       const kind: Disagreement['kind'] = !margin || !Number.isFinite(margin.rel) ? 'unknown' : margin.rel <= input.near ? 'near-threshold' : 'error';
       if (kind === 'near-threshold') check.near_threshold++;
       else if (kind === 'error') check.errors++;
@@ -251,10 +259,11 @@ export function buildReport(input: ReportInput): Report {
   if (gtData.size === 0) notes.push('no ground truth found (give --dataset): disagreements are not split into near-threshold cases and errors, and there are no trajectory errors');
 
   const perClip: TrajectoryErrors[] = [];
-  for (const [id, t] of input.clips) {
-    const est = estArrays.get(id);
-    if (!t.gt || !est) continue;
-    perClip.push(clipErrors(id, clipSource.get(id) ?? 'unknown', t.gt, est));
+  for (const [key, t] of input.clips) {
+    const est = estArrays.get(key);
+    if (!t.gt || !est || !clipKeys.has(key)) continue;
+    const [source, id] = splitKey(key);
+    perClip.push(clipErrors(id, source, t.gt, est));
   }
   const errSources: Record<string, Record<ErrorKey, Stat>> = {};
   for (const s of sortCodePoints(new Set(perClip.map((e) => e.source)))) {
@@ -267,14 +276,15 @@ export function buildReport(input: ReportInput): Report {
     .sort((a, b) => b.ate_se3 - a.ate_se3)
     .slice(0, input.worst ?? 6)
     .map((e) => {
-      const g = input.clips.get(e.clip_id)!.gt!, est = estArrays.get(e.clip_id)!;
+      const key = clipKey(e.source, e.clip_id);
+      const g = input.clips.get(key)!.gt!, est = estArrays.get(key)!;
       return { clip_id: e.clip_id, source: e.source, ate_se3: e.ate_se3, gt: fromStart(g), estimate: fromStart(est) };
     });
 
   return {
     name: input.name,
     n_records: records.length,
-    n_clips: clipSource.size,
+    n_clips: clipKeys.size,
     near_threshold: input.near,
     overall: m.global,
     per_source: perSource,

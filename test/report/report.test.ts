@@ -13,7 +13,7 @@ import { formatTum } from '../../src/io/trajectories.js';
 import { clipData, computeDynamics, type DynamicsArrays, loadQuestions, runOracle, summaryFeatures } from '../../src/oracle/index.js';
 import { decisionMargin } from '../../src/report/margins.js';
 import { markdown, plots } from '../../src/report/render.js';
-import { buildReport, type ClipTruth } from '../../src/report/report.js';
+import { buildReport, type ClipTruth, clipKey } from '../../src/report/report.js';
 import { niceMax } from '../../src/report/svg.js';
 import type { Prediction } from '../../src/io/predictions.js';
 import { cli, ensureDist, HAS_EGODYN_KITTI, kittiSubset, NATIVE_BUILT, readJsonl } from '../run/fixtures.js';
@@ -106,7 +106,8 @@ describe('buildReport', () => {
   };
   const label = (tr: Trajectory) => runOracle(tr, questions).labels.yaw_rate_turn_direction;
   const records = Object.entries(trajs).map(([id, [g, e]]) => rec(id, id.startsWith('a') ? 'src-a' : 'src-b', 'yaw_rate_turn_direction', label(g), label(e)));
-  const clips = new Map<string, ClipTruth>(Object.entries(trajs).map(([id, [g, e]]) => [id, { gt: computeDynamics(g), estimate: e }]));
+  const src = (id: string) => (id.startsWith('a') ? 'src-a' : 'src-b');
+  const clips = new Map<string, ClipTruth>(Object.entries(trajs).map(([id, [g, e]]) => [clipKey(src(id), id), { gt: computeDynamics(g), estimate: e }]));
   const r = buildReport({ name: 't', records, questions, clips, near: 0.15 });
 
   it('grades per source and names the largest gap', () => {
@@ -126,7 +127,7 @@ describe('buildReport', () => {
   });
 
   it('measures trajectory errors on the oracle grid (zero for a perfect estimate) and picks the worst clips', () => {
-    const perfect = buildReport({ name: 'p', records, questions, clips: new Map([['a1', { gt: computeDynamics(trajs.a1[0]), estimate: trajs.a1[0] }]]), near: 0.15 });
+    const perfect = buildReport({ name: 'p', records, questions, clips: new Map([[clipKey('src-a', 'a1'), { gt: computeDynamics(trajs.a1[0]), estimate: trajs.a1[0] }]]), near: 0.15 });
     expect(perfect.trajectory_errors.per_clip[0].ate_se3).toBeLessThan(1e-9);
     expect(perfect.trajectory_errors.per_clip[0].speed_rmse).toBeLessThan(1e-9);
     expect(r.trajectory_errors.n_clips).toBe(4);
@@ -148,6 +149,21 @@ describe('buildReport', () => {
       expect(s).not.toMatch(/NaN|undefined/);
     }
     expect(svgs['trajectories.svg'].match(/<polyline/g)).toHaveLength(8);
+  });
+
+  it('keeps the same clip apart in two domains', () => {
+    const twice = [...records.filter((x) => x.clip_id === 'b2'), { ...records.find((x) => x.clip_id === 'b2')!, source: 'src-c', model_answer: 'straight' }];
+    const g = computeDynamics(trajs.b2[0]);
+    const both = new Map<string, ClipTruth>([
+      [clipKey('src-b', 'b2'), { gt: g, estimate: trajs.b2[1] }],
+      [clipKey('src-c', 'b2'), { gt: g, estimate: trajs.b2[0] }],
+    ]);
+    const t = buildReport({ name: 't2', records: twice, questions, clips: both, near: 0.15 });
+    expect(t.n_clips).toBe(2);
+    expect([t.per_source['src-b'].accuracy, t.per_source['src-c'].accuracy]).toEqual([0, 1]);
+    const errs = Object.fromEntries(t.trajectory_errors.per_clip.map((e) => [e.source, e.ate_se3]));
+    expect(errs['src-c']).toBeLessThan(1e-9);
+    expect(errs['src-b']).toBeGreaterThan(0.1);
   });
 
   it('without ground truth: disagreements are unknown and a note says why', () => {
@@ -196,7 +212,27 @@ describe('egogeo report (CLI)', () => {
   });
 });
 
-describe.skipIf(!NATIVE_BUILT || !HAS_EGODYN_KITTI)('egogeo report on a run over egodyn_kitti (../shared)', () => {
+describe.skipIf(!NATIVE_BUILT || !HAS_EGODYN_KITTI)('egogeo report on runs over egodyn_kitti (../shared)', () => {
+  it('reports two runs of the same clips as two domains (--source-label), each with its own trajectories', () => {
+    ensureDist();
+    const ds = kittiSubset(join(tmp, 'k2'), ['kitti00_000100', 'kitti06_000010']);
+    const a = join(tmp, 'dom-a.jsonl'), b = join(tmp, 'dom-b.jsonl');
+    expect(cli(['run', '--dataset', ds, '-o', a, '--source-label', 'full']).code).toBe(0);
+    expect(cli(['run', '--dataset', ds, '-o', b, '--source-label', 'ten', '--frames', '10']).code).toBe(0);
+    const r = cli(['report', a, b, '--out', join(tmp, 'dom')]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/4 clips, .*largest gap [\d.]+ \((full|ten) vs (full|ten)\); 4 clips with trajectory errors/);
+    const j = JSON.parse(readFileSync(join(tmp, 'dom/report.json'), 'utf8'));
+    expect(Object.keys(j.per_source)).toEqual(['full', 'ten']);
+    expect(Object.keys(j.trajectory_errors.per_source)).toEqual(['full', 'ten']);
+    expect(j.name).toBe('dom-a.jsonl + dom-b.jsonl');
+    // The same source label twice is a collision, named.
+    const c = join(tmp, 'dom-c.jsonl');
+    expect(cli(['run', '--dataset', ds, '-o', c, '--source-label', 'full', '--frames', '10']).code).toBe(0);
+    expect(cli(['report', a, c]).stderr).toMatch(/clip 'kitti00_000100' of source 'full' is also in .*dom-a\.jsonl; give the runs different --source-label values/);
+  });
+
+
   it('finds the dataset through the run record; ground truth for every clip; KITTI-scale errors', () => {
     ensureDist();
     const ds = kittiSubset(join(tmp, 'k'), ['kitti00_000100', 'kitti00_000105', 'kitti01_000000']);
