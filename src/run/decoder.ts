@@ -4,16 +4,14 @@
  * decodes asynchronously (libuv pool) into a SharedArrayBuffer and answers with it — the frames
  * are shared memory, never copied through a message.
  *
- * The decoder knows the order in which the pool hands out clips and decodes `lookahead` clips
- * ahead of the requests, so a worker finds its next clip decoded instead of idling through the
- * decode. Buffers circulate instead of piling up (V8 does not collect shared buffers held by
- * several isolates promptly): each worker owns the buffer of its current clip and gives it back
- * with its next request; the decoder decodes into returned buffers. Memory: about
- * `workers + lookahead` clips of frames.
+ * Each worker owns one such buffer and sends it with every request, so the main thread decodes
+ * into it in place (a new, larger one only when a clip does not fit): memory stays at one clip of
+ * frames per worker. (A fresh buffer per clip would pile up: V8 does not collect shared buffers
+ * held by several isolates promptly.)
  */
 import { BroadcastChannel, threadId } from 'node:worker_threads';
 import { ClipDataError } from '../datasets/benchmark.js';
-import { type DecodedVideo, decodeVideoShared, type SharedVideo } from '../datasets/video.js';
+import { type DecodedVideo, decodeVideoShared } from '../datasets/video.js';
 import type { PixelFrame } from '../native/index.js';
 
 interface Request {
@@ -27,57 +25,25 @@ type Reply =
   | { type: 'frames'; id: string; buffer: SharedArrayBuffer; width: number; height: number; count: number; fps: number }
   | { type: 'error'; id: string; message: string; data: boolean };
 
-type Decoded = { ok: true; v: SharedVideo } | { ok: false; e: Error };
-
-export interface DecoderOptions {
-  /** Video paths in the order the pool hands their clips out (the prefetch order). */
-  order?: readonly string[];
-  /** Clips decoded ahead of the requests (default 1 per worker: pass the worker count). */
-  lookahead?: number;
-}
-
-/** Main thread: answers decode requests on channel `name` until closed. */
-export function startDecoder(name: string, opts: DecoderOptions = {}): { close(): void } {
+/**
+ * Main thread: answers decode requests on channel `name` until closed. A request brings back the
+ * worker's buffer from its previous clip, which this clip is decoded into.
+ *
+ * (Decoding ahead of the requests was tried and dropped: the pool does not hand clips out in
+ * submission order, so prefetched clips waited long and piled up — 2.5x the memory — and on two
+ * cores two workers are CPU-bound anyway.)
+ */
+export function startDecoder(name: string): { close(): void } {
   const bc = new BroadcastChannel(name);
-  const order = opts.order ?? [];
-  const lookahead = Math.max(0, opts.lookahead ?? 1);
-  const position = new Map<string, number>();
-  order.forEach((p, i) => {
-    if (!position.has(p)) position.set(p, i);
-  });
-  const ready = new Map<string, Promise<Decoded>>();
-  const free: SharedArrayBuffer[] = [];
-  let next = 0; // first position not started yet
   let closed = false;
-  const start = (path: string): Promise<Decoded> =>
-    decodeVideoShared(path, free.pop()).then(
-      (v) => ({ ok: true, v }),
-      (e: Error) => ({ ok: false, e }),
-    );
-  const prefetch = (upTo: number) => {
-    for (; next < order.length && next <= upTo; next++) {
-      const p = order[next];
-      if (!ready.has(p)) ready.set(p, start(p));
-    }
-  };
   bc.onmessage = (ev: unknown) => {
     const req = (ev as { data: Request | Reply }).data;
     if (req.type !== 'decode') return;
-    if (req.buffer) free.push(req.buffer);
-    const job = ready.get(req.path) ?? start(req.path);
-    ready.delete(req.path);
-    const at = position.get(req.path);
-    if (at !== undefined) {
-      next = Math.max(next, at + 1);
-      prefetch(at + lookahead);
-    }
-    void job.then((d) => {
-      if (closed) return;
-      if (d.ok) bc.postMessage({ type: 'frames', id: req.id, ...d.v } satisfies Reply);
-      else bc.postMessage({ type: 'error', id: req.id, message: d.e.message, data: d.e instanceof ClipDataError } satisfies Reply);
-    });
+    decodeVideoShared(req.path, req.buffer).then(
+      (v) => closed || bc.postMessage({ type: 'frames', id: req.id, ...v } satisfies Reply),
+      (e: Error) => closed || bc.postMessage({ type: 'error', id: req.id, message: e.message, data: e instanceof ClipDataError } satisfies Reply),
+    );
   };
-  prefetch(lookahead - 1);
   return {
     close: () => {
       closed = true;

@@ -21,7 +21,7 @@ import { GEOMETRIC_SUBSET } from '../baseline/baseline.js';
 import { InputError } from '../core/trajectory.js';
 import { type BenchmarkClip, readDataset } from '../datasets/benchmark.js';
 import { DEFAULT_QUESTIONS_PATH, loadQuestions } from '../oracle/index.js';
-import { defaultWorkers, runPool } from '../pool/index.js';
+import { runPool } from '../pool/index.js';
 import { startDecoder } from './decoder.js';
 import { buildManifest, DEFAULT_MODEL, type ManifestClip } from './manifest.js';
 import { type ClipBlock, type ExpectedClip, PredictionsFile, writeAtomic } from './output.js';
@@ -252,15 +252,13 @@ export async function runBenchmark(o: RunOptions): Promise<RunSummary> {
   }
 
   let finished = 0;
-  const videos = tasks.filter((t) => t.decoder).map((t) => t.clip.video!);
-  const workers = Math.max(1, Math.floor(o.workers ?? defaultWorkers()));
-  const decoder = videos.length > 0 ? startDecoder(decoderName, { order: videos, lookahead: workers }) : null;
+  const decoder = tasks.some((t) => t.decoder) ? startDecoder(decoderName) : null;
   try {
     if (tasks.length > 0) {
       await runPool<ClipTask, ClipOutput>({
         worker: workerUrl(),
         tasks,
-        workers,
+        workers: o.workers,
         label: 'run',
         progress: o.progress,
         onResult: (r) => {
