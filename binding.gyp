@@ -9,6 +9,7 @@
         "native/render/render.cc",
         "native/render/texture.cc",
         "native/render/world.cc",
+        "native/vo/binding.cc",
         "native/vo/motion.cc",
         "native/vo/pipeline.cc",
         "native/vo/relative_scale.cc",
