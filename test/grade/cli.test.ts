@@ -5,30 +5,17 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it, vi } from 'vitest';
-import { main } from '../../src/cli/main.js';
+import { afterAll, describe, expect, it } from 'vitest';
 import { InputError } from '../../src/core/trajectory.js';
 import { evaluate, metricsToJson } from '../../src/grade/index.js';
 import { parsePredictionsJsonl } from '../../src/io/predictions.js';
 import { loadQuestions } from '../../src/oracle/questions.js';
 import { HAS_SHARED, sharedPath } from '../helpers/shared.js';
+import { cli } from '../helpers/cli.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'egogeo-cli-grade-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const o = vi.spyOn(process.stdout, 'write').mockImplementation((s) => ((out += String(s)), true));
-  const e = vi.spyOn(process.stderr, 'write').mockImplementation((s) => ((err += String(s)), true));
-  try {
-    const code = await main(['node', 'egogeo', ...args]);
-    return { code, out, err };
-  } finally {
-    o.mockRestore();
-    e.mockRestore();
-  }
-}
 
 const write = (name: string, lines: string[]): string => {
   const p = join(tmp, name);

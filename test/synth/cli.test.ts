@@ -3,26 +3,14 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it, vi } from 'vitest';
-import { main } from '../../src/cli/main.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { cli } from '../helpers/cli.js';
 
 const READY = existsSync(fileURLToPath(new URL('../../build/Release/egogeo_native.node', import.meta.url))) &&
   existsSync(fileURLToPath(new URL('../../dist/synth/worker.js', import.meta.url)));
 const tmp = mkdtempSync(join(tmpdir(), 'egogeo-synth-cli-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '', err = '';
-  const o = vi.spyOn(process.stdout, 'write').mockImplementation((s) => ((out += String(s)), true));
-  const e = vi.spyOn(process.stderr, 'write').mockImplementation((s) => ((err += String(s)), true));
-  try {
-    const code = await main(['node', 'egogeo', ...args]);
-    return { code, out, err };
-  } finally {
-    o.mockRestore();
-    e.mockRestore();
-  }
-}
 
 describe('egogeo synth / demo option errors', () => {
   it.each([
