@@ -18,10 +18,12 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 let lib;
 let questionsLib;
 let readerLib;
+let randomLib;
 try {
   lib = await import(join(root, 'dist/grade/index.js'));
   questionsLib = await import(join(root, 'dist/oracle/questions.js'));
   readerLib = await import(join(root, 'dist/io/predictions.js'));
+  randomLib = await import(join(root, 'dist/core/random.js'));
 } catch (e) {
   console.error(`bench/grader: cannot load dist/ (run "npx tsc -p tsconfig.json" first): ${e.message}`);
   process.exit(1);
@@ -32,18 +34,7 @@ const questions = questionsLib.loadQuestions();
 const N = Number(process.argv[2] ?? 1_000_000);
 const RUNS = Number(process.argv[3] ?? 5);
 
-// mulberry32
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const rand = rng(20260501);
+const rand = randomLib.mulberry32(20260501);
 const pick = (xs) => xs[Math.floor(rand() * xs.length)];
 
 const cap = (s) => s[0].toUpperCase() + s.slice(1);

@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { makeTrajectory } = await import(join(root, 'dist/core/trajectory.js'));
 const { loadQuestions, runOracle } = await import(join(root, 'dist/oracle/index.js'));
+const { mulberry32: prng } = await import(join(root, 'dist/core/random.js'));
 
 const arg = (name, dflt) => {
   const i = process.argv.indexOf(name);
@@ -26,17 +27,6 @@ const arg = (name, dflt) => {
 const N = arg('--n', 100_000);
 const RUNS = arg('--runs', 5);
 
-/** mulberry32: small, fast, deterministic. */
-function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function generate(n, seed = 20260) {
   const rnd = prng(seed);

@@ -22,4 +22,4 @@ export * from './presets.js';
 export * from './plan.js';
 export * from './qa.js';
 export * from './dataset.js';
-export * from './random.js';
+export * from '../core/random.js';

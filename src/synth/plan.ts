@@ -14,7 +14,7 @@ import { runOracle, type OracleResult, type QuestionSet } from '../oracle/index.
 import { sampleAt, simulate } from './bicycle.js';
 import { PROFILE_NAMES, PROFILES, type ProfileName } from './profiles.js';
 import { CLIP_SECONDS, PRESETS, type PresetName } from './presets.js';
-import { hashSeeds, Rng } from './random.js';
+import { hashSeeds, Rng } from '../core/random.js';
 import { SCENARIOS, type Environment } from './scenarios.js';
 
 /** Relative frequency of each scenario kind among the candidates. */

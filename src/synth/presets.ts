@@ -8,7 +8,7 @@
  *    some sensor noise and exposure drift.
  */
 import type { RenderRequest } from '../native/index.js';
-import type { Rng } from './random.js';
+import type { Rng } from '../core/random.js';
 
 export const PRESET_NAMES = ['carla', 'nuscenes'] as const;
 export type PresetName = (typeof PRESET_NAMES)[number];

@@ -8,7 +8,7 @@
  */
 import type { Plan, Phase } from './bicycle.js';
 import type { BehaviourProfile } from './profiles.js';
-import type { Rng } from './random.js';
+import type { Rng } from '../core/random.js';
 
 export type Environment = 'urban' | 'suburban' | 'highway';
 

@@ -22,6 +22,7 @@
  * Everything is a pure function of the seed and the pose: identical inputs give identical bytes.
  * A 640×360 frame takes ~60 ms (2×2 rays) or ~30 ms (1 ray) on one core.
  */
+import { mulberry32 as prng } from '../../src/core/random.js';
 
 export interface Camera {
   width: number;
@@ -72,17 +73,8 @@ const ROAD_STRETCH = 3;
 const AMP_GAIN = 1.15;
 const CONTRAST = 1.6;
 
-/** mulberry32: a small, fast, seedable PRNG. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The project's mulberry32 (src/core/random.ts), re-exported for the tests. */
+export { prng };
 
 export function makeScene(opts: SceneOptions = {}): Scene {
   const seed = opts.seed ?? 1;

@@ -7,17 +7,8 @@ import { npPercentile, unwrap } from '../../src/core/numeric.js';
 import { makeTrajectory } from '../../src/core/trajectory.js';
 import { computeDynamics, loadQuestions, runOracle } from '../../src/oracle/index.js';
 import { savgolCoeffs, smooth } from '../../src/oracle/savgol.js';
+import { mulberry32 as prng } from '../../src/core/random.js';
 
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const rnd = prng(7);
 
 /** NumPy's linear percentile on a fully sorted copy (the formulation before the fast path). */

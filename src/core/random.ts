@@ -1,4 +1,20 @@
-/** A small deterministic PRNG (splitmix32-style hashing), so every synthetic clip is a pure function of its seed. */
+/**
+ * The project's seeded random numbers, in one place: `Rng` (splitmix32-style hashing; every
+ * synthetic clip is a pure function of its seed) and `mulberry32` (a tiny stream generator for
+ * benchmarks and tests that need reproducible inputs).
+ */
+
+/** mulberry32: a small, fast, seedable generator of uniforms in [0, 1). */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
 
 /** 32-bit integer hash (the same mixer as native/render/texture.h). */
 export function hash32(x: number): number {
