@@ -11,11 +11,10 @@
  * `np.savez_compressed` does for float64 arrays (version 1.0 headers, deflated members), with a
  * fixed timestamp so the same arrays always give the same bytes. May import: core/.
  */
-import { randomBytes } from 'node:crypto';
-import { readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { unzipSync, zipSync, type Zippable } from 'fflate';
 import { InputError } from '../core/trajectory.js';
+import { writeFileAtomic } from './atomic.js';
 
 /** One array: its shape and its values in C (row-major) order. */
 export interface NpyArray {
@@ -224,17 +223,5 @@ export function encodeNpz(arrays: Record<string, NpyInput>, opts: { compress?: b
  * values are written as float64.
  */
 export function writeNpz(path: string, arrays: Record<string, NpyInput>, opts: { compress?: boolean } = {}): void {
-  const bytes = encodeNpz(arrays, opts);
-  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  try {
-    writeFileSync(tmp, bytes);
-    renameSync(tmp, path);
-  } catch (e) {
-    try {
-      unlinkSync(tmp);
-    } catch {
-      /* not created */
-    }
-    throw new InputError(`${path}: cannot write (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-  }
+  writeFileAtomic(path, encodeNpz(arrays, opts));
 }

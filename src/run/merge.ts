@@ -8,7 +8,8 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { InputError } from '../core/trajectory.js';
-import { type ClipBlock, type ExpectedClip, parseBlocks, writeAtomic } from './output.js';
+import { type ClipBlock, type ExpectedClip, parseBlocks } from './output.js';
+import { writeFileAtomic as writeAtomic } from '../io/atomic.js';
 import { readRunRecord, type RunRecord, sidecar, writeManifest } from './run.js';
 
 export interface MergeOptions {

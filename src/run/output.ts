@@ -6,10 +6,9 @@
  * run completes `finalize` rewrites the file atomically in the dataset's canonical clip order, so
  * the result does not depend on the worker count or on interruptions.
  */
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { closeSync, existsSync, fsyncSync, openSync, readFileSync } from 'node:fs';
 import { InputError } from '../core/trajectory.js';
+import { writeFileAtomic as writeAtomic, writeFully } from '../io/atomic.js';
 
 /** What the run expects of one clip's block. */
 export interface ExpectedClip {
@@ -33,33 +32,6 @@ export interface Recovery {
   dropped: string[];
   /** True when the file had to be rewritten (something was dropped). */
   repaired: boolean;
-}
-
-/** Writes `data` to `path` atomically (temp file in the same folder, fsync, rename). */
-export function writeAtomic(path: string, data: string | Uint8Array): void {
-  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  try {
-    const fd = openSync(tmp, 'w');
-    try {
-      writeAll(fd, typeof data === 'string' ? Buffer.from(data) : data);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(tmp, path);
-  } catch (e) {
-    try {
-      unlinkSync(tmp);
-    } catch {
-      /* not created */
-    }
-    throw new InputError(`${path}: cannot write (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-  }
-}
-
-function writeAll(fd: number, buf: Uint8Array): void {
-  let off = 0;
-  while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
 }
 
 /**
@@ -154,7 +126,7 @@ export class PredictionsFile {
   /** Appends one clip's records with a single write. */
   append(text: string): void {
     if (this.fd === null) throw new Error('PredictionsFile.append before recover');
-    writeAll(this.fd, Buffer.from(text));
+    writeFully(this.fd, Buffer.from(text));
   }
 
   close(): void {

@@ -24,7 +24,8 @@ import { DEFAULT_QUESTIONS_PATH, loadQuestions } from '../oracle/index.js';
 import { runPool } from '../pool/index.js';
 import { startDecoder } from './decoder.js';
 import { buildManifest, DEFAULT_MODEL, type ManifestClip } from './manifest.js';
-import { type ClipBlock, type ExpectedClip, PredictionsFile, writeAtomic } from './output.js';
+import { type ClipBlock, type ExpectedClip, PredictionsFile } from './output.js';
+import { writeFileAtomic as writeAtomic } from '../io/atomic.js';
 import { CANCELLED, type ClipOutput, type ClipTask } from './task.js';
 
 export const RUN_VERSION = 1;

@@ -10,7 +10,7 @@ import { kittiClips, readKittiSequence } from '../../datasets/kitti.js';
 import { InputError } from '../../core/trajectory.js';
 import { loadQuestions, DEFAULT_QUESTIONS_PATH } from '../../oracle/index.js';
 import { estimateClipAsync } from '../../vo/estimate.js';
-import { writeFileAtomic } from './oracle.js';
+import { writeFileAtomic } from '../../io/atomic.js';
 
 interface Opts {
   kitti: string;

@@ -11,7 +11,8 @@ import {
   type Distribution,
 } from '../../oracle/calibrate.js';
 import { DEFAULT_QUESTIONS_PATH, loadQuestions, type Question, type QuestionSet } from '../../oracle/index.js';
-import { addInputOptions, INPUT_HELP, type InputOpts, loadInput, parseDuration, runAll, writeFileAtomic } from './oracle.js';
+import { addInputOptions, INPUT_HELP, type InputOpts, loadInput, parseDuration, runAll } from './oracle.js';
+import { writeFileAtomic } from '../../io/atomic.js';
 
 interface CalibrateOpts extends InputOpts {
   questions?: string;

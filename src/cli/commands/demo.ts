@@ -14,7 +14,7 @@ import { DEFAULT_QUESTIONS_PATH, type QuestionSet } from '../../oracle/index.js'
 import { defaultWorkers } from '../../pool/index.js';
 import { runBaseline } from '../../synth/baseline.js';
 import { synthesize } from '../../synth/index.js';
-import { writeFileAtomic } from './oracle.js';
+import { writeFileAtomic } from '../../io/atomic.js';
 import { formatDistribution, intIn, parsePreset } from './synth.js';
 
 interface Opts {

@@ -8,7 +8,7 @@ import { InputError } from '../../core/trajectory.js';
 import { evaluate, metricsToJson, sortCodePoints, type GradeMetrics, type GroupMetrics } from '../../grade/index.js';
 import { readPredictions } from '../../io/predictions.js';
 import { DEFAULT_QUESTIONS_PATH, loadQuestions } from '../../oracle/questions.js';
-import { writeFileAtomic } from './oracle.js';
+import { writeFileAtomic } from '../../io/atomic.js';
 
 interface GradeOpts {
   json?: string;

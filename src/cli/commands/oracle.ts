@@ -1,12 +1,10 @@
 /**
  * `egogeo oracle FILE`: trajectories → the benchmark oracle's features and 14 labels, one JSONL
- * record per trajectory. Also exports the input options and loaders that `calibrate` and
- * `sensitivity` share, and the atomic file writer every command uses for `-o`/`--json`.
+ * record per trajectory. Also exports what `calibrate` and `sensitivity` share: the input
+ * options, loading and labelling.
  */
-import { randomBytes } from 'node:crypto';
-import { renameSync, unlinkSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
 import type { Command } from 'commander';
+import { writeFileAtomic } from '../../io/atomic.js';
 import { InputError, type Trajectory } from '../../core/trajectory.js';
 import { readTrajectories, type ReadOptions, type TumFrame } from '../../io/trajectories.js';
 import {
@@ -110,24 +108,6 @@ export function runAll(trajs: Trajectory[], questions: QuestionSet, duration: nu
   return out;
 }
 
-/**
- * Writes `data` to `path` atomically: a temp file in the same folder, then rename. On any error the
- * temp file is removed and the target is untouched.
- */
-export function writeFileAtomic(path: string, data: string): void {
-  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  try {
-    writeFileSync(tmp, data);
-    renameSync(tmp, path);
-  } catch (e) {
-    try {
-      unlinkSync(tmp);
-    } catch {
-      /* not created */
-    }
-    throw new InputError(`${path}: cannot write (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-  }
-}
 
 /** One output record: `{id, features, labels}` and, if asked, the arrays in the golden layout. */
 export function oracleRecord(id: string, r: OracleResult, withArrays: boolean): Record<string, unknown> {

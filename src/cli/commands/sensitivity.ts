@@ -11,7 +11,8 @@ import { groupMetrics, parseAnswerFor } from '../../grade/index.js';
 import { clipData, DEFAULT_QUESTIONS_PATH, loadQuestions, type QuestionSet } from '../../oracle/index.js';
 import { alphaGrid, type ParsedPredictions, type SensitivityReport, sensitivity } from '../../oracle/sensitivity.js';
 import { selectQuestions } from './calibrate.js';
-import { addInputOptions, INPUT_HELP, type InputOpts, loadInput, parseDuration, runAll, writeFileAtomic } from './oracle.js';
+import { addInputOptions, INPUT_HELP, type InputOpts, loadInput, parseDuration, runAll } from './oracle.js';
+import { writeFileAtomic } from '../../io/atomic.js';
 
 interface SensitivityOpts extends InputOpts {
   from: string;
