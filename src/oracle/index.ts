@@ -8,5 +8,6 @@ export * from './features.js';
 export * from './questions.js';
 export * from './rules.js';
 export * from './oracle.js';
+export * from './evidence.js';
 export * from './calibrate.js';
 export * from './sensitivity.js';

@@ -15,6 +15,12 @@ export interface Question {
   /** Lower-cased choices, as the grader compares them; null for numeric questions. */
   choices: string[] | null;
   temporal: boolean;
+  /** The question text with `{param}` placeholders filled in, as the reference's QA generator does. */
+  text: string;
+  /** The choices as written in the file (the QA records keep their case). */
+  rawChoices: string[] | null;
+  units: string | null;
+  metadata: Record<string, unknown> | null;
   ruleName: string;
   params: Params;
   label: Labeler;
@@ -26,6 +32,9 @@ export interface QuestionSet {
   byId: Map<string, Question>;
   /** The threshold scale these rules were compiled with (1 = as published). */
   scale: number;
+  /** The file's `defaults`: label source and whether QA records carry evidence. */
+  labelSource: string;
+  includeEvidence: boolean;
 }
 
 /** The question file shipped with egogeo: the published thresholds of EgoDyn-Bench. */
@@ -77,12 +86,18 @@ export function compileQuestions(doc: unknown, source: string, scale = 1): Quest
     const answerType = typeof q.answer_type === 'string' ? q.answer_type : 'multiclass';
     const choices = Array.isArray(q.choices) ? q.choices.map((c) => String(c).toLowerCase()) : null;
     const meta = (q.metadata ?? {}) as Record<string, unknown>;
+    let text = String(q.question_text ?? '');
+    for (const [k, v] of Object.entries(params)) text = text.split(`{${k}}`).join(pyStr(v));
     const question: Question = {
       id,
       category: typeof q.category === 'string' ? q.category : 'unknown',
       answerType,
       choices,
       temporal: meta.temporal === true,
+      text,
+      rawChoices: Array.isArray(q.choices) ? q.choices.map(String) : null,
+      units: typeof q.units === 'string' ? q.units : null,
+      metadata: q.metadata && typeof q.metadata === 'object' ? (q.metadata as Record<string, unknown>) : null,
       ruleName: rule.name,
       params,
       label: factory(new ParamReader(params, `${where} (${id}) rule ${rule.name}`)),
@@ -90,5 +105,20 @@ export function compileQuestions(doc: unknown, source: string, scale = 1): Quest
     questions.push(question);
     byId.set(id, question);
   });
-  return { source, questions, byId, scale };
+  const defaults = ((doc as { defaults?: Record<string, unknown> }).defaults ?? {}) as Record<string, unknown>;
+  return {
+    source,
+    questions,
+    byId,
+    scale,
+    labelSource: typeof defaults.label_source === 'string' ? defaults.label_source : 'sensor_rule',
+    includeEvidence: defaults.include_evidence !== false,
+  };
+}
+
+/** Python's str() for the scalars a question template substitutes. */
+function pyStr(v: unknown): string {
+  if (typeof v === 'boolean') return v ? 'True' : 'False';
+  if (v === null || v === undefined) return 'None';
+  return String(v);
 }

@@ -27,7 +27,7 @@ import { runPool } from '../pool/index.js';
 import { labelDistribution, planDataset, type SynthClip } from './plan.js';
 import { PRESETS, CLIP_SECONDS, type PresetName } from './presets.js';
 import type { ProfileName } from './profiles.js';
-import { loadQuestionTexts, qaRecords } from './qa.js';
+import { qaRecords } from './qa.js';
 import type { JpegEncoder, RenderTask, RenderTaskResult } from './task.js';
 
 export interface SynthOptions {
@@ -135,7 +135,6 @@ export async function synthesize(o: SynthOptions): Promise<SynthSummary> {
   }
   const qpath = o.questionsPath ?? DEFAULT_QUESTIONS_PATH;
   const questions = loadQuestions(qpath);
-  const texts = loadQuestionTexts(qpath);
   const t0 = Date.now();
   const clips = planDataset({ clips: o.clips, seed: o.seed, preset: o.preset, profile: o.profile, questions });
 
@@ -190,7 +189,7 @@ export async function synthesize(o: SynthOptions): Promise<SynthSummary> {
       writeNpz(join(stage, 'arrays', `${c.id}.npz`), clipArrays(c));
       const rec = clipRecord(c, video);
       index.push(JSON.stringify(rec));
-      for (const q of qaRecords(c.id, c.oracle, questions, texts, i * questions.questions.length, rec.t_end as number)) qa.push(JSON.stringify(q));
+      for (const q of qaRecords(c.id, c.oracle, questions, i * questions.questions.length, rec.t_end as number)) qa.push(JSON.stringify(q));
     });
     writeFileSync(join(stage, 'qa.jsonl'), `${qa.join('\n')}\n`);
     const presets = [...new Set(clips.map((c) => c.preset))];

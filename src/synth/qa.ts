@@ -2,13 +2,9 @@
  * QA items as the reference's `QAGenerator` writes them (`dataset/generation/qa_generator.py`):
  * one record per (clip, question) with the question text (with `{param}` substitution), the
  * oracle's answer, the question file's choices, units, metadata and label source, and the rule's
- * evidence dict (`labeling_rules.py`, same keys in the same order). The answers come from our
- * oracle (`runOracle`); the evidence is recomputed here from the same arrays and features.
+ * evidence dict (`oracle/evidence.ts`). Everything comes from the loaded question set.
  */
-import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
-import { InputError } from '../core/trajectory.js';
-import { aggregator, clipData, lateral, type ClipData, type OracleResult, type Question, type QuestionSet } from '../oracle/index.js';
+import { clipData, evidenceFor, type OracleResult, type QuestionSet } from '../oracle/index.js';
 
 /** The fields of one QA record, in the reference's key order. */
 export interface QaRecord {
@@ -29,212 +25,6 @@ export interface QaRecord {
   metadata: Record<string, unknown> | null;
 }
 
-/** What the question file says beyond the rules: text, units, metadata, defaults. */
-export interface QuestionText {
-  text: string;
-  units: string | null;
-  metadata: Record<string, unknown> | null;
-  choices: string[] | null;
-  answerType: string;
-}
-
-export interface QuestionTexts {
-  byId: Map<string, QuestionText>;
-  labelSource: string;
-  includeEvidence: boolean;
-}
-
-/** Reads question texts, units and metadata from the question YAML (`loadQuestions` keeps only rules). */
-export function loadQuestionTexts(path: string): QuestionTexts {
-  let doc: { defaults?: Record<string, unknown>; questions?: Record<string, unknown>[] };
-  try {
-    doc = parseYaml(readFileSync(path, 'utf8'));
-  } catch (e) {
-    throw new InputError(`${path}: cannot read question file (${(e as Error).message.split('\n')[0]})`);
-  }
-  const byId = new Map<string, QuestionText>();
-  for (const q of doc.questions ?? []) {
-    const params = ((q.rule as Record<string, unknown> | undefined)?.params ?? {}) as Record<string, unknown>;
-    let text = String(q.question_text ?? '');
-    for (const [k, v] of Object.entries(params)) text = text.split(`{${k}}`).join(pyStr(v));
-    byId.set(String(q.question_id), {
-      text,
-      units: (q.units as string | null | undefined) ?? null,
-      metadata: (q.metadata as Record<string, unknown> | undefined) ?? null,
-      choices: Array.isArray(q.choices) ? (q.choices as unknown[]).map(String) : null,
-      answerType: typeof q.answer_type === 'string' ? q.answer_type : 'multiclass',
-    });
-  }
-  const d = doc.defaults ?? {};
-  return {
-    byId,
-    labelSource: typeof d.label_source === 'string' ? d.label_source : 'sensor_rule',
-    includeEvidence: d.include_evidence !== false,
-  };
-}
-
-/** Python's str() for the scalar types a question template substitutes. */
-function pyStr(v: unknown): string {
-  if (typeof v === 'boolean') return v ? 'True' : 'False';
-  if (v === null || v === undefined) return 'None';
-  if (typeof v === 'number' && Number.isInteger(v) && !String(v).includes('e')) return String(v);
-  return String(v);
-}
-
-const num = (p: Record<string, unknown>, k: string, d?: number): number => {
-  const v = p[k];
-  if (typeof v === 'number') return v;
-  if (d === undefined) throw new Error(`missing parameter '${k}'`);
-  return d;
-};
-const str = (p: Record<string, unknown>, k: string, d: string): string => (typeof p[k] === 'string' ? (p[k] as string) : d);
-
-/** A feature value the way the rule looks it up (features or arrays first). */
-function lookup(c: ClipData, feature: string, agg: string, prefer: 'features' | 'arrays'): number {
-  const f = c.features[feature];
-  const a = c.arrays[feature];
-  if (prefer === 'features' ? f !== undefined : a === undefined && f !== undefined) return f;
-  if (a !== undefined) return aggregator(agg)(a);
-  if (f !== undefined) return f;
-  throw new Error(`feature '${feature}' not found`);
-}
-
-/** The reference rule's evidence dict for one question (null for rule families it has none for). */
-export function evidenceFor(q: Question, c: ClipData): Record<string, unknown> | null {
-  const p = q.params as Record<string, unknown>;
-  switch (q.ruleName) {
-    case 'yaw_rate_sign_with_deadzone': {
-      const agg = str(p, 'aggregation', 'mean');
-      return {
-        [`${agg}_yaw_rate`]: aggregator(agg)(c.arrays.yaw_rate),
-        threshold_positive: p.threshold_positive,
-        threshold_negative: p.threshold_negative,
-        positive_label: str(p, 'positive_label', 'left'),
-        negative_label: str(p, 'negative_label', 'right'),
-      };
-    }
-    case 'or_threshold_event': {
-      const conditions = (p.conditions as Record<string, unknown>[]).map((k) => {
-        const feature = String(k.feature);
-        const agg = str(k, 'aggregation', 'max');
-        const value = lookup(c, feature, agg, 'arrays');
-        const thr = num(k, 'threshold');
-        const met = k.operator === 'less_than' ? value < thr : value > thr;
-        return { feature, [`${agg}_${feature}`]: value, threshold: k.threshold, operator: k.operator, met };
-      });
-      return { conditions };
-    }
-    case 'threshold_classification': {
-      const feature = String(p.feature);
-      return { [`value_${feature}`]: lookup(c, feature, str(p, 'aggregation', 'mean'), 'features'), threshold: p.threshold };
-    }
-    case 'trend_classification': {
-      const feature = String(p.feature);
-      const agg = str(p, 'aggregation', 'mean');
-      return { [`${agg}_${feature}`]: lookup(c, feature, agg, 'arrays'), threshold_positive: p.threshold_positive, threshold_negative: p.threshold_negative };
-    }
-    case 'multi_threshold_classification': {
-      const feature = String(p.feature);
-      const agg = str(p, 'aggregation', 'mean');
-      return { [`${agg}_${feature}`]: lookup(c, feature, agg, 'features'), thresholds: p.thresholds, labels: p.labels };
-    }
-    case 'dominant_axis_comparison': {
-      const agg = aggregator(str(p, 'aggregation', 'rms'));
-      const aggName = str(p, 'aggregation', 'rms');
-      const used = c.arrays.accel_long ? 'accel_long' : str(p, 'longitudinal_feature', 'accel');
-      const longArr = Float64Array.from(c.arrays[used], Math.abs);
-      const longAgg = agg(longArr);
-      const latAgg = agg(Float64Array.from(lateral(c)));
-      return {
-        [`${aggName}_longitudinal_accel`]: longAgg,
-        [`${aggName}_lateral_accel`]: latAgg,
-        ratio_threshold: p.ratio_threshold ?? 1.0,
-        longitudinal_feature_used: used,
-        deadzone_long: p.deadzone_long ?? 0.2,
-        deadzone_lat: p.deadzone_lat ?? 0.2,
-      };
-    }
-    case 'lateral_accel_threshold': {
-      const aggName = str(p, 'aggregation', 'max');
-      return { [`${aggName}_lateral_accel`]: aggregator(aggName)(Float64Array.from(lateral(c))), threshold: p.threshold };
-    }
-    case 'sequential_event': {
-      const t = c.arrays.timestamps;
-      const mask = (cfg: Record<string, unknown>) => {
-        const a = c.arrays[String(cfg.feature)];
-        const thr = num(cfg, 'threshold');
-        return Array.from(a, (v) => (cfg.operator === 'less_than' ? v < thr : cfg.operator === 'greater_than' ? v > thr : Math.abs(v) > thr));
-      };
-      const m1 = mask(p.first_event as Record<string, unknown>);
-      const m2 = mask(p.second_event as Record<string, unknown>);
-      const minGap = Math.max(num(p, 'min_gap_seconds', 0), 1e-6);
-      const maxGap = num(p, 'max_gap_seconds', Infinity);
-      const second = m2.flatMap((m, i) => (m ? [i] : []));
-      let found: [number, number] | null = null;
-      for (let i = 0; i < m1.length && !found && second.length > 0; i++) {
-        if (!m1[i]) continue;
-        const lo = t[i] + minGap, hi = t[i] + maxGap;
-        const k = second.findIndex((j) => t[j] >= lo);
-        if (k >= 0 && t[second[k]] <= hi) found = [i, second[k]];
-      }
-      const ev: Record<string, unknown> = {
-        first_event_count: m1.filter(Boolean).length,
-        second_event_count: m2.filter(Boolean).length,
-        sequence_found: found !== null,
-      };
-      if (found) {
-        ev.first_event_index = found[0];
-        ev.second_event_index = found[1];
-        ev.first_event_time = t[found[0]];
-        ev.second_event_time = t[found[1]];
-        ev.gap_seconds = t[found[1]] - t[found[0]];
-      }
-      return ev;
-    }
-    case 'peak_half_detection': {
-      const feature = String(p.feature);
-      const arr = c.arrays[feature];
-      if (arr.length === 0) return { error: 'empty_array' };
-      const mid = Math.floor(arr.length / 2);
-      let peak = 0;
-      for (let i = 1; i < arr.length; i++) if (arr[i] > arr[peak]) peak = i;
-      const mean = aggregator('mean')(arr);
-      const prominence = num(p, 'prominence_ratio', 0.05);
-      const prominent = Math.abs(mean) > 1e-6 ? (arr[peak] - mean) / Math.abs(mean) >= prominence : !(arr[peak] < prominence);
-      const ev: Record<string, unknown> = { peak_index: peak, midpoint_index: mid, peak_value: arr[peak], mean_value: mean, is_prominent: prominent, feature_name: feature };
-      if (p.min_peak_value !== undefined && p.min_peak_value !== null) ev.min_peak_value = p.min_peak_value;
-      return ev;
-    }
-    case 'stop_and_go_detection': {
-      const s = c.arrays.speed;
-      const stopThr = num(p, 'stop_speed_threshold'), goThr = num(p, 'go_speed_threshold');
-      let cycles = 0;
-      let stopped = s[0] < stopThr;
-      for (let i = 1; i < s.length; i++) {
-        if (!stopped && s[i] < stopThr) stopped = true;
-        else if (stopped && s[i] > goThr) {
-          cycles++;
-          stopped = false;
-        }
-      }
-      return { stop_go_cycles: cycles, min_stops: p.min_stops ?? 1, stop_speed_threshold: p.stop_speed_threshold, go_speed_threshold: p.go_speed_threshold };
-    }
-    case 'half_comparison': {
-      const aggName = str(p, 'aggregation', 'rms');
-      const agg = aggregator(aggName);
-      const arr = c.arrays[String(p.feature)];
-      const mid = Math.floor(arr.length / 2);
-      return {
-        [`${aggName}_first_half`]: agg(arr.slice(0, mid)),
-        [`${aggName}_second_half`]: agg(arr.slice(mid)),
-        similarity_threshold: p.similarity_threshold ?? 0.2,
-      };
-    }
-    default:
-      return null;
-  }
-}
-
 /**
  * The 14 QA records of one clip, numbered from `qaBase` in question-file order (the reference's
  * counter runs clip-major over the whole dataset).
@@ -243,30 +33,28 @@ export function qaRecords(
   clipId: string,
   oracle: OracleResult,
   questions: QuestionSet,
-  texts: QuestionTexts,
   qaBase: number,
   tEnd: number,
   split = 'unsplit',
 ): QaRecord[] {
   const c = clipData(oracle.arrays, oracle.features);
   return questions.questions.map((q, i) => {
-    const t = texts.byId.get(q.id);
     return {
       qa_id: `qa_${String(qaBase + i).padStart(8, '0')}`,
       clip_id: clipId,
       question_id: q.id,
       category: q.category,
-      question: t?.text ?? '',
+      question: q.text,
       answer: oracle.labels[q.id],
       answer_type: q.answerType,
-      choices: t?.choices ?? q.choices,
-      units: t?.units ?? null,
-      label_source: texts.labelSource,
+      choices: q.rawChoices,
+      units: q.units,
+      label_source: questions.labelSource,
       rule_name: q.ruleName,
       split,
       t_end: tEnd,
-      evidence: texts.includeEvidence ? evidenceFor(q, c) : null,
-      metadata: t?.metadata ?? null,
+      evidence: questions.includeEvidence ? evidenceFor(q, c) : null,
+      metadata: q.metadata,
     };
   });
 }

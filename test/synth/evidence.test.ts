@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_QUESTIONS_PATH, loadQuestions, summaryFeatures } from '../../src/oracle/index.js';
-import { loadQuestionTexts, qaRecords } from '../../src/synth/qa.js';
+import { qaRecords } from '../../src/synth/qa.js';
 import { HAS_SHARED, sharedPath } from '../helpers/shared.js';
 import { dynamicsFromNpz } from './helpers.js';
 
@@ -25,7 +25,6 @@ function close(a: unknown, b: unknown, where: string): void {
 
 describe.skipIf(!HAS_SHARED)('QA records against the reference generator (egodyn_kitti)', () => {
   const questions = loadQuestions();
-  const texts = loadQuestionTexts(DEFAULT_QUESTIONS_PATH);
   const qa = readFileSync(sharedPath('data/egodyn_kitti/qa.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
   const index = readFileSync(sharedPath('data/egodyn_kitti/clips_index.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
 
@@ -35,7 +34,7 @@ describe.skipIf(!HAS_SHARED)('QA records against the reference generator (egodyn
       const features = summaryFeatures(arrays);
       // the labels as the reference wrote them; evidence and the other fields recomputed here
       const labels = Object.fromEntries(qa.filter((q) => q.clip_id === rec.clip_id).map((q) => [q.question_id, q.answer]));
-      const mine = qaRecords(rec.clip_id, { arrays, features, labels }, questions, texts, i * 14, rec.t_end);
+      const mine = qaRecords(rec.clip_id, { arrays, features, labels }, questions, i * 14, rec.t_end);
       const theirs = qa.filter((q) => q.clip_id === rec.clip_id);
       expect(mine).toHaveLength(theirs.length);
       mine.forEach((m, k) => close(JSON.parse(JSON.stringify(m)), theirs[k], `${rec.clip_id}/${theirs[k].question_id}`));
