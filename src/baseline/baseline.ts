@@ -42,10 +42,36 @@ export function selectFrames(clip: Clip, idx: number[]): Clip {
 }
 
 /**
- * Prediction records for one clip: answers from the estimated trajectory, oracle labels from the
- * ground truth when known. `qaBase` numbers the questions like the benchmark's QA generator
- * (clip-major, question-file order), whichever subset is answered.
+ * Benchmark prediction records for one clip's answers (and oracle labels, when known), numbered
+ * like the benchmark's QA generator (clip-major, question-file order from `qaBase`) whichever
+ * subset `answer` keeps.
  */
+export function predictionRecords(
+  clipId: string,
+  source: string,
+  questions: QuestionSet,
+  answers: Readonly<Record<string, string>>,
+  truth: Readonly<Record<string, string>> | null,
+  answer: ReadonlySet<string> | null,
+  qaBase: number,
+): Prediction[] {
+  const out: Prediction[] = [];
+  questions.questions.forEach((q, i) => {
+    if (answer && !answer.has(q.id)) return;
+    out.push({
+      qa_id: `qa_${String(qaBase + i).padStart(8, '0')}`,
+      clip_id: clipId,
+      question_id: q.id,
+      category: q.category,
+      oracle_label: truth ? truth[q.id] : null,
+      model_answer: answers[q.id],
+      source,
+    });
+  });
+  return out;
+}
+
+/** Prediction records for a clip: answers from the estimated trajectory, labels from the ground truth. */
 export function predictClip(
   clip: Clip,
   estimated: Trajectory,
@@ -55,18 +81,5 @@ export function predictClip(
 ): Prediction[] {
   const est = runOracle(estimated, questions).labels;
   const gt = clip.groundTruth ? runOracle(clip.groundTruth, questions).labels : null;
-  const out: Prediction[] = [];
-  questions.questions.forEach((q, i) => {
-    if (answer && !answer.has(q.id)) return;
-    out.push({
-      qa_id: `qa_${String(qaBase + i).padStart(8, '0')}`,
-      clip_id: clip.id,
-      question_id: q.id,
-      category: q.category,
-      oracle_label: gt ? gt[q.id] : null,
-      model_answer: est[q.id],
-      source: clip.source,
-    });
-  });
-  return out;
+  return predictionRecords(clip.id, clip.source, questions, est, gt, answer, qaBase);
 }

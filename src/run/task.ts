@@ -6,7 +6,7 @@
  * records it in the errors file and goes on.
  */
 import { existsSync } from 'node:fs';
-import { evenFrames, selectFrames } from '../baseline/baseline.js';
+import { evenFrames, predictionRecords, selectFrames } from '../baseline/baseline.js';
 import type { Clip } from '../core/clip.js';
 import { type BenchmarkClip, ClipDataError, type QaItem } from '../datasets/benchmark.js';
 import { decodeVideo } from '../datasets/video.js';
@@ -141,18 +141,7 @@ export async function runClipTask(task: ClipTask): Promise<ClipOutput> {
     // arrays, else the KITTI poses under the frames (null without either).
     const g = gt ?? groundTruthArrays(c, null)?.arrays ?? null;
     const truth = g ? labelClip(clipData(g, summaryFeatures(g)), questions) : null;
-    questions.questions.forEach((q, i) => {
-      if (!task.questionIds.includes(q.id)) return;
-      records.push({
-        qa_id: `qa_${String(task.qaBase + i).padStart(8, '0')}`,
-        clip_id: c.id,
-        question_id: q.id,
-        category: q.category,
-        oracle_label: truth ? truth[q.id] : null,
-        model_answer: labels[q.id],
-        source: c.source,
-      });
-    });
+    records.push(...predictionRecords(c.id, c.source, questions, labels, truth, new Set(task.questionIds), task.qaBase));
   }
   const lines = records.map((r) => `${JSON.stringify(r)}\n`).join('');
   return {
