@@ -78,7 +78,9 @@ PairMotion estimate_motion(const Matches& m, const Intrinsics& intr, const Optio
   // (50 baselines) drops them and leaves only the road to vote.
   cv::Mat far;
   const int good = cv::recoverPose(E, m.prev, m.curr, cv::Mat(K), R, t, 1e4, mask, far);
-  if (good < std::max(8, opt.min_tracks / 2)) {
+  // Too few cheirality inliers: the essential matrix is unreliable (often a wrong rotation), and
+  // the neighbours' motion is the better guess (pipeline.cc fills such pairs).
+  if (good < 2 * opt.min_tracks) {
     pm.R = R0;
     pm.quality = PairQuality::Degenerate;
     return pm;

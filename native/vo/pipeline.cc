@@ -42,15 +42,16 @@ cv::Mat decode(const FrameSource& src, size_t index) {
   return img;
 }
 
-/// A pair whose motion could not be estimated (too few tracks, degenerate geometry) takes the
-/// rotation rate of its nearest estimated neighbours, so one lost pair in a turn does not read as
-/// "no rotation". The translation direction follows the same way; its length comes from the
-/// scale stage, which fills such pairs from their neighbours too.
+/// A pair without enough tracks to estimate anything takes the rotation rate of its nearest
+/// estimated neighbours, so one lost pair in a turn does not read as "no rotation" (a degenerate
+/// pair keeps its rotation-only fit). The translation direction follows the same way; its length
+/// comes from the scale stage, which bridges such pairs too.
 void fill_failed_pairs(std::vector<PairMotion>& pairs, const std::vector<double>& ts) {
   const int n = static_cast<int>(pairs.size());
   auto good = [&](int k) { return pairs[k].quality == PairQuality::Ok || pairs[k].quality == PairQuality::LowParallax; };
   for (int k = 0; k < n; ++k) {
-    if (good(k)) continue;
+    // A degenerate pair still has its rotation-only fit; only a pair without tracks borrows.
+    if (pairs[k].quality != PairQuality::TooFewTracks) continue;
     int lo = k - 1, hi = k + 1;
     while (lo >= 0 && !good(lo)) --lo;
     while (hi < n && !good(hi)) ++hi;

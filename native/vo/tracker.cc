@@ -19,7 +19,7 @@ Tracker::Tracker(const Options& opt) : opt_(opt) {
 }
 
 void Tracker::build_pyramid(const cv::Mat& img, std::vector<cv::Mat>& pyr) const {
-  cv::buildOpticalFlowPyramid(img, pyr, cv::Size(opt_.klt_window, opt_.klt_window), opt_.klt_levels, true);
+  cv::buildOpticalFlowPyramid(img, pyr, cv::Size(opt_.klt_window, opt_.klt_window), opt_.klt_levels, false);
 }
 
 void Tracker::start(const cv::Mat& img, StageTimes& ms) {

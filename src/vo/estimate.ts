@@ -11,10 +11,9 @@ export interface Estimate {
 
 /**
  * Frames far apart (the published baselines' 10 frames over 3 s are 0.33 s apart) move corners by
- * 100+ px and rotate many out of view in a turn: track them over a deeper pyramid and a larger
- * window, with more corners to start from.
+ * 100+ px: track them over one more pyramid level (twice the search range).
  */
-export const WIDE_BASELINE: VoOptions = { kltLevels: 4, kltWindow: 15, maxFeatures: 600 };
+export const WIDE_BASELINE: VoOptions = { kltLevels: 4 };
 
 function medianInterval(ts: ArrayLike<number>): number {
   const d = Array.from({ length: ts.length - 1 }, (_, i) => ts[i + 1] - ts[i]).sort((a, b) => a - b);
