@@ -7,6 +7,7 @@
 import type { Trajectory } from '../core/trajectory.js';
 import { pyMod } from '../core/numeric.js';
 import { smoothInto } from './savgol.js';
+import { scratchPool } from '../core/scratch.js';
 
 export interface DynamicsOptions {
   /** Grid rate in Hz (reference: 10). */
@@ -74,17 +75,7 @@ export function computeDynamics(traj: Trajectory, opts: DynamicsOptions = {}): D
   return { timestamps: rel, x, y, yaw, speed, accel, yaw_rate: yawRate, jerk };
 }
 
-const scratchBufs: Float64Array[] = [];
-
-/** Reused scratch buffer `k` with room for `n` values (contents undefined). */
-function scratch(k: number, n: number): Float64Array {
-  let b = scratchBufs[k];
-  if (!b || b.length < n) {
-    b = new Float64Array(Math.max(n, 64, b ? 2 * b.length : 0));
-    scratchBufs[k] = b;
-  }
-  return b;
-}
+const scratch = scratchPool();
 
 /** `np.linspace(start, stop, n)` including its exact end point. */
 function linspace(start: number, stop: number, n: number, out: Float64Array): void {

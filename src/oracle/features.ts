@@ -1,6 +1,7 @@
 /** The reference's 12 summary features of a clip (`compute_summary_features`). */
 import { npMean, npPercentile, npSum } from '../core/numeric.js';
 import type { DynamicsArrays } from './dynamics.js';
+import { scratchPool } from '../core/scratch.js';
 
 export interface SummaryFeatures {
   max_speed: number;
@@ -63,14 +64,4 @@ export function summaryFeatures(a: DynamicsArrays): SummaryFeatures {
   };
 }
 
-const scratchBufs: Float64Array[] = [];
-
-/** Reused scratch buffer `k` with room for `n` values. */
-function scratch(k: number, n: number): Float64Array {
-  let b = scratchBufs[k];
-  if (!b || b.length < n) {
-    b = new Float64Array(Math.max(n, 64, b ? 2 * b.length : 0));
-    scratchBufs[k] = b;
-  }
-  return b;
-}
+const scratch = scratchPool();
