@@ -143,6 +143,17 @@ bool guarded(const char* fn, F&& work, std::string& error) {
   return false;
 }
 
+/// The synchronous form of a call: parse, run on this thread, convert (failures throw a JS Error).
+template <class Req, class Res, class Parse>
+Napi::Value call_sync(const Napi::CallbackInfo& info, Parse&& parse, bool (*run)(const Req&, Res&, std::string&),
+                      Napi::Object (*to_js)(Napi::Env, Res&)) {
+  std::unique_ptr<Req> req = parse(info);
+  Res res;
+  std::string err;
+  if (!run(*req, res, err)) throw Napi::Error::New(info.Env(), err);
+  return to_js(info.Env(), res);
+}
+
 /// Runs `run(req, res, error)` on the libuv pool and settles a Promise with `to_js(env, res)`.
 template <class Req, class Res>
 class PromiseWorker : public Napi::AsyncWorker {

@@ -180,11 +180,7 @@ bool run(const Request& req, Result& out, std::string& error) {
 }
 
 Napi::Value RenderClip(const Napi::CallbackInfo& info) {
-  auto req = parse(info);
-  Result res;
-  std::string err;
-  if (!run(*req, res, err)) throw Napi::Error::New(info.Env(), err);
-  return to_js(info.Env(), res);
+  return napi::call_sync<Request, Result>(info, parse, run, to_js);
 }
 
 Napi::Value RenderClipAsync(const Napi::CallbackInfo& info) {

@@ -176,11 +176,7 @@ bool run(const Request& req, ClipResult& out, std::string& error) {
 }
 
 Napi::Value ProcessClip(const Napi::CallbackInfo& info) {
-  auto req = parse(info);
-  ClipResult res;
-  std::string err;
-  if (!run(*req, res, err)) throw Napi::Error::New(info.Env(), err);
-  return to_js(info.Env(), res);
+  return napi::call_sync<Request, ClipResult>(info, parse, run, to_js);
 }
 
 Napi::Value ProcessClipAsync(const Napi::CallbackInfo& info) {

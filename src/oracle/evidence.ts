@@ -4,7 +4,7 @@
  * Computed on demand from the same clip data the labelers read; the labelers themselves stay lean
  * for throughput.
  */
-import { aggregator, lateral, type ClipData } from './rules.js';
+import { aggregator, lateral, stopGoCycles, type ClipData } from './rules.js';
 import type { Question } from './questions.js';
 
 const num = (p: Record<string, unknown>, k: string, d?: number): number => {
@@ -132,17 +132,7 @@ export function evidenceFor(q: Question, c: ClipData): Record<string, unknown> |
       return ev;
     }
     case 'stop_and_go_detection': {
-      const s = c.arrays.speed;
-      const stopThr = num(p, 'stop_speed_threshold'), goThr = num(p, 'go_speed_threshold');
-      let cycles = 0;
-      let stopped = s[0] < stopThr;
-      for (let i = 1; i < s.length; i++) {
-        if (!stopped && s[i] < stopThr) stopped = true;
-        else if (stopped && s[i] > goThr) {
-          cycles++;
-          stopped = false;
-        }
-      }
+      const cycles = stopGoCycles(c.arrays.speed, num(p, 'stop_speed_threshold'), num(p, 'go_speed_threshold'));
       return { stop_go_cycles: cycles, min_stops: p.min_stops ?? 1, stop_speed_threshold: p.stop_speed_threshold, go_speed_threshold: p.go_speed_threshold };
     }
     case 'half_comparison': {

@@ -172,6 +172,20 @@ function exact(k: number, n: number): Float64Array {
   return b;
 }
 
+/** Stop→go cycles of a speed series: the reference's stop-and-go state machine. */
+export function stopGoCycles(s: Float64Array, stopThr: number, goThr: number): number {
+  let cycles = 0;
+  let stopped = s[0] < stopThr;
+  for (let i = 1; i < s.length; i++) {
+    if (!stopped && s[i] < stopThr) stopped = true;
+    else if (stopped && s[i] > goThr) {
+      cycles++;
+      stopped = false;
+    }
+  }
+  return cycles;
+}
+
 export const RULES: Record<string, RuleFactory> = {
   yaw_rate_sign_with_deadzone(p) {
     const pos = p.num('threshold_positive');
@@ -318,17 +332,7 @@ export const RULES: Record<string, RuleFactory> = {
     const goThr = p.num('go_speed_threshold');
     const minStops = p.num('min_stops', 1);
     return (c) => {
-      const s = needArray(c, 'speed');
-      let cycles = 0;
-      let stopped = s[0] < stopThr;
-      for (let i = 1; i < s.length; i++) {
-        if (!stopped && s[i] < stopThr) stopped = true;
-        else if (stopped && s[i] > goThr) {
-          cycles++;
-          stopped = false;
-        }
-      }
-      return cycles >= minStops ? 'yes' : 'no';
+      return stopGoCycles(needArray(c, 'speed'), stopThr, goThr) >= minStops ? 'yes' : 'no';
     };
   },
 
