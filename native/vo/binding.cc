@@ -84,6 +84,13 @@ std::unique_ptr<Request> parse(const Napi::CallbackInfo& info) {
     if (k.cx < 0 || k.cy < 0) a.fail("clip.intrinsics.cx and cy must not be negative");
     req->input.intrinsics_given = true;
   }
+  // Without intrinsics, a horizontal field of view (CARLA's cameras are specified this way) gives
+  // fx = fy = (W/2) / tan(hfov/2) at the image centre once the frame size is known.
+  Napi::Value hfov = clip.Get("hfovDeg");
+  if (!hfov.IsUndefined() && !hfov.IsNull()) {
+    if (req->input.intrinsics_given) a.fail("clip.hfovDeg and clip.intrinsics exclude each other");
+    req->input.hfov_deg = a.number(clip, "hfovDeg", "clip", 0, 1, 179, true);
+  }
 
   Options& o = req->options;
   if (info.Length() >= 2 && !info[1].IsUndefined()) {

@@ -104,7 +104,7 @@ ClipResult process_clip(const ClipInput& in, const Options& opt) {
   if (img.cols < 32 || img.rows < 32) throw InputError("frame 0: image is too small (" + std::to_string(img.cols) + "x" + std::to_string(img.rows) + ")");
   Intrinsics intr = in.intrinsics;
   if (!in.intrinsics_given) {
-    intr.fx = intr.fy = 0.9 * img.cols;
+    intr.fx = intr.fy = in.hfov_deg > 0 ? 0.5 * img.cols / std::tan(in.hfov_deg * CV_PI / 360.0) : 0.9 * img.cols;
     intr.cx = img.cols / 2.0;
     intr.cy = img.rows / 2.0;
   }

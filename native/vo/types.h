@@ -65,6 +65,7 @@ struct ClipInput {
   std::vector<double> timestamps;
   Intrinsics intrinsics;
   bool intrinsics_given = false;     // otherwise fx = fy = 0.9 W, principal point at the centre
+  double hfov_deg = 0;               // > 0 and no intrinsics: fx = fy = (W/2) / tan(hfov/2), centred
 };
 
 enum class PairQuality { Ok, LowParallax, Degenerate, TooFewTracks };

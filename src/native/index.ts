@@ -28,6 +28,8 @@ export interface NativeClip {
   timestamps: ArrayLike<number>;
   /** Default: fx = fy = 0.9 W, principal point at the image centre (the reference's assumption). */
   intrinsics?: Intrinsics;
+  /** Without intrinsics: a horizontal field of view (degrees), fx = fy = (W/2)/tan(hfov/2), centred. */
+  hfovDeg?: number;
 }
 
 /** Engine options; every field has a documented default in native/vo/types.h. */
