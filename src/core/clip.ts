@@ -2,7 +2,7 @@
  * A clip, the unit every engine call and every worker task works on: frames + timestamps +
  * intrinsics (+ what a dataset knows about it). Datasets produce clips; VO consumes them.
  */
-import type { Intrinsics, PixelFrame } from '../native/index.js';
+import type { Intrinsics, PixelFrame, VideoFrame } from '../native/index.js';
 import type { Trajectory } from './trajectory.js';
 
 export type Source = 'nuscenes' | 'carla-sim' | 'carla-transferred' | 'kitti' | 'synthetic' | string;
@@ -10,13 +10,17 @@ export type Source = 'nuscenes' | 'carla-sim' | 'carla-transferred' | 'kitti' | 
 export interface Clip {
   id: string;
   source: Source;
-  /** File paths (JPEG/PNG) or greyscale buffers. */
-  frames: (string | PixelFrame)[];
+  /** File paths (JPEG/PNG), greyscale buffers, or frames of one video file (decoded by the engine). */
+  frames: (string | PixelFrame | VideoFrame)[];
   /** Seconds, one per frame. */
   timestamps: Float64Array;
   intrinsics?: Intrinsics;
+  /** Without intrinsics: horizontal field of view (degrees), principal point at the centre. */
+  hfovDeg?: number;
   /** Camera height above the road in metres, when the dataset knows it. */
   cameraHeight?: number;
+  /** The road's downward normal in camera coordinates (x right, y down, z forward), from a calibrated mount. */
+  roadNormal?: [number, number, number];
   /** Ground-truth planar trajectory at the frame timestamps, when known. */
   groundTruth?: Trajectory;
 }

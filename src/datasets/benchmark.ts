@@ -27,7 +27,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { InputError } from '../core/trajectory.js';
 import type { Intrinsics } from '../native/index.js';
+import { type CameraOverrides, overrideCamera, readCamerasFile } from './cameras.js';
 import { KITTI_CAMERA_HEIGHT, kittiClips, readCalib, readKittiSequence } from './kitti.js';
+import { isPublishedRoot, readPublished } from './published.js';
 
 /** A clip's data is missing or unreadable: the clip fails (errors file), the run goes on. */
 export class ClipDataError extends Error {
@@ -59,7 +61,13 @@ export interface BenchmarkClip {
   /** Frame rate for video clips without timestamps (record `fps`; else the video's own). */
   fps?: number;
   intrinsics?: Intrinsics;
+  /** Without intrinsics: horizontal field of view (degrees), principal point at the centre. */
+  hfovDeg?: number;
   cameraHeight?: number;
+  /** The road's downward normal in camera coordinates, from a calibrated mount. */
+  roadNormal?: [number, number, number];
+  /** Where the camera came from (for the run manifest). */
+  cameraFrom?: string;
   /** Absolute path of the ground-truth arrays (`array_ref`), when the record names one. */
   arrays?: string;
   /** QA items in `qa.jsonl` order. */
@@ -80,7 +88,25 @@ export interface BenchmarkOptions {
   selected?: string;
   /** Overrides every clip's source (e.g. `carla-transferred` for the style-transferred videos). */
   sourceLabel?: string;
+  /** Published layout: the nuScenes data root (frames, timestamps and cameras of nuScenes clips). */
+  nuscenesRoot?: string;
+  /** Published layout: which CARLA videos to read (default simulation). */
+  carlaDomain?: CarlaDomain;
+  /** `--cameras FILE`: per-source cameras over what the dataset says. */
+  cameras?: string;
+  /** Where the nuScenes join is cached (null: no cache; default: defaultCacheDir()). */
+  cacheDir?: string | null;
+  /**
+   * False: clips only for their metadata and ground truth (reports), so a published root's
+   * nuScenes clips need no --nuscenes-root. Default true.
+   */
+  needFrames?: boolean;
+  /** One line per slow or noteworthy step (reading the nuScenes tables, a fallback taken). */
+  log?: (line: string) => void;
 }
+
+export const CARLA_DOMAINS = ['simulation', 'transferred'] as const;
+export type CarlaDomain = (typeof CARLA_DOMAINS)[number];
 
 /** Camera heights above the road (metres) of the known rigs; others use the engine's default. */
 export const CAMERA_HEIGHTS: Readonly<Record<string, number>> = {
@@ -153,26 +179,7 @@ export function readBenchmark(dir: string, opts: BenchmarkOptions = {}): Benchma
 
   const qaPath = join(root, 'qa.jsonl');
   const hasQa = existsSync(qaPath);
-  const qaByClip = new Map<string, QaItem[]>();
-  if (hasQa) {
-    for (const { rec, line } of readJsonlRecords(qaPath)) {
-      const where = `${qaPath}:${line}`;
-      for (const f of ['qa_id', 'clip_id', 'question_id'] as const) {
-        if (typeof rec[f] !== 'string' || !rec[f]) throw new InputError(`${where}: field '${f}' must be a non-empty string`);
-      }
-      if (rec.answer === undefined) throw new InputError(`${where}: missing field 'answer'`);
-      const item: QaItem = {
-        qa_id: rec.qa_id as string,
-        clip_id: rec.clip_id as string,
-        question_id: rec.question_id as string,
-        category: typeof rec.category === 'string' ? rec.category : 'unknown',
-        answer: rec.answer,
-      };
-      let list = qaByClip.get(item.clip_id);
-      if (!list) qaByClip.set(item.clip_id, (list = []));
-      list.push(item);
-    }
-  }
+  const qaByClip = hasQa ? readQa(qaPath) : new Map<string, QaItem[]>();
 
   const byId = new Map<string, BenchmarkClip>();
   const order: string[] = [];
@@ -192,8 +199,33 @@ export function readBenchmark(dir: string, opts: BenchmarkOptions = {}): Benchma
   return { dir: root, clips: arrange(byId, order, opts, recordSource, basename(indexPath), qaByClip), hasQa };
 }
 
+/** `qa.jsonl` → QA items per clip, in file order; errors name `file:line` and the field. */
+export function readQa(qaPath: string): Map<string, QaItem[]> {
+  const qaByClip = new Map<string, QaItem[]>();
+  {
+    for (const { rec, line } of readJsonlRecords(qaPath)) {
+      const where = `${qaPath}:${line}`;
+      for (const f of ['qa_id', 'clip_id', 'question_id'] as const) {
+        if (typeof rec[f] !== 'string' || !rec[f]) throw new InputError(`${where}: field '${f}' must be a non-empty string`);
+      }
+      if (rec.answer === undefined) throw new InputError(`${where}: missing field 'answer'`);
+      const item: QaItem = {
+        qa_id: rec.qa_id as string,
+        clip_id: rec.clip_id as string,
+        question_id: rec.question_id as string,
+        category: typeof rec.category === 'string' ? rec.category : 'unknown',
+        answer: rec.answer,
+      };
+      let list = qaByClip.get(item.clip_id);
+      if (!list) qaByClip.set(item.clip_id, (list = []));
+      list.push(item);
+    }
+  }
+  return qaByClip;
+}
+
 /** The clips in canonical order: the list's (filtered, its sources filling in) or the index's. */
-function arrange(
+export function arrange(
   byId: Map<string, BenchmarkClip>,
   order: string[],
   opts: BenchmarkOptions,
@@ -224,7 +256,24 @@ function arrange(
  * ids `kitti{SEQ}_{START:06d}`, no QA items (labels come from the poses).
  */
 export function readDataset(dir: string, opts: BenchmarkOptions = {}): Benchmark {
+  const b = readLayout(dir, opts);
+  if (opts.cameras) applyCameraOverrides(b.clips, readCamerasFile(opts.cameras));
+  return b;
+}
+
+/** `--cameras` overrides, per source, over what the dataset says. */
+function applyCameraOverrides(clips: BenchmarkClip[], overrides: CameraOverrides): void {
+  for (const c of clips) {
+    const o = overrides.get(c.source);
+    if (!o) continue;
+    const cam = overrideCamera({ intrinsics: c.intrinsics, hfovDeg: c.hfovDeg, height: c.cameraHeight, roadNormal: c.roadNormal, from: c.cameraFrom ?? '' }, o, '--cameras');
+    [c.intrinsics, c.hfovDeg, c.cameraHeight, c.cameraFrom] = [cam.intrinsics, cam.hfovDeg, cam.height, cam.from];
+  }
+}
+
+function readLayout(dir: string, opts: BenchmarkOptions): Benchmark {
   const root = resolve(dir);
+  if (isPublishedRoot(root)) return readPublished(root, opts);
   if (existsSync(join(root, 'clips_index.jsonl')) || !existsSync(join(root, 'image_0'))) return readBenchmark(dir, opts);
   const byId = new Map<string, BenchmarkClip>();
   const order: string[] = [];
@@ -237,6 +286,7 @@ export function readDataset(dir: string, opts: BenchmarkOptions = {}): Benchmark
       timestamps: Array.from(c.timestamps),
       intrinsics: c.intrinsics,
       cameraHeight: c.cameraHeight,
+      cameraFrom: 'KITTI calib.txt',
       qa: [],
     });
     order.push(c.id);
@@ -287,7 +337,9 @@ function clipFromRecord(
   }
 
   const kittiK = clip.frames ? kittiCalibFor(clip.frames[0], calibCache) : undefined;
-  clip.intrinsics = recordIntrinsics(rec, where) ?? camera?.intrinsics ?? kittiK;
+  const recK = recordIntrinsics(rec, where);
+  clip.intrinsics = recK ?? camera?.intrinsics ?? kittiK;
+  clip.cameraFrom = recK ? 'the record' : camera?.intrinsics ? 'metadata.json' : kittiK ? 'KITTI calib.txt' : 'default';
   const ch = rec.camera_height;
   if (ch !== undefined) {
     if (typeof ch !== 'number' || !(ch > 0)) throw new InputError(`${where}: field 'camera_height' must be a positive number (metres)`);

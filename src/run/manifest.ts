@@ -10,6 +10,8 @@ export interface ManifestClip {
   source: string;
   /** The clip's prediction records (JSONL). */
   text: string;
+  /** The camera the clip ran with (run record). */
+  camera?: Record<string, unknown>;
 }
 
 export interface Manifest {
@@ -20,8 +22,17 @@ export interface Manifest {
   n_clips: number;
   n_predictions: number;
   per_source: Record<string, number>;
-  settings: { frames: number | 'all'; questions: 'subset' | 'all'; scale: string; dataset: string; clips: string | null; source_label: string | null };
-  predictions: { clip_id: string; source: string; answers: Record<string, string | null> }[];
+  settings: {
+    frames: number | 'all';
+    questions: 'subset' | 'all';
+    scale: string;
+    dataset: string;
+    clips: string | null;
+    source_label: string | null;
+    nuscenes_root: string | null;
+    carla_domain: string | null;
+  };
+  predictions: { clip_id: string; source: string; answers: Record<string, string | null>; camera?: Record<string, unknown> }[];
 }
 
 export const DEFAULT_MODEL = 'egogeo_vo';
@@ -40,7 +51,7 @@ export function buildManifest(clips: readonly ManifestClip[], key: RunKey, model
       n++;
     }
     perSource[c.source] = (perSource[c.source] ?? 0) + 1;
-    return { clip_id: c.clip_id, source: c.source, answers };
+    return { clip_id: c.clip_id, source: c.source, answers, ...(c.camera ? { camera: c.camera } : {}) };
   });
   return {
     model,
@@ -57,6 +68,8 @@ export function buildManifest(clips: readonly ManifestClip[], key: RunKey, model
       dataset: key.dataset,
       clips: key.clips,
       source_label: key.source_label,
+      nuscenes_root: key.nuscenes_root ?? null,
+      carla_domain: key.carla_domain ?? null,
     },
     predictions,
   };

@@ -113,6 +113,7 @@ export function mergeShards(o: MergeOptions): MergeSummary {
     ...first,
     shard: { index: 0, count: 1 },
     clips: allClips,
+    cameras: Object.assign({}, ...shards.map((s) => s.rec.cameras ?? {})),
     status: 'complete',
     started: shards.map((s) => s.rec.started).sort()[0],
     finished: new Date().toISOString(),

@@ -13,16 +13,16 @@
  *   OUT.run.json             the run's options, clip list and status (resume checks; merge)
  *   OUT.manifest.json        the submission manifest (model, type, input, per-clip answers)
  */
-import { randomBytes } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GEOMETRIC_SUBSET } from '../baseline/baseline.js';
 import { InputError } from '../core/trajectory.js';
-import { type BenchmarkClip, readDataset } from '../datasets/benchmark.js';
+import { type BenchmarkClip, type CarlaDomain, readDataset } from '../datasets/benchmark.js';
+import { cameraRecord } from '../datasets/cameras.js';
+import { isPublishedRoot } from '../datasets/published.js';
 import { DEFAULT_QUESTIONS_PATH, loadQuestions } from '../oracle/index.js';
 import { runPool } from '../pool/index.js';
-import { startDecoder } from './decoder.js';
 import { buildManifest, DEFAULT_MODEL, type ManifestClip } from './manifest.js';
 import { type ClipBlock, type ExpectedClip, PredictionsFile } from './output.js';
 import { writeFileAtomic as writeAtomic } from '../io/atomic.js';
@@ -51,8 +51,16 @@ export interface RunOptions {
   shard?: Shard;
   config?: string;
   scale?: 'road' | 'none';
-  /** Model name in the manifest. */
+  /** Model name in the manifest (default: `egogeo_<carla domain>` on the published layout, else egogeo_vo). */
   model?: string;
+  /** Published layout: the nuScenes data root. */
+  nuscenesRoot?: string;
+  /** Published layout: which CARLA videos (default simulation). */
+  carlaDomain?: CarlaDomain;
+  /** `--cameras FILE`: per-source cameras over the dataset's. */
+  cameras?: string;
+  /** Cache folder for the nuScenes join (null: none). */
+  cacheDir?: string | null;
   progress?: boolean;
   /** Handle SIGINT/SIGTERM (stop scheduling, flush, report). Default true. */
   signals?: boolean;
@@ -70,6 +78,11 @@ export interface RunKey {
   frames: number | null;
   config: string;
   scale: 'road' | 'none';
+  nuscenes_root: string | null;
+  /** The CARLA videos read (published layout), else null. */
+  carla_domain: CarlaDomain | null;
+  /** The `--cameras` file's content, else null. */
+  cameras: unknown;
 }
 
 /** `OUT.run.json`. */
@@ -83,6 +96,8 @@ export interface RunRecord {
   clips_total: number;
   /** This run's clips: [canonical index, clip id, source, records expected]. */
   clips: [number, string, string, number][];
+  /** The camera each clip ran with (intrinsics or field of view, height, road normal, origin). */
+  cameras?: Record<string, Record<string, unknown>>;
   status: 'running' | 'complete' | 'interrupted';
   started: string;
   finished?: string;
@@ -156,7 +171,17 @@ export async function runBenchmark(o: RunOptions): Promise<RunSummary> {
   const questions = loadQuestions(config);
   const scale = o.scale ?? 'road';
   const ids = new Set(o.questions === 'subset' ? GEOMETRIC_SUBSET : questions.questions.map((q) => q.id));
-  const bench = readDataset(o.dataset, { selected: o.clips, sourceLabel: o.sourceLabel });
+  const log = (line: string) => process.stderr.write(`egogeo: ${line}\n`);
+  const bench = readDataset(o.dataset, {
+    selected: o.clips,
+    sourceLabel: o.sourceLabel,
+    nuscenesRoot: o.nuscenesRoot,
+    carlaDomain: o.carlaDomain,
+    cameras: o.cameras,
+    cacheDir: o.cacheDir,
+    log,
+  });
+  const published = isPublishedRoot(bench.dir);
   let all = bench.clips;
   if (o.limit !== undefined) all = all.slice(0, o.limit);
   if (all.length === 0) throw new InputError(`${o.dataset}: no clips to run`);
@@ -172,6 +197,9 @@ export async function runBenchmark(o: RunOptions): Promise<RunSummary> {
     frames: o.frames,
     config,
     scale,
+    nuscenes_root: o.nuscenesRoot ? resolve(o.nuscenesRoot) : null,
+    carla_domain: published && all.some((c) => c.video) ? (o.carlaDomain ?? 'simulation') : null,
+    cameras: o.cameras ? JSON.parse(readFileSync(o.cameras, 'utf8')) : null,
   };
   const out = resolve(o.output);
   const prev = readRunRecord(out);
@@ -189,9 +217,10 @@ export async function runBenchmark(o: RunOptions): Promise<RunSummary> {
     egogeo_run: RUN_VERSION,
     key,
     shard,
-    model: o.model ?? DEFAULT_MODEL,
+    model: o.model ?? (key.carla_domain ? `egogeo_${key.carla_domain}` : DEFAULT_MODEL),
     clips_total: all.length,
     clips: mine.map((c) => [c.index, c.id, c.source, expected.get(c.id)!.count]),
+    cameras: Object.fromEntries(mine.map((c) => [c.id, cameraRecord({ intrinsics: c.intrinsics, hfovDeg: c.hfovDeg, height: c.cameraHeight, roadNormal: c.roadNormal, from: c.cameraFrom ?? 'default' })])),
     status: 'running',
     started: new Date().toISOString(),
   };
@@ -219,7 +248,6 @@ export async function runBenchmark(o: RunOptions): Promise<RunSummary> {
   };
 
   const cancel = new Int32Array(new SharedArrayBuffer(4));
-  const decoderName = `egogeo-decode-${process.pid}-${randomBytes(6).toString('hex')}`;
   const todo = mine.filter((c) => !done.has(c.id) && expected.get(c.id)!.count > 0);
   // Clips known to be bad before any decoding (listed but not indexed) fail without a task.
   for (const c of todo) if (c.problem) fail(c, c.problem);
@@ -233,7 +261,6 @@ export async function runBenchmark(o: RunOptions): Promise<RunSummary> {
     qaBase: qaBase(c),
     scale,
     cancel,
-    decoder: c.video ? decoderName : undefined,
   }));
 
   let interrupted: NodeJS.Signals | null = null;
@@ -253,7 +280,6 @@ export async function runBenchmark(o: RunOptions): Promise<RunSummary> {
   }
 
   let finished = 0;
-  const decoder = tasks.some((t) => t.decoder) ? startDecoder(decoderName) : null;
   try {
     if (tasks.length > 0) {
       await runPool<ClipTask, ClipOutput>({
@@ -280,7 +306,6 @@ export async function runBenchmark(o: RunOptions): Promise<RunSummary> {
       process.off('SIGTERM', onSignal);
     }
     file.close();
-    decoder?.close();
   }
 
   const seconds = (Date.now() - t0) / 1000;
@@ -310,8 +335,8 @@ export async function runBenchmark(o: RunOptions): Promise<RunSummary> {
 }
 
 /** Writes `OUT.manifest.json` from the canonical blocks. */
-export function writeManifest(out: string, blocks: readonly ClipBlock[], record: Pick<RunRecord, 'key' | 'clips' | 'model'>): void {
+export function writeManifest(out: string, blocks: readonly ClipBlock[], record: Pick<RunRecord, 'key' | 'clips' | 'model' | 'cameras'>): void {
   const sources = new Map(record.clips.map(([, id, source]) => [id, source]));
-  const clips: ManifestClip[] = blocks.map((b) => ({ clip_id: b.id, source: sources.get(b.id) ?? 'unknown', text: b.text }));
+  const clips: ManifestClip[] = blocks.map((b) => ({ clip_id: b.id, source: sources.get(b.id) ?? 'unknown', text: b.text, camera: record.cameras?.[b.id] }));
   writeAtomic(sidecar.manifest(out), `${JSON.stringify(buildManifest(clips, record.key, record.model), null, 1)}\n`);
 }

@@ -1,6 +1,6 @@
 /**
- * One clip of a benchmark run, start to finish: frames (image paths, or an mp4 decoded here to
- * greyscale buffers) → native VO → the oracle over the estimate → one prediction record per QA
+ * One clip of a benchmark run, start to finish: frames (image paths, or the frames of an mp4,
+ * which the engine decodes itself in this worker) → native VO → the oracle over the estimate → one prediction record per QA
  * item, plus the estimate in TUM format. Runs inside a pool worker (src/run/worker.ts) and, for
  * tests, in-process. A clip whose data is missing or unreadable throws `ClipDataError`; the run
  * records it in the errors file and goes on.
@@ -9,10 +9,8 @@ import { existsSync } from 'node:fs';
 import { evenFrames, predictionRecords, selectFrames } from '../baseline/baseline.js';
 import type { Clip } from '../core/clip.js';
 import { type BenchmarkClip, ClipDataError, type QaItem } from '../datasets/benchmark.js';
-import { decodeVideo } from '../datasets/video.js';
-import { requestFrames } from './decoder.js';
 import { formatTum } from '../io/trajectories.js';
-import type { PixelFrame } from '../native/index.js';
+import { probeVideo, type VideoFrame } from '../native/index.js';
 import { groundTruthArrays, readNpzArrays } from '../datasets/groundtruth.js';
 import { clipData, type DynamicsArrays, labelClip, loadQuestions, runOracle, summaryFeatures } from '../oracle/index.js';
 import { estimateClip } from '../vo/estimate.js';
@@ -29,8 +27,6 @@ export interface ClipTask {
   questionIds: string[];
   qaBase: number;
   scale: 'road' | 'none';
-  /** BroadcastChannel of the main thread's video decoder (src/run/decoder.ts); none: decode here. */
-  decoder?: string;
   /** Shared flag: non-zero once the run is interrupted; queued tasks then return at once. */
   cancel?: Int32Array;
 }
@@ -46,7 +42,7 @@ export interface ClipOutput {
   width: number;
   height: number;
   framesUsed: number;
-  /** Milliseconds: frame loading (video decode; images decode inside VO), VO, whole task. */
+  /** Milliseconds: frame loading (file checks, video probe; frames decode inside VO), VO, whole task. */
   ms: { load: number; vo: number; total: number };
 }
 
@@ -64,33 +60,43 @@ export interface PredictionRecord {
 }
 
 /**
- * The clip's frames and timestamps (all of them): image paths as they are (the engine decodes
- * them), video clips decoded to greyscale — by the main thread's decoder when `decoder` names one.
+ * The clip's frames and timestamps (all of them): image paths as they are, a video's frames as
+ * references into it — the engine decodes both in this worker. A video's frame count and frame
+ * rate come from its container (probeVideo; the engine checks the count when it decodes).
  */
-export async function loadFrames(c: BenchmarkClip, decoder?: string): Promise<{ frames: (string | PixelFrame)[]; timestamps: number[] }> {
+export function loadFrames(c: BenchmarkClip): { frames: (string | VideoFrame)[]; timestamps: number[] } {
   if (c.problem) throw new ClipDataError(c.problem);
   if (c.frames) {
     for (const f of c.frames) if (!existsSync(f)) throw new ClipDataError(`missing frame ${f}`);
     return { frames: c.frames, timestamps: c.timestamps! };
   }
-  const v = decoder ? await requestFrames(decoder, c.video!) : decodeVideo(c.video!);
+  const video = c.video!;
+  if (!existsSync(video)) throw new ClipDataError(`missing video ${video}`);
+  let info;
+  try {
+    info = probeVideo(video);
+  } catch (e) {
+    throw new ClipDataError(`unreadable video ${video} (${(e as Error).message.split('\n')[0].replace(/^probeVideo: /, '')})`);
+  }
+  const n = info.frames;
+  if (!(n > 0)) throw new ClipDataError(`unreadable video ${video} (its container gives no frame count)`);
   let timestamps = c.timestamps;
-  if (timestamps && timestamps.length !== v.frames.length) {
-    throw new ClipDataError(`video ${c.video} has ${v.frames.length} frames but the record gives ${timestamps.length} frame_timestamps`);
+  if (timestamps && timestamps.length !== n) {
+    throw new ClipDataError(`video ${video} has ${n} frames but the record gives ${timestamps.length} frame_timestamps`);
   }
   if (!timestamps) {
-    const fps = c.fps ?? v.fps;
-    if (!(fps > 0)) throw new ClipDataError(`video ${c.video}: no frame rate (give 'fps' or 'frame_timestamps' in the record)`);
-    timestamps = v.frames.map((_, i) => i / fps);
+    const fps = c.fps ?? info.fps;
+    if (!(fps > 0)) throw new ClipDataError(`video ${video}: no frame rate (give 'fps' or 'frame_timestamps' in the record)`);
+    timestamps = Array.from({ length: n }, (_, i) => i / fps);
   }
-  return { frames: v.frames, timestamps };
+  return { frames: Array.from({ length: n }, (_, index) => ({ video, index })), timestamps };
 }
 
 export async function runClipTask(task: ClipTask): Promise<ClipOutput> {
   if (task.cancel && Atomics.load(task.cancel, 0) !== 0) throw new Error(CANCELLED);
   const t0 = performance.now();
   const c = task.clip;
-  const loaded = await loadFrames(c, task.decoder);
+  const loaded = loadFrames(c);
   let gt: DynamicsArrays | null = null;
   if (c.arrays) {
     if (!existsSync(c.arrays)) throw new ClipDataError(`missing array file ${c.arrays}`);
@@ -109,7 +115,9 @@ export async function runClipTask(task: ClipTask): Promise<ClipOutput> {
     frames: loaded.frames,
     timestamps: Float64Array.from(loaded.timestamps),
     intrinsics: c.intrinsics,
+    hfovDeg: c.hfovDeg,
     cameraHeight: c.cameraHeight,
+    roadNormal: c.roadNormal,
   };
   const clip = task.frames === null ? full : selectFrames(full, evenFrames(full.frames.length, task.frames));
   let est;

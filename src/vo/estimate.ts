@@ -1,7 +1,7 @@
 /** Clip → estimated planar trajectory in the oracle's frame, through the native engine. */
 import type { Clip } from '../core/clip.js';
 import type { Trajectory } from '../core/trajectory.js';
-import { type NativeResult, processClip, processClipAsync, type VoOptions } from '../native/index.js';
+import { type NativeResult, type PixelFrame, processClip, processClipAsync, type VoOptions } from '../native/index.js';
 import { planarFromCameraPoses } from './planar.js';
 
 export interface Estimate {
@@ -22,8 +22,24 @@ function medianInterval(ts: ArrayLike<number>): number {
 
 function request(clip: Clip, opts: VoOptions) {
   const preset = medianInterval(clip.timestamps) > 0.15 ? WIDE_BASELINE : {};
-  const options = { cameraHeight: clip.cameraHeight, ...preset, ...opts };
-  return [{ frames: clip.frames, timestamps: clip.timestamps, intrinsics: clip.intrinsics }, options] as const;
+  const options: VoOptions = { cameraHeight: clip.cameraHeight, ...(clip.roadNormal ? { roadNormal: clip.roadNormal } : {}), ...preset, ...opts };
+  const input = { ...frameInput(clip.frames), timestamps: clip.timestamps, intrinsics: clip.intrinsics, ...(clip.intrinsics ? {} : { hfovDeg: clip.hfovDeg }) };
+  return [input, options] as const;
+}
+
+/** Frames of one video go to the engine as the video and the frame indices (it decodes them itself). */
+function frameInput(frames: Clip['frames']): { frames: (string | PixelFrame)[] } | { video: string; frameIndices: number[] } {
+  const first = frames[0];
+  if (typeof first !== 'object' || !('video' in first)) {
+    if (frames.some((f) => typeof f === 'object' && 'video' in f)) throw new Error('a clip mixes video frames with images');
+    return { frames: frames as (string | PixelFrame)[] };
+  }
+  const video = first.video;
+  const frameIndices = frames.map((f, i) => {
+    if (typeof f !== 'object' || !('video' in f) || f.video !== video) throw new Error(`frame ${i}: a clip's video frames must all come from ${video}`);
+    return f.index;
+  });
+  return { video, frameIndices };
 }
 
 export function estimateClip(clip: Clip, opts: VoOptions = {}): Estimate {

@@ -9,6 +9,7 @@ import { DEFAULT_QUESTIONS_PATH } from '../../oracle/index.js';
 import { defaultWorkers } from '../../pool/index.js';
 import { DEFAULT_MODEL } from '../../run/manifest.js';
 import { parseShard, runBenchmark, sidecar } from '../../run/run.js';
+import { parseCarlaDomain } from '../../datasets/published.js';
 
 interface Opts {
   dataset: string;
@@ -22,7 +23,11 @@ interface Opts {
   shard?: string;
   config: string;
   scale: string;
-  model: string;
+  model?: string;
+  nuscenesRoot?: string;
+  carlaDomain?: string;
+  cameras?: string;
+  cache?: string | boolean;
   progress?: boolean;
 }
 
@@ -36,7 +41,12 @@ export function registerRun(program: Command): void {
   program
     .command('run')
     .description('answer the benchmark questions for every clip of a dataset (benchmark layout) on a worker pool; resumable')
-    .requiredOption('--dataset <dir>', 'dataset in the benchmark layout (clips_index.jsonl, qa.jsonl, arrays/, frames or mp4 videos), or a KITTI sequence (its 31-frame windows)')
+    .requiredOption('--dataset <dir>', 'EgoDyn-Bench as published (selected_clips.json, nuscenes_clips/, carla_clips/, carla_videos_*/), a folder in the benchmark layout (clips_index.jsonl, qa.jsonl, arrays/, frames or mp4 videos), or a KITTI sequence (its 31-frame windows)')
+    .option('--nuscenes-root <dir>', 'published layout: the nuScenes data root (samples/, sweeps/, v1.0-trainval/ tables) for the nuScenes clips')
+    .option('--carla-domain <domain>', "published layout: the CARLA videos to read, 'simulation' or 'transferred' (one leaderboard entry each)", 'simulation')
+    .option('--cameras <json>', 'per-source cameras over what the dataset says: {"carla": {"hfov_deg": 90, "height": 1.65}} or {"<source>": {fx, fy, cx, cy, height}}')
+    .option('--cache <dir>', 'where the nuScenes table join is cached (default: $EGOGEO_CACHE_DIR or ~/.cache/egogeo)')
+    .option('--no-cache', 'do not cache the nuScenes table join')
     .requiredOption('-o, --output <path>', 'predictions JSONL (appended per clip while running, canonical order when complete)')
     .option('--source-label <label>', 'source recorded on every prediction (default: the record\'s source, else inferred from the clip id)')
     .option('--clips <json>', 'selected_clips.json-style list: run only these clips, in this order')
@@ -47,7 +57,7 @@ export function registerRun(program: Command): void {
     .option('--shard <i/n>', 'run only the clips whose index % n == i (merge the shards with egogeo merge)')
     .option('--config <yaml>', 'question file', DEFAULT_QUESTIONS_PATH)
     .option('--scale <mode>', "metric scale: 'road' (camera height) or 'none'", 'road')
-    .option('--model <name>', 'model name in the results manifest', DEFAULT_MODEL)
+    .option('--model <name>', `model name in the results manifest (default: egogeo_<carla domain> on the published layout, else ${DEFAULT_MODEL})`)
     .option('--no-progress', 'no progress bar (default: shown on a terminal)')
     .action(async (o: Opts) => {
       if (o.questions !== 'subset' && o.questions !== 'all') throw new InputError(`--questions must be 'subset' or 'all', got '${o.questions}'`);
@@ -70,6 +80,10 @@ export function registerRun(program: Command): void {
         config: o.config,
         scale: o.scale,
         model: o.model,
+        nuscenesRoot: o.nuscenesRoot,
+        carlaDomain: parseCarlaDomain(o.carlaDomain ?? 'simulation'),
+        cameras: o.cameras,
+        cacheDir: o.cache === false ? null : typeof o.cache === 'string' ? o.cache : undefined,
         progress: o.progress === false ? false : undefined,
       });
       const ran = s.done - s.resumed;

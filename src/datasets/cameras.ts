@@ -1,0 +1,102 @@
+/**
+ * Cameras: what a clip's camera is and where that came from. One place for the per-source
+ * defaults, the `--cameras FILE` overrides and the record that goes into the run manifest.
+ *
+ * `--cameras FILE` (JSON) maps a source to a camera, overriding what the dataset says:
+ *   {"carla": {"hfov_deg": 90, "height": 1.65}, "nuscenes": {"fx": 1266.4, "fy": 1266.4, "cx": 816.3, "cy": 491.5, "height": 1.51}}
+ * Either a horizontal field of view (principal point at the image centre) or fx, fy, cx, cy;
+ * `height` is the camera's height above the road in metres. Every field is optional.
+ * May import: core/.
+ */
+import { readFileSync, statSync } from 'node:fs';
+import { InputError } from '../core/trajectory.js';
+import type { Intrinsics } from '../native/index.js';
+
+/** A clip's camera as the run uses it (intrinsics or a field of view, height, road normal). */
+export interface Camera {
+  intrinsics?: Intrinsics;
+  /** Horizontal field of view (degrees) when no intrinsics are known: fx = (W/2)/tan(hfov/2), centred. */
+  hfovDeg?: number;
+  /** Metres above the road. */
+  height?: number;
+  /** The road's downward normal in camera coordinates (from a calibrated mount). */
+  roadNormal?: [number, number, number];
+  /** Where each part came from, for the manifest (e.g. "nuscenes calibrated_sensor 1d31…", "--cameras", "CARLA default"). */
+  from: string;
+}
+
+/** The manifest's record of a clip's camera (snake_case, as the benchmark's files). */
+export function cameraRecord(c: Camera): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (c.intrinsics) Object.assign(out, c.intrinsics);
+  else if (c.hfovDeg !== undefined) Object.assign(out, { hfov_deg: c.hfovDeg, principal_point: 'centre' });
+  else out.intrinsics = 'fx = fy = 0.9 W, principal point at the centre (the reference baselines\u2019 assumption)';
+  if (c.height !== undefined) out.height = c.height;
+  if (c.roadNormal) out.road_normal = c.roadNormal.map((v) => Math.round(v * 1e6) / 1e6);
+  out.from = c.from;
+  return out;
+}
+
+/**
+ * CARLA publishes no calibration for the benchmark's videos: CARLA's own camera default (90°
+ * horizontal field of view, principal point at the centre) and a stated mount height.
+ */
+export const CARLA_DEFAULT_CAMERA: Camera = { hfovDeg: 90, height: 1.65, from: 'CARLA default (90° hfov, centred; height 1.65 m, assumed)' };
+
+export type CameraOverrides = ReadonlyMap<string, Omit<Camera, 'from'>>;
+
+const FIELDS = new Set(['hfov_deg', 'fx', 'fy', 'cx', 'cy', 'height']);
+
+/** Reads a `--cameras` file; any problem is one line naming the file and the field. */
+export function readCamerasFile(path: string): CameraOverrides {
+  let doc: unknown;
+  try {
+    if (!statSync(path).isFile()) throw Object.assign(new Error('not a regular file'), { code: 'not a regular file' });
+    doc = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new InputError(`${path}: ${code ? `cannot read (${code})` : `invalid JSON (${(e as Error).message.split('\n')[0]})`}`);
+  }
+  if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw new InputError(`${path}: expected {"<source>": {hfov_deg | fx, fy, cx, cy, height}, …}`);
+  const out = new Map<string, Omit<Camera, 'from'>>();
+  for (const [source, spec] of Object.entries(doc as Record<string, unknown>)) {
+    const where = `${path}: '${source}'`;
+    if (!spec || typeof spec !== 'object' || Array.isArray(spec)) throw new InputError(`${where} must be an object {hfov_deg | fx, fy, cx, cy, height}`);
+    const s = spec as Record<string, unknown>;
+    for (const k of Object.keys(s)) if (!FIELDS.has(k)) throw new InputError(`${where}: unknown field '${k}' (expected ${[...FIELDS].join(', ')})`);
+    const num = (k: string, lo: number, hi: number): number | undefined => {
+      const v = s[k];
+      if (v === undefined) return undefined;
+      if (typeof v !== 'number' || !Number.isFinite(v) || v < lo || v > hi) throw new InputError(`${where}.${k} must be a number in [${lo}, ${hi}], got ${JSON.stringify(v)}`);
+      return v;
+    };
+    const cam: Omit<Camera, 'from'> = {};
+    const hfov = num('hfov_deg', 1, 179);
+    const k = ['fx', 'fy', 'cx', 'cy'].map((f) => num(f, f.startsWith('f') ? 1e-3 : 0, 1e6));
+    const givenK = k.filter((v) => v !== undefined).length;
+    if (givenK !== 0 && givenK !== 4) throw new InputError(`${where}: give all of fx, fy, cx, cy (or hfov_deg)`);
+    if (givenK === 4 && hfov !== undefined) throw new InputError(`${where}: give hfov_deg or fx, fy, cx, cy, not both`);
+    if (givenK === 4) cam.intrinsics = { fx: k[0]!, fy: k[1]!, cx: k[2]!, cy: k[3]! };
+    if (hfov !== undefined) cam.hfovDeg = hfov;
+    const h = num('height', 0.05, 100);
+    if (h !== undefined) cam.height = h;
+    out.set(source, cam);
+  }
+  return out;
+}
+
+/** `base` with the override's fields on top (intrinsics and field of view replace each other). */
+export function overrideCamera(base: Camera, o: Omit<Camera, 'from'> | undefined, label: string): Camera {
+  if (!o) return base;
+  const out: Camera = { ...base };
+  if (o.intrinsics) {
+    out.intrinsics = o.intrinsics;
+    delete out.hfovDeg;
+  } else if (o.hfovDeg !== undefined) {
+    out.hfovDeg = o.hfovDeg;
+    delete out.intrinsics;
+  }
+  if (o.height !== undefined) out.height = o.height;
+  out.from = `${label}${base.from ? ` over ${base.from}` : ''}`;
+  return out;
+}
