@@ -14,7 +14,8 @@
         "native/vo/pipeline.cc",
         "native/vo/relative_scale.cc",
         "native/vo/road_scale.cc",
-        "native/vo/tracker.cc"
+        "native/vo/tracker.cc",
+        "native/vo/video.cc"
       ],
       "include_dirs": [
         "<!(node -p \"require('node-addon-api').include_dir\")",

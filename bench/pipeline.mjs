@@ -1,7 +1,7 @@
 // Whole-pipeline throughput of `egogeo run` (dataset read → pool of workers → VO → oracle →
 // records appended per clip → canonical output, manifest, TUM files): clips/s with 1 and 2
 // workers, scaling efficiency (speed-up / 2), and peak memory (the run process's max RSS, which
-// covers its worker threads and, for mp4 clips, the main-thread decoder). Each measurement runs in
+// covers its worker threads; mp4 clips are decoded by the engine inside each worker). Each measurement runs in
 // a fresh child process; median of RUNS runs.
 //
 // The machine may be shared: each run waits for the other processes to be quiet, measures the
@@ -61,7 +61,7 @@ else notes.push(`${kitti} is missing: no KITTI measurement`);
 if (existsSync(join(ROOT, 'dist/cli/commands/synth.js'))) {
   for (const [name, extra, what] of [
     ['synthetic', [], 'JPEG frames'],
-    ['synthetic-mp4', ['--video'], 'mp4 clips, decoded on the main thread'],
+    ['synthetic-mp4', ['--video'], 'mp4 clips, decoded by the engine in each worker'],
   ]) {
     const dir = join(tmp, name);
     const r = spawnSync(process.execPath, [BIN, 'synth', '--out', dir, '--clips', String(SYNTH_CLIPS), '--seed', '1', '--preset', 'carla', '--no-progress', ...extra], { encoding: 'utf8' });

@@ -20,6 +20,14 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   egogeo::render::register_exports(env, exports);
   exports.Set("setThreads", Napi::Function::New(env, SetThreads, "setThreads"));
   exports.Set("opencvVersion", Napi::String::New(env, CV_VERSION));
+  // How this binary was compiled (egogeo doctor shows it): optimised or not, with sanitizers or not.
+#if defined(__SANITIZE_ADDRESS__)
+  exports.Set("buildType", Napi::String::New(env, "asan"));
+#elif defined(__OPTIMIZE__)
+  exports.Set("buildType", Napi::String::New(env, "release"));
+#else
+  exports.Set("buildType", Napi::String::New(env, "debug"));
+#endif
   return exports;
 }
 

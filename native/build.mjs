@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Builds the native engine (npm install runs this through the package's `install` script).
-//   node native/build.mjs              cmake-js -> build/Release/egogeo_native.node
+//   node native/build.mjs              cmake-js -> build/Release/egogeo_native.node (all cores)
 //   node native/build.mjs --sanitize   ASan+UBSan build into build-asan/ (leaves build/ alone)
 //   node native/build.mjs --gyp        node-gyp build of binding.gyp in a temporary copy, then a load
 //                                      check (CI runs it so CMakeLists.txt and binding.gyp cannot drift)
@@ -10,7 +10,7 @@
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { constants, tmpdir } from 'node:os';
+import { availableParallelism, constants, tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -77,6 +77,7 @@ if (args.has('--gyp')) {
 } else {
   const cmakeJs = require.resolve('cmake-js/bin/cmake-js');
   const sanitize = args.has('--sanitize') ? ['--CDEGOGEO_SANITIZE=ON', '-O', 'build-asan'] : [];
-  run(process.execPath, [cmakeJs, 'compile', ...sanitize], { env });
+  // all cores (cmake --build --parallel N)
+  run(process.execPath, [cmakeJs, 'compile', '--parallel', String(availableParallelism()), ...sanitize], { env });
   console.log(`[egogeo] built ${sanitize.length ? 'build-asan' : 'build'}/Release/egogeo_native.node`);
 }

@@ -5,6 +5,7 @@
 
 #include "../napi_util.h"
 #include "pipeline.h"
+#include "video.h"
 
 #include <cmath>
 #include <limits>
@@ -22,6 +23,24 @@ struct Request {
   ClipInput input;
   Options options;
   std::vector<std::vector<uint8_t>> pixels;
+  /// clip.video: decoded in `run` (on the calling worker thread, or the libuv pool for the async
+  /// form); the frames clip.frameIndices names (default all), timestamps from clip.timestamps (one
+  /// per frame used) or frame index / fps (clip.fps, else the container's).
+  std::string video;
+  std::vector<int> frame_indices;
+  bool indices_given = false;
+  double fps = 0;
+  bool timestamps_given = false;
+};
+
+/// The engine's result, plus what a video input decoded to.
+struct Output {
+  ClipResult clip;
+  bool video = false;
+  int video_frames = 0;
+  double video_fps = 0;
+  std::vector<int> frame_indices;
+  std::vector<double> timestamps;
 };
 
 std::unique_ptr<Request> parse(const Napi::CallbackInfo& info) {
@@ -30,9 +49,37 @@ std::unique_ptr<Request> parse(const Napi::CallbackInfo& info) {
   auto req = std::make_unique<Request>();
   Napi::Object clip = info[0].As<Napi::Object>();
 
+  Napi::Value video = clip.Get("video");
+  if (!video.IsUndefined()) {
+    if (!video.IsString() || video.As<Napi::String>().Utf8Value().empty()) a.fail("clip.video must be a video file path");
+    if (!clip.Get("frames").IsUndefined()) a.fail("give clip.frames or clip.video, not both");
+    req->video = video.As<Napi::String>().Utf8Value();
+    Napi::Value fi = clip.Get("frameIndices");
+    if (!fi.IsUndefined()) {
+      const std::vector<double> idx = a.numbers(fi, "clip.frameIndices");
+      for (size_t i = 0; i < idx.size(); ++i) {
+        if (idx[i] < 0 || idx[i] != std::floor(idx[i]) || idx[i] > 1e9 || (i > 0 && idx[i] <= idx[i - 1])) {
+          a.fail("clip.frameIndices must be increasing non-negative integers (entry " + std::to_string(i) + ")");
+        }
+        req->frame_indices.push_back(static_cast<int>(idx[i]));
+      }
+      if (req->frame_indices.size() < 2) a.fail("clip.frameIndices needs at least 2 frames, got " + std::to_string(req->frame_indices.size()));
+      req->indices_given = true;
+    }
+    req->fps = a.number(clip, "fps", "clip", 0, 0, 1e6);
+    Napi::Value ts = clip.Get("timestamps");
+    if (!ts.IsUndefined()) {
+      req->input.timestamps = a.numbers(ts, "clip.timestamps");
+      req->timestamps_given = true;
+      if (req->indices_given && req->input.timestamps.size() != req->frame_indices.size()) {
+        a.fail("clip.timestamps has " + std::to_string(req->input.timestamps.size()) + " entries for " +
+               std::to_string(req->frame_indices.size()) + " clip.frameIndices");
+      }
+    }
+  }
   Napi::Value frames = clip.Get("frames");
-  if (!frames.IsArray()) a.fail("clip.frames must be an array of file paths or {data, width, height} greyscale buffers");
-  auto fa = frames.As<Napi::Array>();
+  if (req->video.empty() && !frames.IsArray()) a.fail("clip.frames must be an array of file paths or {data, width, height} greyscale buffers, or clip.video a video path");
+  auto fa = req->video.empty() ? frames.As<Napi::Array>() : Napi::Array::New(info.Env());
   req->pixels.reserve(fa.Length());
   for (uint32_t i = 0; i < fa.Length(); ++i) {
     Napi::Value f = fa.Get(i);
@@ -65,9 +112,9 @@ std::unique_ptr<Request> parse(const Napi::CallbackInfo& info) {
     }
     req->input.frames.push_back(src);
   }
-  if (req->input.frames.size() < 2) a.fail("clip.frames needs at least 2 frames, got " + std::to_string(req->input.frames.size()));
-  req->input.timestamps = a.numbers(clip.Get("timestamps"), "clip.timestamps");
-  if (req->input.timestamps.size() != req->input.frames.size()) {
+  if (req->video.empty() && req->input.frames.size() < 2) a.fail("clip.frames needs at least 2 frames, got " + std::to_string(req->input.frames.size()));
+  if (req->video.empty()) req->input.timestamps = a.numbers(clip.Get("timestamps"), "clip.timestamps");
+  if (req->video.empty() && req->input.timestamps.size() != req->input.frames.size()) {
     a.fail("clip.timestamps has " + std::to_string(req->input.timestamps.size()) + " entries for " +
                         std::to_string(req->input.frames.size()) + " frames");
   }
@@ -121,14 +168,15 @@ std::unique_ptr<Request> parse(const Napi::CallbackInfo& info) {
     o.relative_scale = a.boolean(op, "relativeScale", "options", o.relative_scale);
     Napi::Value gt = op.Get("gtSpeeds");
     if (!gt.IsUndefined()) o.gt_speeds = a.numbers(gt, "options.gtSpeeds");
-    if (o.scale == ScaleMode::GroundTruth && o.gt_speeds.size() != req->input.frames.size() - 1) {
+    if (req->video.empty() && o.scale == ScaleMode::GroundTruth && o.gt_speeds.size() != req->input.frames.size() - 1) {
       a.fail("options.gtSpeeds must have one speed per frame pair (" + std::to_string(req->input.frames.size() - 1) + ") when scale is 'gt'");
     }
   }
   return req;
 }
 
-Napi::Object to_js(Napi::Env env, ClipResult& r) {
+Napi::Object to_js(Napi::Env env, Output& o) {
+  ClipResult& r = o.clip;
   Napi::Object out = Napi::Object::New(env);
   out.Set("width", r.width);
   out.Set("height", r.height);
@@ -175,24 +223,108 @@ Napi::Object to_js(Napi::Env env, ClipResult& r) {
   ms.Set("scale", r.ms.scale);
   ms.Set("total", r.ms.decode + r.ms.detect + r.ms.track + r.ms.pose + r.ms.scale);
   out.Set("timing", ms);
+  if (o.video) {
+    Napi::Object v = Napi::Object::New(env);
+    v.Set("frames", o.video_frames);
+    v.Set("fps", o.video_fps);
+    out.Set("video", v);
+    auto idx = Napi::Int32Array::New(env, o.frame_indices.size());
+    for (size_t i = 0; i < o.frame_indices.size(); ++i) idx[i] = o.frame_indices[i];
+    out.Set("frameIndices", idx);
+    auto ts = Napi::Float64Array::New(env, o.timestamps.size());
+    for (size_t i = 0; i < o.timestamps.size(); ++i) ts[i] = o.timestamps[i];
+    out.Set("timestamps", ts);
+  }
   return out;
 }
 
-bool run(const Request& req, ClipResult& out, std::string& error) {
-  return napi::guarded<InputError>("processClip", [&] { out = process_clip(req.input, req.options); }, error);
+/// clip.video → the frames and timestamps process_clip sees (`frames` keeps the pixels alive).
+ClipInput video_input(const Request& req, Output& out, std::vector<cv::Mat>& frames, double& decode_ms) {
+  const int64 t0 = cv::getTickCount();
+  DecodedVideo v = decode_video(req.video);
+  decode_ms = 1000.0 * static_cast<double>(cv::getTickCount() - t0) / cv::getTickFrequency();
+  const int n = static_cast<int>(v.frames.size());
+  out.video = true;
+  out.video_frames = n;
+  out.video_fps = v.fps;
+  if (req.indices_given) {
+    out.frame_indices = req.frame_indices;
+    if (out.frame_indices.back() >= n) {
+      throw InputError("clip.frameIndices names frame " + std::to_string(out.frame_indices.back()) + " but clip.video '" + req.video +
+                       "' has " + std::to_string(n) + " frames");
+    }
+  } else {
+    for (int i = 0; i < n; ++i) out.frame_indices.push_back(i);
+  }
+  const size_t used = out.frame_indices.size();
+  if (used < 2) throw InputError("clip.video '" + req.video + "' has " + std::to_string(n) + " frame; VO needs at least 2");
+  if (req.timestamps_given && req.input.timestamps.size() != used) {
+    throw InputError("clip.video '" + req.video + "' has " + std::to_string(n) + " frames but clip.timestamps has " +
+                     std::to_string(req.input.timestamps.size()) + " entries");
+  }
+  const double fps = req.fps > 0 ? req.fps : v.fps;
+  if (!req.timestamps_given && !(fps > 0)) throw InputError("clip.video '" + req.video + "': no frame rate (give clip.fps or clip.timestamps)");
+  ClipInput in = req.input;  // intrinsics and the rest as parsed; frames and timestamps from the video
+  in.frames.clear();
+  in.timestamps.clear();
+  for (size_t k = 0; k < used; ++k) {
+    const int i = out.frame_indices[k];
+    frames.push_back(std::move(v.frames[i]));
+    const cv::Mat& m = frames.back();
+    FrameSource src;
+    src.pixels = m.data;  // continuous: a fresh Mat from cvtColor / clone
+    src.width = m.cols;
+    src.height = m.rows;
+    in.frames.push_back(src);
+    in.timestamps.push_back(req.timestamps_given ? req.input.timestamps[k] : i / fps);
+  }
+  out.timestamps = in.timestamps;
+  return in;
+}
+
+bool run(const Request& req, Output& out, std::string& error) {
+  return napi::guarded<InputError>("processClip", [&] {
+    if (req.video.empty()) {
+      out.clip = process_clip(req.input, req.options);
+      return;
+    }
+    std::vector<cv::Mat> frames;
+    double decode_ms = 0;
+    const ClipInput in = video_input(req, out, frames, decode_ms);
+    out.clip = process_clip(in, req.options);
+    out.clip.ms.decode += decode_ms;
+  }, error);
 }
 
 Napi::Value ProcessClip(const Napi::CallbackInfo& info) {
-  return napi::call_sync<Request, ClipResult>(info, parse, run, to_js);
+  return napi::call_sync<Request, Output>(info, parse, run, to_js);
 }
 
 Napi::Value ProcessClipAsync(const Napi::CallbackInfo& info) {
-  return napi::PromiseWorker<Request, ClipResult>::queue(info, "egogeo.processClip", parse, run, to_js);
+  return napi::PromiseWorker<Request, Output>::queue(info, "egogeo.processClip", parse, run, to_js);
+}
+
+/// probeVideo(path) → {frames, fps, width, height} as the container declares them (nothing decoded).
+Napi::Value ProbeVideo(const Napi::CallbackInfo& info) {
+  const napi::Args a(info.Env(), "probeVideo");
+  if (info.Length() < 1 || !info[0].IsString()) a.fail("expected (path) with path a string");
+  VideoInfo v;
+  std::string err;
+  if (!napi::guarded<InputError>("probeVideo", [&] { v = probe_video(info[0].As<Napi::String>().Utf8Value()); }, err)) {
+    throw Napi::Error::New(info.Env(), err);
+  }
+  Napi::Object out = Napi::Object::New(info.Env());
+  out.Set("frames", v.frames);
+  out.Set("fps", v.fps);
+  out.Set("width", v.width);
+  out.Set("height", v.height);
+  return out;
 }
 
 }  // namespace
 
 void register_exports(Napi::Env env, Napi::Object exports) {
+  exports.Set("probeVideo", Napi::Function::New(env, ProbeVideo, "probeVideo"));
   exports.Set("processClip", Napi::Function::New(env, ProcessClip, "processClip"));
   exports.Set("processClipAsync", Napi::Function::New(env, ProcessClipAsync, "processClipAsync"));
 }

@@ -14,6 +14,7 @@ import { registerMerge } from './commands/merge.js';
 import { registerReport } from './commands/report.js';
 import { registerSynth } from './commands/synth.js';
 import { registerDemo } from './commands/demo.js';
+import { registerDoctor } from './commands/doctor.js';
 
 export function buildProgram(): Command {
   const program = new Command('egogeo')
@@ -30,6 +31,7 @@ export function buildProgram(): Command {
   registerReport(program);
   registerSynth(program);
   registerDemo(program);
+  registerDoctor(program);
   return program;
 }
 

@@ -1,12 +1,13 @@
 /**
- * mp4 clips (the benchmark's CARLA layout) → 8-bit greyscale frames in memory, through
- * `@u4/opencv4nodejs` (OpenCV's VideoCapture, FFmpeg backend; built against the system OpenCV).
+ * mp4 clips → 8-bit greyscale frames in JS memory, through `@u4/opencv4nodejs` (OpenCV's
+ * VideoCapture, FFmpeg backend; built against the system OpenCV) — for looking at a video's frames
+ * from JavaScript. Benchmark runs do not use it: the native engine decodes each clip's video in
+ * its own worker (`processClip({ video })`, native/vo/video.cc).
  *
  * One thread per process only: opencv4nodejs keeps its JS class templates in C++ statics, so a
- * second worker thread that loads it gets Mats without methods (or worse). A pool run therefore
- * decodes on the main thread — asynchronously, on the libuv pool — and hands each worker its
- * frames in shared memory (src/run/decoder.ts). The module loads lazily: image datasets never
- * need it, and a missing build gives one clear error naming the fix.
+ * second worker thread that loads it gets Mats without methods (or worse). It is an optional
+ * dependency that loads lazily: when it is not built, the functions here throw one line naming
+ * the fix and everything else works.
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -64,8 +65,8 @@ export function opencv(): Cv {
     cv = loaded;
   } catch (e) {
     throw new Error(
-      `video decoding needs @u4/opencv4nodejs built against the system OpenCV (${why(e)}); ` +
-        'run `OPENCV4NODEJS_DISABLE_AUTOBUILD=1 npm ci` (npm run setup does)',
+      `decoding video in JavaScript needs the optional @u4/opencv4nodejs, which is not built here (${why(e)}); ` +
+        'run `npm run setup` (it builds it against the system OpenCV; `egogeo doctor` checks it)',
     );
   }
   return cv;
@@ -160,45 +161,4 @@ export async function decodeVideoAsync(path: string): Promise<DecodedVideo> {
   const frames: PixelFrame[] = [];
   const { fps } = await decodeAsyncInto(path, (px, width, height) => frames.push({ data: new Uint8Array(px.buffer, px.byteOffset, px.byteLength), width, height }));
   return { frames, fps };
-}
-
-/** All frames of a video packed back to back in one SharedArrayBuffer (for another thread). */
-export interface SharedVideo {
-  buffer: SharedArrayBuffer;
-  width: number;
-  height: number;
-  count: number;
-  fps: number;
-}
-
-/**
- * `decodeVideoAsync` straight into shared memory: into `reuse` when it is large enough (the
- * caller's buffer from the previous clip), else into a new buffer sized from the container's
- * frame count and grown if that count was wrong. No per-frame copy survives the call.
- */
-export async function decodeVideoShared(path: string, reuse?: SharedArrayBuffer): Promise<SharedVideo> {
-  let buf = reuse ?? new SharedArrayBuffer(0);
-  let view = new Uint8Array(buf);
-  let width = 0, height = 0, n = 0;
-  const ensure = (bytes: number, copy: number) => {
-    if (bytes <= buf.byteLength) return;
-    const bigger = new SharedArrayBuffer(Math.max(bytes, copy > 0 ? 2 * buf.byteLength : 0));
-    new Uint8Array(bigger).set(view.subarray(0, copy));
-    buf = bigger;
-    view = new Uint8Array(buf);
-  };
-  const { fps, count } = await decodeAsyncInto(path, (px, w, h, hint) => {
-    const size = w * h;
-    if (n === 0) {
-      width = w;
-      height = h;
-      ensure(size * Math.max(1, hint), 0);
-    } else if (w !== width || h !== height) {
-      throw new ClipDataError(`video ${path}: frames change size (${width}×${height} to ${w}×${h})`);
-    }
-    ensure((n + 1) * size, n * size);
-    view.set(px, n * size);
-    n++;
-  });
-  return { buffer: buf, width, height, count, fps };
 }

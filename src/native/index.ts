@@ -32,6 +32,36 @@ export interface NativeClip {
   hfovDeg?: number;
 }
 
+/**
+ * A clip given as one video file (mp4, the benchmark's CARLA layout), decoded to grey inside the
+ * engine (OpenCV VideoCapture, FFmpeg backend) on the calling thread — every worker decodes its own.
+ */
+export interface NativeVideoClip {
+  video: string;
+  /** The video frames to use (increasing, 0-based); default: all. */
+  frameIndices?: ArrayLike<number>;
+  /** Seconds, one per frame used; default: frame index / fps. */
+  timestamps?: ArrayLike<number>;
+  /** Frame rate for the default timestamps; default: the container's. */
+  fps?: number;
+  intrinsics?: Intrinsics;
+  hfovDeg?: number;
+}
+
+/** One frame of a video file (a clip's frames may be these: the engine decodes the video once). */
+export interface VideoFrame {
+  video: string;
+  index: number;
+}
+
+/** What a video container declares (nothing decoded; `frames` may be 0 when it does not say). */
+export interface VideoInfo {
+  frames: number;
+  fps: number;
+  width: number;
+  height: number;
+}
+
 /** Engine options; every field has a documented default in native/vo/types.h. */
 export interface VoOptions {
   detector?: 'fast' | 'orb';
@@ -76,6 +106,11 @@ export interface NativeResult {
   roadNormal: [number, number, number];
   /** Milliseconds per stage over the whole clip. */
   timing: { decode: number; detect: number; track: number; pose: number; scale: number; total: number };
+  /** Video clips only: what was decoded (frame count, container frame rate, 0 when none). */
+  video?: { frames: number; fps: number };
+  /** Video clips only: the video frames used (indices) and their timestamps (seconds). */
+  frameIndices?: Int32Array;
+  timestamps?: Float64Array;
 }
 
 /**
@@ -125,16 +160,25 @@ export interface RenderResult {
 }
 
 interface Addon {
-  processClip(clip: NativeClip, options?: VoOptions): NativeResult;
-  processClipAsync(clip: NativeClip, options?: VoOptions): Promise<NativeResult>;
+  processClip(clip: NativeClip | NativeVideoClip, options?: VoOptions): NativeResult;
+  processClipAsync(clip: NativeClip | NativeVideoClip, options?: VoOptions): Promise<NativeResult>;
+  probeVideo(path: string): VideoInfo;
   renderClip(request: RenderRequest): RenderResult;
   renderClipAsync(request: RenderRequest): Promise<RenderResult>;
   setThreads(n: number): void;
   opencvVersion: string;
+  /** How the addon was compiled: 'release' (optimised), 'debug' or 'asan' (sanitizer build). */
+  buildType: 'release' | 'debug' | 'asan';
 }
 
 const CANDIDATES = ['../../build/Release/egogeo_native.node', '../../build/Debug/egogeo_native.node'];
 let addon: Addon | undefined;
+let addonFile: string | undefined;
+
+/** The file the addon was loaded from (undefined before `native()` has loaded it). */
+export function nativePath(): string | undefined {
+  return addonFile;
+}
 
 /** The loaded addon; throws one clear line when it has not been built. */
 export function native(): Addon {
@@ -145,20 +189,29 @@ export function native(): Addon {
   for (const p of paths) {
     if (existsSync(p)) {
       addon = require(p) as Addon;
+      addonFile = p;
       return addon;
     }
   }
   throw new Error(`the native engine is not built (looked for ${paths.join(', ')}); run \`npm run build:native\``);
 }
 
-/** Runs VO over a clip synchronously (in a worker thread) — no per-frame round trips. */
-export function processClip(clip: NativeClip, options: VoOptions = {}): NativeResult {
+/**
+ * Runs VO over a clip synchronously (in a worker thread) — no per-frame round trips. A video clip
+ * is decoded here too; its result carries `video`, `frameIndices` and `timestamps`.
+ */
+export function processClip(clip: NativeClip | NativeVideoClip, options: VoOptions = {}): NativeResult {
   return native().processClip(clip, options);
 }
 
-/** Runs VO over a clip on the libuv pool, leaving the event loop free. */
-export function processClipAsync(clip: NativeClip, options: VoOptions = {}): Promise<NativeResult> {
+/** Runs VO over a clip (frames or a video) on the libuv pool, leaving the event loop free. */
+export function processClipAsync(clip: NativeClip | NativeVideoClip, options: VoOptions = {}): Promise<NativeResult> {
   return native().processClipAsync(clip, options);
+}
+
+/** A video's frame count, frame rate and size as its container declares them (nothing decoded). */
+export function probeVideo(path: string): VideoInfo {
+  return native().probeVideo(path);
 }
 
 /** Renders a synthetic clip synchronously (in a worker thread). */

@@ -1,0 +1,30 @@
+// Video clips (the benchmark's CARLA layout: one mp4 per clip) decoded inside the engine, so
+// every worker thread decodes its own clip: OpenCV's VideoCapture with the FFmpeg backend,
+// frames converted to 8-bit grey. No global state; safe in several threads at once.
+#pragma once
+
+#include <opencv2/core.hpp>
+
+#include <string>
+#include <vector>
+
+namespace egogeo::vo {
+
+/// What a container declares (no frames decoded): frame count, frame rate (0 when unknown), size.
+struct VideoInfo {
+  int frames = 0;
+  double fps = 0;
+  int width = 0, height = 0;
+};
+
+/// Every frame of a video, in file order, as 8-bit grey (sequential reads: exact for any codec).
+struct DecodedVideo {
+  std::vector<cv::Mat> frames;
+  double fps = 0;  // the container's frame rate, 0 when it declares none
+};
+
+/// Throws InputError naming the path: "'P' does not exist", "'P' is not a readable video".
+VideoInfo probe_video(const std::string& path);
+DecodedVideo decode_video(const std::string& path);
+
+}  // namespace egogeo::vo

@@ -1,0 +1,179 @@
+#!/usr/bin/env node
+// `npm run setup`: a bare Debian machine (Node 20, nothing else) → a working egogeo, in this order:
+//   1. system packages (apt-get as root; otherwise one line with the exact command, exit 1)
+//   2. the npm dependencies (`npm ci`); @u4/opencv4nodejs is optional and compiled against the
+//      system OpenCV with all cores and only the modules egogeo uses (core, imgproc, imgcodecs,
+//      videoio, highgui) — its failure never blocks the rest
+//   3. the native addon (native/build.mjs: cmake-js, all cores)
+//   4. the TypeScript build
+//   node scripts/setup.mjs --dry-run   prints the plan for this machine and changes nothing
+// Test hooks (as native/build.mjs): EGOGEO_PRETEND_NO_OPENCV=1 (libopencv-dev missing),
+// EGOGEO_PRETEND_BARE=1 (every system package missing), EGOGEO_PRETEND_NOT_ROOT=1, and for
+// --dry-run only EGOGEO_PRETEND_ROOT=1.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** Debian packages egogeo needs, with a command that shows each is there (for machines without dpkg). */
+export const PACKAGES = [
+  ['libopencv-dev', null], // checked with pkg-config
+  ['pkg-config', 'pkg-config'],
+  ['cmake', 'cmake'],
+  ['g++', 'g++'],
+  ['make', 'make'],
+  ['python3', 'python3'], // node-gyp (@u4/opencv4nodejs)
+];
+
+/** The OpenCV modules @u4/opencv4nodejs is compiled with (egogeo's JS side uses no others). */
+// (highgui too: its io bindings — VideoCapture, VideoWriter, imread — need HAVE_OPENCV_HIGHGUI.)
+export const OPENCV4NODEJS_MODULES = ['core', 'imgproc', 'imgcodecs', 'videoio', 'highgui'];
+
+/** Where setup keeps the OpenCV header view @u4/opencv4nodejs compiles against. */
+export const OPENCV_VIEW = 'build/opencv4nodejs-include/opencv4';
+
+const onPath = (cmd) => (process.env.PATH ?? '').split(delimiter).some((d) => d && existsSync(join(d, cmd)));
+const ok = (cmd, argv) => {
+  const r = spawnSync(cmd, argv, { encoding: 'utf8' });
+  return r.status === 0 ? r.stdout.trim() : null;
+};
+
+/** What this machine has: the facts `plan` decides from. */
+export function detect(env = process.env, dry = false) {
+  const dpkg = onPath('dpkg-query');
+  const installed = (pkg, cmd) => {
+    if (pkg === 'libopencv-dev') return onPath('pkg-config') && ok('pkg-config', ['--exists', 'opencv4']) !== null;
+    if (dpkg) return (ok('dpkg-query', ['-W', '-f=${Status}', pkg]) ?? '').includes('install ok installed');
+    return onPath(cmd);
+  };
+  let missing = PACKAGES.filter(([p, c]) => !installed(p, c)).map(([p]) => p);
+  if (env.EGOGEO_PRETEND_BARE) missing = PACKAGES.map(([p]) => p);
+  else if (env.EGOGEO_PRETEND_NO_OPENCV && !missing.includes('libopencv-dev')) missing.unshift('libopencv-dev');
+  const present = !missing.includes('libopencv-dev');
+  return {
+    node: process.version,
+    root: (process.getuid?.() === 0 || (dry && !!env.EGOGEO_PRETEND_ROOT)) && !env.EGOGEO_PRETEND_NOT_ROOT,
+    aptGet: onPath('apt-get'),
+    missing,
+    opencv: present ? ok('pkg-config', ['--modversion', 'opencv4']) : null,
+    opencvInclude: present ? (ok('pkg-config', ['--variable=includedir', 'opencv4']) ?? '/usr/include/opencv4') : '/usr/include/opencv4',
+    opencvLibDir: present ? (ok('pkg-config', ['--variable=libdir', 'opencv4']) ?? '/usr/lib/x86_64-linux-gnu') : '/usr/lib/x86_64-linux-gnu',
+    cores: availableParallelism(),
+  };
+}
+
+/**
+ * The steps for `facts`, in order, or `error` (one line: what is missing and the exact command)
+ * when the machine cannot be set up by this script. Pure: tests call it with made-up facts.
+ * Each step: {title, cmd, argv, env} (env: variables added to the process environment).
+ */
+export function plan(facts) {
+  const steps = [];
+  if (facts.missing.length > 0) {
+    const install = ['install', '-y', '--no-install-recommends', ...facts.missing];
+    if (!facts.root || !facts.aptGet) {
+      const why = facts.aptGet ? 'not root' : 'no apt-get on PATH';
+      return {
+        steps: [],
+        error: `missing system packages (${facts.missing.join(', ')}; ${why}); install them with: sudo apt-get install -y ${facts.missing.join(' ')}`,
+      };
+    }
+    const env = { DEBIAN_FRONTEND: 'noninteractive' };
+    steps.push({ title: 'system packages: package lists', cmd: 'apt-get', argv: ['update'], env });
+    steps.push({ title: `system packages: ${facts.missing.join(', ')}`, cmd: 'apt-get', argv: install, env });
+  }
+  steps.push({
+    title: `OpenCV header view for @u4/opencv4nodejs (modules: ${OPENCV4NODEJS_MODULES.join(', ')})`,
+    internal: 'opencv-view',
+    cmd: 'write',
+    argv: [OPENCV_VIEW],
+    env: {},
+  });
+  steps.push({
+    title: 'npm dependencies (@u4/opencv4nodejs optional, all cores)',
+    cmd: 'npm',
+    argv: ['ci'],
+    env: {
+      OPENCV4NODEJS_DISABLE_AUTOBUILD: '1',
+      OPENCV_INCLUDE_DIR: join(ROOT, OPENCV_VIEW),
+      OPENCV_LIB_DIR: facts.opencvLibDir,
+      OPENCV_BIN_DIR: '/usr/bin',
+      JOBS: 'max',
+      // the addon is built in the next step (npm ci would otherwise build it here, as `install`)
+      EGOGEO_SKIP_NATIVE: '1',
+    },
+  });
+  steps.push({ title: 'native addon (cmake-js, all cores)', cmd: 'node', argv: ['native/build.mjs'], env: {} });
+  steps.push({ title: 'TypeScript build', cmd: 'npm', argv: ['run', 'build'], env: {} });
+  return { steps, error: null };
+}
+
+/** One step as a shell line. */
+export function format(step) {
+  const env = Object.entries(step.env).map(([k, v]) => `${k}=${v} `).join('');
+  if (step.internal === 'opencv-view') return `(writes ${step.argv[0]}: the system OpenCV headers, opencv_modules.hpp limited to ${OPENCV4NODEJS_MODULES.join(', ')})`;
+  return `${env}${step.cmd} ${step.argv.join(' ')}`;
+}
+
+/**
+ * @u4/opencv4nodejs compiles one binding file per OpenCV module it finds in opencv_modules.hpp
+ * (80-odd files for Debian's full build; it has no option to pick modules when it uses a system
+ * OpenCV). This writes a view of the system headers whose opencv_modules.hpp names only the
+ * modules egogeo's JS side uses; every other header is a link to the system's.
+ */
+export function writeOpenCvView(systemInclude, dir = join(ROOT, OPENCV_VIEW)) {
+  rmSync(dir, { recursive: true, force: true });
+  const cv2 = join(dir, 'opencv2');
+  mkdirSync(cv2, { recursive: true });
+  const sys = join(systemInclude, 'opencv2');
+  for (const name of readdirSync(sys)) if (name !== 'opencv_modules.hpp') symlinkSync(join(sys, name), join(cv2, name));
+  const defines = OPENCV4NODEJS_MODULES.map((m) => `#define HAVE_OPENCV_${m.toUpperCase()}`).join('\n');
+  writeFileSync(join(cv2, 'opencv_modules.hpp'), `// written by egogeo's scripts/setup.mjs: the modules @u4/opencv4nodejs is built with\n#pragma once\n${defines}\n`);
+}
+
+function main() {
+  const dry = process.argv.includes('--dry-run');
+  const facts = detect(process.env, dry);
+  const { steps, error } = plan(facts);
+  const have = `node ${facts.node}, ${facts.cores} cores, ${facts.root ? 'root' : 'not root'}, ` +
+    (facts.missing.length ? `missing: ${facts.missing.join(' ')}` : `system packages present (OpenCV ${facts.opencv})`);
+  if (error) {
+    console.error(`egogeo: ${error}`);
+    process.exit(1);
+  }
+  if (dry) {
+    console.log(`egogeo setup plan (dry run; ${have}):`);
+    steps.forEach((s, i) => console.log(`  ${i + 1}. ${s.title}\n     ${format(s)}`));
+    return;
+  }
+  console.log(`[egogeo setup] ${have}`);
+  const t0 = Date.now();
+  for (const [i, s] of steps.entries()) {
+    console.log(`\n[egogeo setup] ${i + 1}/${steps.length} ${s.title}\n[egogeo setup] $ ${format(s)}`);
+    if (s.internal === 'opencv-view') {
+      // facts may predate step 1's apt-get: ask again now that OpenCV is there
+      writeOpenCvView(detect().opencvInclude);
+      continue;
+    }
+    const r = spawnSync(s.cmd, s.argv, { stdio: 'inherit', cwd: ROOT, env: { ...process.env, ...s.env } });
+    if (r.status !== 0) {
+      console.error(`egogeo: setup step ${i + 1} (${s.title}) failed: \`${format(s)}\` (${r.error?.message ?? `exit ${r.status ?? r.signal}`})`);
+      process.exit(1);
+    }
+    if (s.cmd === 'npm' && s.argv[0] === 'ci') reportOptional();
+  }
+  console.log(`\n[egogeo setup] done in ${Math.round((Date.now() - t0) / 1000)} s; try \`npx egogeo doctor\` and \`npx egogeo demo\``);
+}
+
+/** After npm ci: one line when the optional @u4/opencv4nodejs did not build. */
+function reportOptional() {
+  const built = join(ROOT, 'node_modules/@u4/opencv4nodejs/build/Release/opencv4nodejs.node');
+  if (!existsSync(built)) {
+    console.log('[egogeo setup] note: the optional @u4/opencv4nodejs did not build; everything else works (`egogeo doctor` says what needs it)');
+  }
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) main();

@@ -1,0 +1,71 @@
+/**
+ * egogeo as a library (`import … from 'egogeo'`): the benchmark's oracle, the published grader,
+ * clip estimation through the native engine, dataset reading and the benchmark runner, with their
+ * types. The native addon loads on first use, so the oracle and grader work where it is not built.
+ */
+
+// Trajectories and clips
+export { type Trajectory, InputError, makeTrajectory } from './core/trajectory.js';
+export type { Clip, Source } from './core/clip.js';
+
+// The oracle: trajectory → dynamics arrays → 12 summary features → labels (with the question file)
+export * from './oracle/index.js';
+
+// The grader: parse cascade, metrics, physics-consistency rules
+export * from './grade/index.js';
+
+// Clip estimation (native VO) and trajectory errors
+export {
+  type Intrinsics,
+  type PixelFrame,
+  type VideoFrame,
+  type NativeClip,
+  type NativeVideoClip,
+  type NativeResult,
+  type PairQuality,
+  type VoOptions,
+  type VideoInfo,
+  type RenderRequest,
+  type RenderResult,
+  processClip,
+  processClipAsync,
+  probeVideo,
+  renderClip,
+  renderClipAsync,
+} from './native/index.js';
+export { type Estimate, estimateClip, estimateClipAsync, WIDE_BASELINE } from './vo/estimate.js';
+export { planarFromCameraPoses } from './vo/planar.js';
+export { ate, rpe, dynamicsRmse, umeyama } from './vo/errors.js';
+export { GEOMETRIC_SUBSET, evenFrames, selectFrames, predictClip, predictionRecords } from './baseline/baseline.js';
+
+// Datasets and file formats
+export {
+  type Benchmark,
+  type BenchmarkClip,
+  type BenchmarkOptions,
+  type QaItem,
+  ClipDataError,
+  readDataset,
+  readBenchmark,
+} from './datasets/benchmark.js';
+export { type KittiSequence, readKittiSequence, kittiClips, KITTI_CAMERA_HEIGHT } from './datasets/kitti.js';
+export {
+  readTrajectories,
+  readKitti,
+  readKittiWindows,
+  readTum,
+  formatTum,
+  writeTum,
+  readTrajectoriesJsonl,
+  writeTrajectoriesJsonl,
+  KITTI_WINDOW,
+} from './io/trajectories.js';
+export { readPredictions, parsePredictionsJsonl, type PredictionsFile } from './io/predictions.js';
+export { readNpz, writeNpz } from './io/npz.js';
+
+// The benchmark runner (worker pool, resumable, shardable) and shard merging
+export { type RunOptions, type RunSummary, type Shard, runBenchmark, parseShard } from './run/run.js';
+export { type MergeOptions, type MergeSummary, mergeShards } from './run/merge.js';
+
+// Installation checks (`egogeo doctor`)
+export { type Check, runChecks, formatChecks } from './doctor/index.js';

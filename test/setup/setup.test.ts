@@ -1,0 +1,140 @@
+/** scripts/setup.mjs (`npm run setup`): the plan for a bare machine, one with OpenCV, and a non-root user — without running it. */
+import { spawnSync } from 'node:child_process';
+import { lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { format, OPENCV4NODEJS_MODULES, PACKAGES, plan, writeOpenCvView } from '../../scripts/setup.mjs';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const ALL = (PACKAGES as [string, string | null][]).map(([p]) => p);
+
+interface Step {
+  title: string;
+  cmd: string;
+  argv: string[];
+  env: Record<string, string>;
+  internal?: string;
+}
+interface Plan {
+  steps: Step[];
+  error: string | null;
+}
+const facts = (o: Partial<{ root: boolean; aptGet: boolean; missing: string[] }>) => ({
+  node: 'v20.0.0',
+  root: true,
+  aptGet: true,
+  missing: [] as string[],
+  opencv: '4.6.0',
+  opencvInclude: '/usr/include/opencv4',
+  opencvLibDir: '/usr/lib/x86_64-linux-gnu',
+  cores: 2,
+  ...o,
+});
+const lines = (p: Plan) => p.steps.map((s) => format(s) as string);
+
+describe('setup plan', () => {
+  it('nothing present (root): system packages first, then npm ci, the addon, TypeScript', () => {
+    const p = plan(facts({ missing: ALL })) as Plan;
+    expect(p.error).toBeNull();
+    const l = lines(p);
+    expect(l[0]).toBe('DEBIAN_FRONTEND=noninteractive apt-get update');
+    expect(l[1]).toBe(`DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ${ALL.join(' ')}`);
+    expect(p.steps[2].internal).toBe('opencv-view');
+    expect(p.steps[3].cmd).toBe('npm');
+    expect(p.steps[3].argv).toEqual(['ci']);
+    expect(l[4]).toBe('node native/build.mjs');
+    expect(l[5]).toBe('npm run build');
+    expect(p.steps).toHaveLength(6);
+    expect(ALL).toEqual(expect.arrayContaining(['libopencv-dev', 'pkg-config', 'cmake', 'g++', 'make', 'python3']));
+  });
+
+  it('OpenCV present: no apt-get; npm ci builds @u4/opencv4nodejs with all cores against the system OpenCV, not the addon', () => {
+    const p = plan(facts({ missing: [] })) as Plan;
+    expect(p.error).toBeNull();
+    expect(p.steps.some((s) => s.cmd === 'apt-get')).toBe(false);
+    const ci = p.steps.find((s) => s.cmd === 'npm' && s.argv[0] === 'ci')!;
+    expect(ci.env).toMatchObject({ OPENCV4NODEJS_DISABLE_AUTOBUILD: '1', JOBS: 'max', EGOGEO_SKIP_NATIVE: '1', OPENCV_LIB_DIR: '/usr/lib/x86_64-linux-gnu' });
+    expect(ci.env.OPENCV_INCLUDE_DIR).toBe(join(ROOT, 'build/opencv4nodejs-include/opencv4'));
+    expect(p.steps.map((s) => s.title)).toEqual([
+      expect.stringMatching(/^OpenCV header view/),
+      expect.stringMatching(/^npm dependencies/),
+      expect.stringMatching(/^native addon/),
+      'TypeScript build',
+    ]);
+  });
+
+  it('only the missing packages are installed', () => {
+    const p = plan(facts({ missing: ['libopencv-dev', 'cmake'] })) as Plan;
+    expect(lines(p)[1]).toBe('DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libopencv-dev cmake');
+  });
+
+  it('not root: no steps, one line with the exact command', () => {
+    const p = plan(facts({ root: false, missing: ['libopencv-dev', 'g++'] })) as Plan;
+    expect(p.steps).toEqual([]);
+    expect(p.error).toMatch(/^missing system packages \(libopencv-dev, g\+\+; not root\); install them with: sudo apt-get install -y libopencv-dev g\+\+$/);
+  });
+
+  it('not root with everything present: the npm steps only', () => {
+    const p = plan(facts({ root: false, missing: [] })) as Plan;
+    expect(p.error).toBeNull();
+    expect(p.steps.some((s) => s.cmd === 'apt-get')).toBe(false);
+  });
+
+  it('no apt-get: one line with the command', () => {
+    const p = plan(facts({ aptGet: false, missing: ['libopencv-dev'] })) as Plan;
+    expect(p.error).toMatch(/no apt-get on PATH\); install them with: sudo apt-get install -y libopencv-dev$/);
+  });
+});
+
+describe('scripts/setup.mjs --dry-run', () => {
+  const dry = (env: Record<string, string>) =>
+    spawnSync(process.execPath, ['scripts/setup.mjs', '--dry-run'], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, ...env } });
+
+  it('nothing present, root: prints the apt-get, npm ci, addon and TypeScript steps and changes nothing', () => {
+    const r = dry({ EGOGEO_PRETEND_BARE: '1', EGOGEO_PRETEND_ROOT: '1' });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/^egogeo setup plan \(dry run; .*missing: libopencv-dev/);
+    const order = ['apt-get update', 'apt-get install -y --no-install-recommends libopencv-dev', 'npm ci', 'node native/build.mjs', 'npm run build'].map((s) => r.stdout.indexOf(s));
+    expect(order.every((i) => i > 0)).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+  });
+
+  it('not root without OpenCV: exit 1, one line naming the sudo command', () => {
+    const r = dry({ EGOGEO_PRETEND_NO_OPENCV: '1', EGOGEO_PRETEND_NOT_ROOT: '1' });
+    expect(r.status).toBe(1);
+    expect(r.stdout).toBe('');
+    const err = r.stderr.trim().split('\n');
+    expect(err).toHaveLength(1);
+    expect(err[0]).toMatch(/^egogeo: missing system packages \(libopencv-dev.*install them with: sudo apt-get install -y libopencv-dev/);
+  });
+
+  it('is what `npm run setup` runs', () => {
+    const { scripts, optionalDependencies } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+      optionalDependencies?: Record<string, string>;
+    };
+    expect(scripts.setup).toBe('node scripts/setup.mjs');
+    expect(Object.keys(optionalDependencies ?? {})).toContain('@u4/opencv4nodejs');
+  });
+});
+
+describe('the OpenCV header view for @u4/opencv4nodejs', () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'egogeo-view-'));
+  afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+  it('links every system header but lists only the modules egogeo uses', () => {
+    const sys = join(tmp, 'sys');
+    mkdirSync(join(sys, 'opencv2', 'core'), { recursive: true });
+    writeFileSync(join(sys, 'opencv2', 'core.hpp'), '');
+    writeFileSync(join(sys, 'opencv2', 'opencv_modules.hpp'), '#define HAVE_OPENCV_CORE\n#define HAVE_OPENCV_DNN\n');
+    const view = join(tmp, 'view', 'opencv4');
+    writeOpenCvView(sys, view);
+    expect(readlinkSync(join(view, 'opencv2', 'core.hpp'))).toBe(join(sys, 'opencv2', 'core.hpp'));
+    expect(lstatSync(join(view, 'opencv2', 'core')).isSymbolicLink()).toBe(true);
+    const mods = readFileSync(join(view, 'opencv2', 'opencv_modules.hpp'), 'utf8');
+    expect([...mods.matchAll(/#define HAVE_OPENCV_(\w+)/g)].map((m) => m[1].toLowerCase())).toEqual(OPENCV4NODEJS_MODULES);
+    expect(OPENCV4NODEJS_MODULES).toEqual(['core', 'imgproc', 'imgcodecs', 'videoio', 'highgui']);
+  });
+});
