@@ -1,12 +1,15 @@
 /**
  * A `Report` → files: `report.md`, `report.json` and the SVG plots (plus PNG copies rendered with
- * `sharp` when it is installed): `per_question.svg` (balanced accuracy per question and source),
- * `per_source.svg` (balanced accuracy and macro F1 per source), `disagreements.svg` (per question:
- * near-threshold cases vs errors) and `trajectories.svg` (ground truth vs estimate, worst clips).
+ * `sharp` when it is installed): `per_question.svg` (balanced accuracy per question and domain),
+ * `per_source.svg` (balanced accuracy per domain, 6-question subset and all questions),
+ * `disagreements.svg` (per question: near-threshold cases vs errors), `trajectories.svg` (ground
+ * truth vs estimate, worst clips) and, with a leaderboard, `leaderboard.svg` (the runs among their
+ * neighbours). Also the plain-text per-domain table and leaderboard placement the CLI prints.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { type LeaderboardPlacement, neighbourhood, type RankedRow } from './leaderboard.js';
 import type { ErrorKey, Report } from './report.js';
 import { barChart, trajectoryPanels } from './svg.js';
 
@@ -14,6 +17,90 @@ const f3 = (v: number): string => (Number.isFinite(v) ? v.toFixed(3) : '–');
 /** Markdown table cell text (pipes escaped). */
 const cell = (s: string): string => s.replace(/\|/g, '\\|');
 const pct = (v: number): string => (Number.isFinite(v) ? `${(100 * v).toFixed(1)}%` : '–');
+const f4 = (v: number | null): string => (v !== null && Number.isFinite(v) ? v.toFixed(4) : '–');
+const signed = (v: number | null): string => (v === null || !Number.isFinite(v) ? '–' : `${v >= 0 ? '+' : '−'}${Math.abs(v).toFixed(3)}`);
+const rk = (x: { rank: number; of: number } | null): string => (x ? `${x.rank}/${x.of}` : '–');
+
+/** The per-domain table as plain text (the CLI prints it). */
+export function domainLines(r: Report): string[] {
+  const d = r.domains;
+  const head = ['domain', 'runs', 'clips', 'BAcc 6q', 'acc 6q', 'F1 6q', 'BAcc all', 'acc all', 'F1 all', 'questions'];
+  const rows = d.rows.map((x) => [
+    x.domain,
+    x.runs.join(' = '),
+    String(x.clips),
+    f3(x.subset?.balanced_acc ?? NaN),
+    f3(x.subset?.accuracy ?? NaN),
+    f3(x.subset?.macro_f1 ?? NaN),
+    f3(x.all.balanced_acc),
+    f3(x.all.accuracy),
+    f3(x.all.macro_f1),
+    String(x.questions),
+  ]);
+  const w = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
+  const line = (c: string[]) => c.map((v, i) => (i < 2 ? v.padEnd(w[i]) : v.padStart(w[i]))).join('  ').trimEnd();
+  const out = [line(head), ...rows.map(line)];
+  for (const g of d.gaps) out.push(`gap ${g.a} − ${g.b}: balanced accuracy ${signed(g.subset_balanced_acc)} (6 questions), ${signed(g.balanced_acc)} (all)`);
+  return out;
+}
+
+/** The leaderboard placement as plain text: one line per run and the neighbourhood table. */
+export function placementLines(lb: LeaderboardPlacement, context: number): string[] {
+  const out = [`leaderboard ${lb.file}: ${lb.n_published} published rows + ${lb.rows.length} egogeo row${lb.rows.length === 1 ? '' : 's'} (rank 1 = best)`];
+  for (const p of lb.placements) {
+    out.push(
+      `  ${p.model}: balanced_acc ${f4(p.balanced_acc)} rank ${rk(p.rank.balanced_acc)}; nuScenes ${f4(p.src_nuscenes_balanced_acc)} rank ${rk(p.rank.src_nuscenes_balanced_acc)}; ` +
+        `CARLA ${f4(p.src_carla_balanced_acc)} rank ${rk(p.rank.src_carla_balanced_acc)}; ${rk(p.rank_same_questions)} among rows answering the same ${p.questions} questions`,
+    );
+    if (p.subset) out.push(`    on the ${p.subset.questions} questions of the rows marked †: balanced_acc ${f4(p.subset.balanced_acc)} (nuScenes ${f4(p.subset.src_nuscenes_balanced_acc)}, CARLA ${f4(p.subset.src_carla_balanced_acc)}), rank ${rk(p.subset.rank)} among them`);
+  }
+  const head = ['rank', 'model', 'n_total', 'q', 'BAcc', 'nuScenes', 'CARLA'];
+  const rows = neighbourhood(lb.ranking, context).map((x) =>
+    x === null
+      ? ['…', '', '', '', '', '', '']
+      : [String(x.rank), `${x.model}${x.egogeo ? '  ◀' : ''}`, x.n_total === null ? '–' : String(x.n_total), `${x.questions}${x.same_questions ? '' : '†'}`, f4(x.balanced_acc), f4(x.src_nuscenes_balanced_acc), f4(x.src_carla_balanced_acc)],
+  );
+  const w = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
+  const line = (c: string[]) => `  ${c.map((v, i) => (i === 1 ? v.padEnd(w[i]) : v.padStart(w[i]))).join('  ')}`.trimEnd();
+  out.push(line(head), ...rows.map(line));
+  const other = Object.entries(lb.other_questions);
+  if (other.length) out.push(`  † answers other questions than egogeo's rows (${other.map(([q, n]) => `${n} row${n === 1 ? '' : 's'} with ${q}`).join(', ')}): its pooled balanced accuracy is over other questions`);
+  for (const n of lb.notes) out.push(`  ${n}`);
+  return out;
+}
+
+function leaderboardMarkdown(lb: LeaderboardPlacement, context: number, pngs: boolean): string[] {
+  const L: string[] = ['## On the leaderboard', ''];
+  L.push(
+    `Each run is one leaderboard row, made as the reference's \`build_leaderboard.py\` makes one (the published grader; per source by clip id: \`clip_*\` nuScenes, else CARLA), placed among the ${lb.n_published} rows of \`${cell(lb.file)}\`. Rank 1 = best; rows with the same value share a rank.`,
+    '',
+  );
+  L.push('| run | questions | predictions | balanced acc. | rank | nuScenes BAcc | rank | CARLA BAcc | rank | rank among the same questions |', '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+  for (const p of lb.placements) {
+    L.push(`| **${cell(p.model)}** | ${p.questions} | ${p.n_total} | ${f4(p.balanced_acc)} | ${rk(p.rank.balanced_acc)} | ${f4(p.src_nuscenes_balanced_acc)} | ${rk(p.rank.src_nuscenes_balanced_acc)} | ${f4(p.src_carla_balanced_acc)} | ${rk(p.rank.src_carla_balanced_acc)} | ${rk(p.rank_same_questions)} |`);
+  }
+  for (const p of lb.placements) {
+    if (p.subset) L.push('', `${cell(p.model)} on the ${p.subset.questions} questions of the rows marked † (the published grader over those answers only): balanced accuracy **${f4(p.subset.balanced_acc)}** (nuScenes ${f4(p.subset.src_nuscenes_balanced_acc)}, CARLA ${f4(p.subset.src_carla_balanced_acc)}), rank **${rk(p.subset.rank)}** among those rows.`);
+  }
+  L.push('', Number.isFinite(context) ? `The neighbourhood (${context} published rows either side; all rows in report.json):` : 'All rows:', '');
+  L.push('| rank | model | n_total | questions | accuracy | balanced acc. | macro F1 | nuScenes BAcc | CARLA BAcc |', '| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+  for (const x of neighbourhood(lb.ranking, context)) {
+    if (x === null) {
+      L.push('| … | | | | | | | | |');
+      continue;
+    }
+    const m = (s: string) => (x.egogeo ? `**${s}**` : s);
+    L.push(`| ${m(String(x.rank))} | ${m(cell(x.model))} | ${x.n_total ?? '–'} | ${x.questions}${x.same_questions ? '' : ' †'} | ${f4(x.accuracy)} | ${m(f4(x.balanced_acc))} | ${f4(x.macro_f1)} | ${f4(x.src_nuscenes_balanced_acc)} | ${f4(x.src_carla_balanced_acc)} |`);
+  }
+  L.push('');
+  const other = Object.entries(lb.other_questions);
+  if (other.length) {
+    L.push(`† answers other questions than egogeo's rows (${other.map(([q, n]) => `${n} row${n === 1 ? '' : 's'} with ${q} questions`).join(', ')}): the geometric baselines answer the 6-question subset, the VLMs all 14, so pooled balanced accuracies over different question sets do not compare directly; the last column of the first table ranks each run among the rows that answer the same questions.`, '');
+  }
+  for (const n of lb.notes) L.push(`> ${n}`, '');
+  L.push(`![leaderboard](leaderboard.${pngs ? 'png' : 'svg'})`, '');
+  return L;
+}
 
 const ERROR_LABELS: [ErrorKey, string][] = [
   ['ate_se3', 'ATE SE(3) m'],
@@ -24,20 +111,33 @@ const ERROR_LABELS: [ErrorKey, string][] = [
   ['speed_rmse', 'speed RMSE m/s'],
 ];
 
-export function plots(r: Report): Record<string, string> {
+export function plots(r: Report, leaderboardRows = 3): Record<string, string> {
   const sources = Object.keys(r.per_source);
   const qs = Object.keys(r.per_question);
+  const lb = r.leaderboard ? (neighbourhood(r.leaderboard.ranking, leaderboardRows).filter((x) => x !== null) as RankedRow[]) : [];
   return {
+    ...(r.leaderboard
+      ? {
+          'leaderboard.svg': barChart(
+            lb.map((x) => `${x.egogeo ? '▶ ' : ''}${x.model}${x.same_questions ? '' : ' †'} (${x.rank})`),
+            ['balanced accuracy', 'nuScenes', 'CARLA'],
+            lb.map((x) => [x.balanced_acc, x.src_nuscenes_balanced_acc ?? NaN, x.src_carla_balanced_acc ?? NaN]),
+            { title: `On the leaderboard (▶ egogeo; † other questions)`, axis: 'balanced accuracy', labels: true },
+          ),
+        }
+      : {}),
     'per_question.svg': barChart(
       qs,
       sources.length > 1 ? ['all', ...sources] : sources,
       qs.map((q) => [...(sources.length > 1 ? [r.per_question[q].balanced_acc] : []), ...sources.map((s) => r.per_source[s].per_question[q]?.balanced_acc ?? NaN)]),
       { title: `Balanced accuracy per question — ${r.name}`, axis: 'balanced accuracy', labels: true },
     ),
-    'per_source.svg': barChart(sources, ['balanced accuracy', 'macro F1'], sources.map((s) => [r.per_source[s].balanced_acc, r.per_source[s].macro_f1]), {
-      title: `Per source — ${r.name}`,
-      labels: true,
-    }),
+    'per_source.svg': barChart(
+      r.domains.rows.map((d) => d.domain),
+      ['balanced accuracy, 6 questions', 'balanced accuracy, all'],
+      r.domains.rows.map((d) => [d.subset?.balanced_acc ?? NaN, d.all.balanced_acc]),
+      { title: `Per domain — ${r.name}`, labels: true },
+    ),
     'disagreements.svg': barChart(
       qs,
       ['near threshold', 'error', 'no ground truth'],
@@ -51,23 +151,31 @@ export function plots(r: Report): Record<string, string> {
   };
 }
 
-export function markdown(r: Report, pngs: boolean): string {
+export function markdown(r: Report, pngs: boolean, leaderboardRows = 3): string {
   const L: string[] = [];
   const sources = Object.keys(r.per_source);
   L.push(`# Report: ${r.name}`, '');
-  L.push(`${r.n_records} predictions over ${r.n_clips} clips; pooled balanced accuracy **${f3(r.overall.balanced_acc)}**, macro F1 ${f3(r.overall.macro_f1)}, accuracy ${f3(r.overall.accuracy)}.`, '');
+  L.push(`${r.n_records} predictions over ${r.n_clips} clips${r.runs.length > 1 ? ` of ${r.runs.length} runs (each domain counted once)` : ''}; pooled balanced accuracy **${f3(r.overall.balanced_acc)}**, macro F1 ${f3(r.overall.macro_f1)}, accuracy ${f3(r.overall.accuracy)}.`, '');
   for (const n of r.notes) L.push(`> ${n}`, '');
 
-  L.push('## Per source', '');
-  L.push('| source | clips | predictions | balanced acc. | macro F1 | accuracy |', '| --- | ---: | ---: | ---: | ---: | ---: |');
-  for (const s of sources) {
-    const p = r.per_source[s];
-    L.push(`| ${s} | ${p.clips} | ${p.n} | ${f3(p.balanced_acc)} | ${f3(p.macro_f1)} | ${f3(p.accuracy)} |`);
+  if (r.runs.length > 1 || r.runs[0]?.carla_domain) {
+    L.push('| run | file | named by | CARLA domain | clips | predictions |', '| --- | --- | --- | --- | ---: | ---: |');
+    for (const x of r.runs) L.push(`| ${cell(x.name)} | ${cell(x.file)} | ${x.name_from} | ${x.carla_domain ?? '–'} | ${x.n_clips} | ${x.n_records} |`);
+    L.push('');
+  }
+  L.push('## Per domain', '');
+  L.push(`Graded with the benchmark's grader, pooled over the 6 questions every published geometric baseline answers (${r.domains.subset.join(', ')}) and over all questions present.`, '');
+  L.push('| domain | runs | clips | predictions | BAcc, 6 q. | accuracy, 6 q. | macro F1, 6 q. | BAcc, all | accuracy, all | macro F1, all |', '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+  for (const d of r.domains.rows) {
+    L.push(`| ${cell(d.domain)} | ${cell(d.runs.join(' = '))} | ${d.clips} | ${d.all.n} | ${f3(d.subset?.balanced_acc ?? NaN)} | ${f3(d.subset?.accuracy ?? NaN)} | ${f3(d.subset?.macro_f1 ?? NaN)} | ${f3(d.all.balanced_acc)} | ${f3(d.all.accuracy)} | ${f3(d.all.macro_f1)} |`);
   }
   L.push('');
-  for (const g of r.gaps) L.push(`Largest gap in ${g.metric === 'balanced_acc' ? 'balanced accuracy' : 'macro F1'}: **${f3(g.gap)}** (${g.best} ${f3(r.per_source[g.best][g.metric])} vs ${g.worst} ${f3(r.per_source[g.worst][g.metric])}).`);
+  for (const g of r.domains.gaps) L.push(`- Gap ${cell(g.a)} − ${cell(g.b)}: balanced accuracy **${signed(g.subset_balanced_acc)}** (6 questions), ${signed(g.balanced_acc)} (all questions).`);
+  if (r.domains.gaps.length) L.push('');
+  for (const g of r.gaps) L.push(`Largest gap in ${g.metric === 'balanced_acc' ? 'balanced accuracy' : 'macro F1'} (all questions): **${f3(g.gap)}** (${g.best} ${f3(r.per_source[g.best][g.metric])} vs ${g.worst} ${f3(r.per_source[g.worst][g.metric])}).`);
   if (r.gaps.length) L.push('');
-  L.push(`![per source](per_source.${pngs ? 'png' : 'svg'})`, '');
+  L.push(`![per domain](per_source.${pngs ? 'png' : 'svg'})`, '');
+  if (r.leaderboard) L.push(...leaderboardMarkdown(r.leaderboard, leaderboardRows, pngs));
 
   L.push('## Per question: the oracle against the estimated trajectories', '');
   L.push(
@@ -121,9 +229,9 @@ export function markdown(r: Report, pngs: boolean): string {
 }
 
 /** Writes the report files into `dir`; returns their names. */
-export async function writeReport(r: Report, dir: string): Promise<string[]> {
+export async function writeReport(r: Report, dir: string, o: { leaderboardRows?: number } = {}): Promise<string[]> {
   mkdirSync(dir, { recursive: true });
-  const svgs = plots(r);
+  const svgs = plots(r, o.leaderboardRows);
   const written: string[] = [];
   for (const [name, text] of Object.entries(svgs)) {
     writeFileSync(join(dir, name), text);
@@ -137,7 +245,7 @@ export async function writeReport(r: Report, dir: string): Promise<string[]> {
       written.push(png);
     }
   }
-  writeFileSync(join(dir, 'report.md'), markdown(r, !!sharp));
+  writeFileSync(join(dir, 'report.md'), markdown(r, !!sharp, o.leaderboardRows));
   writeFileSync(join(dir, 'report.json'), `${JSON.stringify(r, (_, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 1)}\n`);
   written.push('report.md', 'report.json');
   return written;

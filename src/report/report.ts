@@ -5,14 +5,22 @@
  * confusion, and for every disagreement how far the deciding value sits from its threshold: a
  * near-threshold case or a real error), and trajectory errors per source against the ground truth.
  * Rendered as Markdown, JSON and SVG plots (src/report/markdown.ts, svg.ts). Pure: callers load
- * the inputs. May import: core/, grade/, oracle/, vo/, io/, datasets/.
+ * the inputs. Several runs (one per CARLA domain) come combined by domain (runs.ts); the report
+ * adds the per-domain table (domains.ts) and, given the published leaderboard, each run's row
+ * placed on it (leaderboard.ts). May import: core/, grade/, oracle/, vo/, io/, datasets/,
+ * baseline/ (the 6-question subset).
  */
 import type { Trajectory } from '../core/trajectory.js';
 import { evaluate, type GroupMetrics, sortCodePoints } from '../grade/index.js';
 import type { Prediction } from '../io/predictions.js';
 import { clipData, computeDynamics, type DynamicsArrays, type QuestionSet, summaryFeatures } from '../oracle/index.js';
 import { ate, rpe } from '../vo/errors.js';
+import { type DomainTable, domainTable } from './domains.js';
+import { type LeaderboardPlacement, type LeaderboardRow, placeOnLeaderboard, rowQuestions, runRow } from './leaderboard.js';
 import { decisionMargin, type Margin } from './margins.js';
+import { type DomainInfo, type ReportRun, sourceOf } from './runs.js';
+
+export { sourceOf };
 
 export interface ClipTruth {
   /** Ground truth on the oracle's grid. */
@@ -34,6 +42,26 @@ export interface ReportInput {
   near: number;
   /** How many worst clips (by ATE) to plot. */
   worst?: number;
+  /**
+   * The runs the records come from (load.ts): each becomes a leaderboard row. Without them the
+   * records are one run named `name`.
+   */
+  runs?: readonly ReportRun[];
+  /** Which runs each domain label's records come from (runs.ts `combineRuns`). */
+  domains?: readonly DomainInfo[];
+  /** The published leaderboard to place the runs on. */
+  leaderboard?: { file: string; rows: readonly LeaderboardRow[] };
+  /** Notes from loading (how runs were combined). */
+  notes?: readonly string[];
+}
+
+export interface RunInfo {
+  file: string;
+  name: string;
+  name_from: ReportRun['name_from'];
+  carla_domain: string | null;
+  n_records: number;
+  n_clips: number;
 }
 
 export interface SourceReport extends GroupMetrics {
@@ -106,7 +134,12 @@ export interface Report {
   n_records: number;
   n_clips: number;
   near_threshold: number;
+  runs: RunInfo[];
   overall: GroupMetrics;
+  /** Per domain, 6-question subset and all questions, and the domain gaps. */
+  domains: DomainTable;
+  /** The runs placed on the published leaderboard (`--leaderboard`). */
+  leaderboard: LeaderboardPlacement | null;
   per_source: Record<string, SourceReport>;
   gaps: Gap[];
   per_question: Record<string, QuestionCheck>;
@@ -119,9 +152,6 @@ export interface Report {
   worst: WorstClip[];
   notes: string[];
 }
-
-/** A record's source: its `source` field, else the reference's rule (`clip_*` nuScenes, else CARLA). */
-export const sourceOf = (r: Prediction): string => r.source ?? (r.clip_id.startsWith('clip_') ? 'nuscenes' : 'carla');
 
 /** The key of a clip in one domain. */
 export const clipKey = (source: string, clipId: string): string => `${source}\u0000${clipId}`;
@@ -181,7 +211,7 @@ export function clipErrors(clipId: string, source: string, gt: DynamicsArrays, e
 
 export function buildReport(input: ReportInput): Report {
   const { records, questions } = input;
-  const notes: string[] = [];
+  const notes: string[] = [...(input.notes ?? [])];
   const m = evaluate(records, questions);
   const sources = sortCodePoints(new Set(records.map(sourceOf)));
   const clipKeys = new Set(records.map(keyOf));
@@ -281,12 +311,44 @@ export function buildReport(input: ReportInput): Report {
       return { clip_id: e.clip_id, source: e.source, ate_se3: e.ate_se3, gt: fromStart(g), estimate: fromStart(est) };
     });
 
+  const runs: ReportRun[] = input.runs ? [...input.runs] : [{ file: input.name, name: input.name, name_from: 'file name', carla_domain: null, records: [...records] }];
+  const domains = domainTable(records, questions, input.domains ?? sources.map((s) => ({ domain: s, runs: [runs[0].name] })));
+  let leaderboard: LeaderboardPlacement | null = null;
+  if (input.leaderboard) {
+    // Question sets of the published rows: each run is also graded on the smaller ones it covers.
+    const sets = new Set(input.leaderboard.rows.map((r) => rowQuestions(r).join(',')));
+    leaderboard = placeOnLeaderboard(
+      input.leaderboard.file,
+      input.leaderboard.rows,
+      runs.map((r) => {
+        const answered = new Set(r.records.map((x) => x.question_id));
+        const subsets = new Map<string, LeaderboardRow>();
+        for (const key of sets) {
+          const ids = new Set(key.split(','));
+          if (!key || ids.size >= answered.size || ![...ids].every((q) => answered.has(q))) continue;
+          subsets.set(key, runRow(r.name, r.records.filter((x) => ids.has(x.question_id)), questions));
+        }
+        return { row: runRow(r.name, r.records, questions), clips: new Set(r.records.map((x) => x.clip_id)).size, subsets };
+      }),
+    );
+  }
+
   return {
     name: input.name,
     n_records: records.length,
     n_clips: clipKeys.size,
     near_threshold: input.near,
+    runs: runs.map((r) => ({
+      file: r.file,
+      name: r.name,
+      name_from: r.name_from,
+      carla_domain: r.carla_domain,
+      n_records: r.records.length,
+      n_clips: new Set(r.records.map((x) => clipKey(sourceOf(x), x.clip_id))).size,
+    })),
     overall: m.global,
+    domains,
+    leaderboard,
     per_source: perSource,
     gaps,
     per_question: perQuestion,

@@ -138,8 +138,8 @@ describe('buildReport', () => {
 
   it('renders Markdown and SVG', () => {
     const md = markdown(r, false);
-    expect(md).toMatch(/\| src-a \| 2 \| 2 \| 1\.000 \|/);
-    expect(md).toMatch(/Largest gap in balanced accuracy: \*\*/);
+    expect(md).toMatch(/\| src-a \| t \| 2 \| 2 \| 1\.000 \|/);
+    expect(md).toMatch(/Largest gap in balanced accuracy \(all questions\): \*\*/);
     expect(md).toMatch(/\| yaw_rate_turn_direction \| 4 \| 50\.0% \|/);
     const svgs = plots(r);
     expect(Object.keys(svgs).sort()).toEqual(['disagreements.svg', 'per_question.svg', 'per_source.svg', 'trajectories.svg']);
@@ -225,11 +225,11 @@ describe.skipIf(!NATIVE_BUILT || !HAS_EGODYN_KITTI)('egogeo report on runs over 
     const j = JSON.parse(readFileSync(join(tmp, 'dom/report.json'), 'utf8'));
     expect(Object.keys(j.per_source)).toEqual(['full', 'ten']);
     expect(Object.keys(j.trajectory_errors.per_source)).toEqual(['full', 'ten']);
-    expect(j.name).toBe('dom-a.jsonl + dom-b.jsonl');
-    // The same source label twice is a collision, named.
+    expect(j.name).toBe('egogeo_vo [dom-a.jsonl] + egogeo_vo [dom-b.jsonl]');
+    // The same run name and source label twice is a collision, named.
     const c = join(tmp, 'dom-c.jsonl');
     expect(cli(['run', '--dataset', ds, '-o', c, '--source-label', 'full', '--frames', '10']).code).toBe(0);
-    expect(cli(['report', a, c]).stderr).toMatch(/clip 'kitti00_000100' of source 'full' is also in .*dom-a\.jsonl; give the runs different --source-label values/);
+    expect(cli(['report', a, c]).stderr).toMatch(/dom-c\.jsonl: run 'egogeo_vo' \(from its manifest\) is also the run of .*dom-a\.jsonl, and both have clip 'kitti00_000100' of source 'full'; name the runs apart/);
   });
 
 

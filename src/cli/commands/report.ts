@@ -1,13 +1,19 @@
 /**
- * `egogeo report PREDS.jsonl`: per-domain comparison, the oracle-vs-estimate cross-check with
- * near-threshold analysis, and trajectory errors per source, as Markdown + JSON + SVG plots
- * (src/report/).
+ * `egogeo report PREDS.jsonl [more.jsonl…] [--leaderboard FILE]`: one run per predictions file
+ * (e.g. the CARLA simulation and transferred runs of the published layout), compared per domain
+ * (nuScenes, CARLA simulation, CARLA transferred) and, with --leaderboard, placed among the
+ * published leaderboard's rows; the oracle-vs-estimate cross-check with near-threshold analysis
+ * and trajectory errors per domain; as Markdown + JSON + SVG plots (src/report/).
  */
 import type { Command } from 'commander';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { InputError } from '../../core/trajectory.js';
+import { writeDirAtomic } from '../../io/atomic.js';
+import { guardOutputs } from '../../io/safety.js';
 import { DEFAULT_QUESTIONS_PATH, loadQuestions } from '../../oracle/index.js';
-import { loadReportInputs } from '../../report/load.js';
-import { writeReport } from '../../report/render.js';
+import { loadReportInputs, readLeaderboard } from '../../report/load.js';
+import { domainLines, placementLines, writeReport } from '../../report/render.js';
 import { buildReport } from '../../report/report.js';
 
 interface Opts {
@@ -17,34 +23,70 @@ interface Opts {
   near: string;
   worst: string;
   config: string;
+  leaderboard?: string;
+  leaderboardRows: string;
 }
 
 export function registerReport(program: Command): void {
   program
     .command('report')
-    .description('per-source metrics, oracle-vs-estimate cross-check (near-threshold cases vs errors) and trajectory errors, as Markdown + JSON + SVG')
-    .argument('<preds...>', 'predictions JSONL (egogeo run, merge or baseline); several files (e.g. one run per domain) are reported together')
-    .option('--dataset <dir>', "ground truth: a benchmark dataset (arrays/*.npz, KITTI poses) or a KITTI sequence (default: the run record's dataset)")
+    .description('per-domain metrics (nuScenes, CARLA simulation / transferred) and their gaps, placement on the published leaderboard, oracle-vs-estimate cross-check (near-threshold cases vs errors) and trajectory errors, as Markdown + JSON + SVG')
+    .argument('<preds...>', 'predictions JSONL (egogeo run, merge or baseline), one run per file (e.g. one run per CARLA domain); reported together')
+    .option('--dataset <dir>', "ground truth: a benchmark dataset (arrays/*.npz, KITTI poses), a published root or a KITTI sequence (default: the run record's dataset)")
     .option('--trajectories <dir>', 'estimated trajectories <clip_id>.tum, one predictions file only (default: <preds>.trajectories)')
+    .option('--leaderboard <json>', "the published leaderboard (the dataset's leaderboard.json): place each run's row among its rows")
+    .option('--leaderboard-rows <n>', "published rows shown either side of each run's row, or 'all'", '3')
     .option('--out <dir>', 'output directory (default: <first preds>.report)')
     .option('--near <fraction>', 'a disagreement within this relative distance of the threshold is near-threshold', '0.15')
     .option('--worst <n>', 'clips with the largest ATE to plot', '6')
     .option('--config <yaml>', 'question file', DEFAULT_QUESTIONS_PATH)
+    .addHelpText(
+      'after',
+      `
+Each file is one run, named by <preds>.manifest.json's model, else egogeo_<domain> from
+<preds>.run.json's key.carla_domain, else the file name; its CARLA clips belong to that domain.
+Runs of the same clips keep their records apart: CARLA clips per domain; clips of one domain in
+several runs (the nuScenes clips of both runs) are reported once when the answers agree, else once
+per run. Leaderboard rows are made as the reference's build_leaderboard.py makes them (per source
+by clip id: clip_* nuScenes, else CARLA); ranks: 1 = best, ties share a rank.`,
+    )
     .action(async (preds: string[], o: Opts) => {
+      guardOutputs([{ path: o.out ?? `${preds[0]}.report`, flag: '--out', kind: 'dir' }], [...preds, o.dataset, o.trajectories, o.leaderboard, o.config]);
       const near = Number(o.near);
       if (!(near >= 0) || !Number.isFinite(near)) throw new InputError(`--near must be a non-negative fraction, got '${o.near}'`);
       const worst = Number(o.worst);
       if (!Number.isInteger(worst) || worst < 0) throw new InputError(`--worst must be a non-negative integer, got '${o.worst}'`);
+      const context = o.leaderboardRows === 'all' ? Infinity : Number(o.leaderboardRows);
+      if (!(context === Infinity || (Number.isInteger(context) && context >= 0))) throw new InputError(`--leaderboard-rows must be a non-negative integer or 'all', got '${o.leaderboardRows}'`);
       const questions = loadQuestions(o.config);
+      const leaderboard = o.leaderboard ? { file: o.leaderboard, rows: readLeaderboard(o.leaderboard) } : undefined;
       const inp = loadReportInputs({ preds, dataset: o.dataset, trajectories: o.trajectories });
-      const name = preds.map((p) => p.split('/').pop()!).join(' + ');
-      const r = buildReport({ name, records: inp.records, questions, clips: inp.clips, near, worst });
+      const name = inp.runs.map((r) => r.name).join(' + ');
+      const r = buildReport({
+        name,
+        records: inp.combined.records,
+        questions,
+        clips: inp.clips,
+        near,
+        worst,
+        runs: inp.runs,
+        domains: inp.combined.domains,
+        leaderboard,
+        notes: inp.combined.notes,
+      });
       const out = o.out ?? `${preds[0]}.report`;
-      const files = await writeReport(r, out);
+      // Written whole into a staging folder, then renamed into place: a failed write leaves no partial report.
+      const files = await writeDirAtomic(out, (stage) => writeReport(r, stage, { leaderboardRows: context }), {
+        replaceable: (d) => existsSync(join(d, 'report.json')) || existsSync(join(d, 'report.md')),
+        what: 'an egogeo report folder',
+      });
       const gap = r.gaps.find((g) => g.metric === 'balanced_acc');
       process.stderr.write(
-        `egogeo: ${r.n_clips} clips, balanced accuracy ${r.overall.balanced_acc.toFixed(3)}${gap ? `, largest gap ${gap.gap.toFixed(3)} (${gap.best} vs ${gap.worst})` : ''}; ` +
-          `${r.trajectory_errors.n_clips} clips with trajectory errors → ${out}/ (${files.join(', ')})\n`,
+        `egogeo: ${r.runs.length} run${r.runs.length === 1 ? '' : 's'} (${r.runs.map((x) => x.name).join(', ')}), ${r.n_clips} clips, balanced accuracy ${r.overall.balanced_acc.toFixed(3)}${gap ? `, largest gap ${gap.gap.toFixed(3)} (${gap.best} vs ${gap.worst})` : ''}; ` +
+          `${r.trajectory_errors.n_clips} clips with trajectory errors → ${out}/ (${files.join(', ')})\n` +
+          domainLines(r).join('\n') +
+          '\n' +
+          (r.leaderboard ? `${placementLines(r.leaderboard, context).join('\n')}\n` : ''),
       );
     });
 }
