@@ -9,6 +9,7 @@
 #include <opencv2/calib3d.hpp>
 #include <opencv2/imgcodecs.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -17,6 +18,26 @@
 
 namespace egogeo::vo {
 namespace {
+
+/// A JPEG or PNG cut short decodes without an error (libjpeg fills the rest with grey and only
+/// prints a warning), so the file's end is checked first: a JPEG must end with the end-of-image
+/// marker FF D9 (trailing padding bytes allowed), a PNG with its IEND chunk. Errors name the file.
+void check_complete(const std::vector<uchar>& b, const std::string& path, size_t index) {
+  const std::string where = "frame " + std::to_string(index) + ": '" + path + "' ";
+  const size_t n = b.size();
+  if (n >= 2 && b[0] == 0xFF && b[1] == 0xD8) {
+    size_t end = n;
+    // Some writers pad after EOI (zeros, newlines); at most a little.
+    while (end > 2 && n - end < 4096 && (b[end - 1] == 0x00 || b[end - 1] == 0x0A || b[end - 1] == 0x0D || b[end - 1] == 0x20 || b[end - 1] == 0xFF)) --end;
+    if (end < 4 || b[end - 2] != 0xFF || b[end - 1] != 0xD9) throw InputError(where + "is a truncated or corrupt JPEG (no end-of-image marker FF D9)");
+    return;
+  }
+  static const uchar png_sig[8] = {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A};
+  if (n >= 8 && std::equal(png_sig, png_sig + 8, b.begin())) {
+    static const uchar iend[8] = {'I', 'E', 'N', 'D', 0xAE, 0x42, 0x60, 0x82};
+    if (n < 20 || !std::equal(iend, iend + 8, b.end() - 8)) throw InputError(where + "is a truncated or corrupt PNG (no IEND chunk at its end)");
+  }
+}
 
 cv::Mat decode(const FrameSource& src, size_t index) {
   if (src.pixels) {
@@ -32,6 +53,7 @@ cv::Mat decode(const FrameSource& src, size_t index) {
   if (!f) throw InputError("frame " + std::to_string(index) + ": cannot open '" + src.path + "'");
   std::vector<uchar> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   if (bytes.empty()) throw InputError("frame " + std::to_string(index) + ": '" + src.path + "' is empty");
+  check_complete(bytes, src.path, index);
   cv::Mat img;
   try {
     img = cv::imdecode(bytes, cv::IMREAD_GRAYSCALE);
@@ -107,6 +129,20 @@ ClipResult process_clip(const ClipInput& in, const Options& opt) {
     intr.fx = intr.fy = in.hfov_deg > 0 ? 0.5 * img.cols / std::tan(in.hfov_deg * CV_PI / 360.0) : 0.9 * img.cols;
     intr.cx = img.cols / 2.0;
     intr.cy = img.rows / 2.0;
+  }
+  // Absurd intrinsics give NaN poses without a word: the focal lengths must put the field of view
+  // between about 0.6 and 170 degrees and the principal point inside the image.
+  {
+    const double W = img.cols, H = img.rows;
+    auto bad = [](double v, double lo, double hi) { return !std::isfinite(v) || v < lo || v > hi; };
+    if (bad(intr.fx, 0.04 * W, 100 * W) || bad(intr.fy, 0.04 * W, 100 * W)) {
+      throw InputError("intrinsics fx = " + std::to_string(intr.fx) + ", fy = " + std::to_string(intr.fy) + " are not plausible for a " +
+                       std::to_string(img.cols) + "-pixel-wide image (expected " + std::to_string(0.04 * W) + " .. " + std::to_string(100 * W) + ")");
+    }
+    if (bad(intr.cx, 0, W) || bad(intr.cy, 0, H)) {
+      throw InputError("intrinsics cx = " + std::to_string(intr.cx) + ", cy = " + std::to_string(intr.cy) + " are outside the " +
+                       std::to_string(img.cols) + "x" + std::to_string(img.rows) + " image");
+    }
   }
   res.intrinsics = intr;
   RoadScale road(opt, intr, img.cols, img.rows);

@@ -4,6 +4,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { InputError } from '../core/trajectory.js';
+import { errnoText, isErrnoError } from '../io/safety.js';
 import { registerOracle } from './commands/oracle.js';
 import { registerGrade } from './commands/grade.js';
 import { registerCalibrate } from './commands/calibrate.js';
@@ -46,7 +47,19 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`egogeo: ${e.message}\n`);
       return 1;
     }
-    process.stderr.write(`egogeo: ${(e as Error).stack ?? e}\n`);
+    // A file-system failure (full disk, read-only, permissions) is one line naming the path.
+    if (isErrnoError(e)) {
+      process.stderr.write(`egogeo: ${e.path ?? e.syscall}: ${e.syscall === 'open' || e.syscall === 'read' || e.syscall === 'scandir' || e.syscall === 'stat' ? 'cannot read' : 'cannot write'} (${errnoText(e)})\n`);
+      return 1;
+    }
+    // The same, passed through a worker thread (only the message survives).
+    const m = /^(E[A-Z]+): ([^,]+), (\w+)(?: '(.*)')?/.exec((e as Error)?.message ?? '');
+    if (m) {
+      process.stderr.write(`egogeo: ${m[4] ?? m[3]}: ${m[3] === 'open' && m[1] === 'ENOENT' ? 'cannot read' : 'cannot write'} (${m[1]}: ${m[2]})\n`);
+      return 1;
+    }
+    // Anything else is a bug: one line (the stack only with EGOGEO_DEBUG=1).
+    process.stderr.write(process.env.EGOGEO_DEBUG ? `egogeo: ${(e as Error).stack ?? e}\n` : `egogeo: internal error: ${errnoText(e)} (EGOGEO_DEBUG=1 shows the stack)\n`);
     return 2;
   }
 }

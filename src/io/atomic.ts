@@ -1,16 +1,28 @@
 /**
  * The one way egogeo writes an output file: a temporary file in the same folder, flushed to disk,
  * then renamed over the target. A failed or interrupted write leaves the target as it was and no
- * temporary file behind.
+ * temporary file behind. A symlink given as the target is followed (its target is replaced, the
+ * link stays); a target that exists but is not a regular file (a device, FIFO, folder) is refused.
+ * A failure is one InputError line naming the path and the cause (`ENOSPC: no space left on device`).
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { closeSync, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { InputError } from '../core/trajectory.js';
+import { errnoText, faultFor, writeTarget } from './safety.js';
 
 export function writeFileAtomic(path: string, data: string | Uint8Array): void {
-  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const target = writeTarget(path);
   try {
+    const s = statSync(target);
+    if (!s.isFile()) throw new InputError(`${path}: exists and is not a regular file; egogeo replaces only regular files`);
+  } catch (e) {
+    if (e instanceof InputError) throw e;
+  }
+  const tmp = join(dirname(target), `.${basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  try {
+    const fault = faultFor(target);
+    if (fault) throw fault;
     const fd = openSync(tmp, 'w');
     try {
       writeFully(fd, typeof data === 'string' ? Buffer.from(data) : data);
@@ -18,18 +30,83 @@ export function writeFileAtomic(path: string, data: string | Uint8Array): void {
     } finally {
       closeSync(fd);
     }
-    renameSync(tmp, path);
+    renameSync(tmp, target);
   } catch (e) {
     try {
       unlinkSync(tmp);
     } catch {
       /* not created */
     }
-    throw new InputError(`${path}: cannot write (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    throw new InputError(`${path}: cannot write (${errnoText(e)})`);
   }
 }
 
 /** Writes all of `buf` at the descriptor's position (writeSync may write less than asked). */
-export function writeFully(fd: number, buf: Uint8Array): void {
+export function writeFully(fd: number, buf: Uint8Array, path = ''): void {
+  const fault = path ? faultFor(path) : null;
+  if (fault) {
+    // A full disk mid-append: part of the buffer lands, then the write fails.
+    if (buf.length > 1) writeSync(fd, buf, 0, buf.length >> 1);
+    throw fault;
+  }
   for (let off = 0; off < buf.length; ) off += writeSync(fd, buf, off, buf.length - off);
+}
+
+/**
+ * Writes a whole output folder atomically: `fill(stage)` writes into a hidden staging folder beside
+ * `dir`, which then replaces `dir` (the old folder is moved aside first and removed only once the
+ * new one is in place). On any failure the staging folder is removed, `dir` is as it was, and the
+ * error is one line naming the path and the cause.
+ */
+export async function writeDirAtomic<T>(
+  dir: string,
+  fill: (stage: string) => Promise<T> | T,
+  opts: { replaceable?: (existing: string) => boolean; what?: string } = {},
+): Promise<T> {
+  const out = resolve(dir);
+  if (existsSync(out)) {
+    if (!lstatSync(out).isDirectory()) throw new InputError(`${dir}: exists and is not a folder`);
+    // Replacing a folder deletes what it holds: only an empty one or one this command wrote.
+    if (readdirSync(out).length > 0 && !(opts.replaceable?.(out) ?? false)) {
+      throw new InputError(`${dir}: exists, is not empty and is not ${opts.what ?? 'an egogeo output folder'}; give a new folder`);
+    }
+  }
+  const parent = dirname(out);
+  const stage = join(parent, `.${basename(out)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  try {
+    mkdirSync(parent, { recursive: true });
+    const fault = faultFor(stage);
+    if (fault) throw fault;
+    mkdirSync(stage);
+  } catch (e) {
+    throw new InputError(`${dir}: cannot write (${errnoText(e)})`);
+  }
+  const cleanup = () => rmSync(stage, { recursive: true, force: true });
+  process.once('exit', cleanup);
+  try {
+    const r = await fill(stage);
+    const late = faultFor(out);
+    if (late) throw late;
+    if (existsSync(out)) {
+      const old = `${stage}.old`;
+      renameSync(out, old);
+      try {
+        renameSync(stage, out);
+      } catch (e) {
+        renameSync(old, out);
+        throw e;
+      }
+      rmSync(old, { recursive: true, force: true });
+    } else {
+      renameSync(stage, out);
+    }
+    return r;
+  } catch (e) {
+    cleanup();
+    if (e instanceof InputError) throw e;
+    const p = (e as NodeJS.ErrnoException).path;
+    throw new InputError(`${p ? p.replace(stage, out) : dir}: cannot write (${errnoText(e)})`);
+  } finally {
+    process.removeListener('exit', cleanup);
+  }
 }

@@ -10,7 +10,7 @@
  * mode does (\n, \r\n, \r). Every error is an `InputError` whose message names `file:line` and the
  * field. Unknown question ids are not an error here: the grader counts them as unparsed.
  */
-import { readFileSync } from 'node:fs';
+import { readInputText } from './safety.js';
 import { InputError } from '../core/trajectory.js';
 import { pyNumberTokenStr, pyStrip } from '../grade/parse.js';
 
@@ -34,14 +34,7 @@ export interface PredictionsFile {
 
 /** Reads and validates a predictions JSONL file. */
 export function readPredictions(path: string): PredictionsFile {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : (code ?? String(e));
-    throw new InputError(`${path}: cannot read (${why})`);
-  }
+  const text = readInputText(path, 'predictions JSONL file');
   return parsePredictionsJsonl(text, path);
 }
 

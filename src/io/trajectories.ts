@@ -18,7 +18,9 @@
  *   z up: X = tx, Y = ty, yaw = atan2(R[1,0], R[0,0]) (the heading of the rotated x axis). The
  *   writer emits the same conventions (the pose is planar: no height, rotation about the vertical).
  */
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { statSync } from 'node:fs';
+import { writeFileAtomic } from './atomic.js';
+import { readInputText } from './safety.js';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { InputError, makeTrajectory, type Trajectory } from '../core/trajectory.js';
 
@@ -314,11 +316,7 @@ export function writeTrajectoriesJsonl(path: string, trajs: readonly Trajectory[
 }
 
 function writeText(path: string, text: string): void {
-  try {
-    writeFileSync(path, text);
-  } catch (e) {
-    throw new InputError(`${path}: cannot write (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-  }
+  writeFileAtomic(path, text);
 }
 
 /** Shortest round-trip decimal; −0 as 0. */
@@ -391,13 +389,7 @@ function isDirectory(path: string): boolean {
 }
 
 function readText(path: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : (code ?? String(e));
-    throw new InputError(`${path}: cannot read (${why})`);
-  }
+  return readInputText(path, 'trajectory file');
 }
 
 /** Whitespace-separated numeric rows with a fixed column count; blank (and, if asked, `#`) lines skipped. */

@@ -4,6 +4,7 @@
  * interpolation with extrapolation (scipy `interp1d`), unwrapped yaw, central differences and
  * Savitzky–Golay smoothing after each differentiation stage.
  */
+import { InputError } from '../core/trajectory.js';
 import type { Trajectory } from '../core/trajectory.js';
 import { pyMod } from '../core/numeric.js';
 import { smoothInto } from './savgol.js';
@@ -48,6 +49,10 @@ export function computeDynamics(traj: Trajectory, opts: DynamicsOptions = {}): D
   const tEnd = duration0 === null ? t[t.length - 1] : tStart + duration0;
   const duration = duration0 === null ? tEnd - tStart : duration0;
   const n = Math.ceil(duration * hz) + 1;
+  // A day of samples at most: a span of 1e7 s (a bad timestamp) would otherwise allocate for hours.
+  if (!(n <= 86_400 * hz + 1)) {
+    throw new InputError(`trajectory '${traj.id}': ${duration0 === null ? 'its span' : 'the duration'} of ${duration} s is more than the oracle resamples (one day); check its timestamps or give --duration`);
+  }
 
   // One backing store for the eight result arrays (small typed arrays are costly to allocate one by
   // one); intermediates live in reused scratch buffers.

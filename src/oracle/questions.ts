@@ -2,7 +2,7 @@
  * The one config loader for question files (the reference's `questions_template.yaml` format):
  * parses YAML, validates every question, compiles its rule, and optionally scales thresholds.
  */
-import { readFileSync } from 'node:fs';
+import { readInputText } from '../io/safety.js';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { InputError } from '../core/trajectory.js';
@@ -46,12 +46,7 @@ export function loadQuestions(path = DEFAULT_QUESTIONS_PATH, scale = 1): Questio
   const key = `${path}\0${scale}`;
   const hit = cache.get(key);
   if (hit) return hit;
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new InputError(`${path}: cannot read question file (${(e as NodeJS.ErrnoException).code ?? e})`);
-  }
+  const text = readInputText(path, 'question file (YAML)', 16 << 20);
   let doc: unknown;
   try {
     doc = parseYaml(text);

@@ -20,12 +20,12 @@ type RuleFactory = (p: ParamReader) => Labeler;
 export class ParamReader {
   constructor(readonly params: Params, readonly where: string) {}
   private fail(key: string, expected: string): never {
-    throw new InputError(`${this.where}: rule param '${key}' must be ${expected}, got ${JSON.stringify(this.params[key])}`);
+    throw new InputError(`${this.where}: rule param '${key}' must be ${expected}, got ${typeof this.params[key] === "number" ? String(this.params[key]) : JSON.stringify(this.params[key])}`);
   }
   num(key: string, dflt?: number): number {
     const v = this.params[key];
     if (v === undefined && dflt !== undefined) return dflt;
-    if (typeof v !== 'number') this.fail(key, 'a number');
+    if (typeof v !== 'number' || !Number.isFinite(v)) this.fail(key, 'a finite number');
     return v;
   }
   optNum(key: string): number | null {
@@ -41,7 +41,7 @@ export class ParamReader {
   }
   nums(key: string): number[] {
     const v = this.params[key];
-    if (!Array.isArray(v) || v.some((e) => typeof e !== 'number')) this.fail(key, 'a list of numbers');
+    if (!Array.isArray(v) || v.some((e) => typeof e !== 'number' || !Number.isFinite(e))) this.fail(key, 'a list of finite numbers');
     return v as number[];
   }
   strs(key: string): string[] {

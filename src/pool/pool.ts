@@ -53,9 +53,16 @@ export async function runPool<T, R>(o: PoolOptions<T, R>): Promise<PoolSummary> 
     const s = (Date.now() - t0) / 1000;
     bar?.update(done + failed, { rate: ((done + failed) / Math.max(s, 1e-3)).toFixed(2) });
   };
-  try {
-    await Promise.all(
-      o.tasks.map(async (task, i) => {
+  // At most `workers` tasks are handed to the pool at a time, and after a failure nothing new is
+  // started and the tasks in flight are let finish: the pool is destroyed only when its workers are
+  // idle (terminating a worker inside a native call aborts the process).
+  let next = 0;
+  let firstError = null as { e: unknown } | null;
+  const lane = async () => {
+    while (!firstError && next < o.tasks.length) {
+      const i = next++;
+      const task = o.tasks[i];
+      try {
         let result: R;
         try {
           result = (await pool.run(task)) as R;
@@ -64,16 +71,24 @@ export async function runPool<T, R>(o: PoolOptions<T, R>): Promise<PoolSummary> 
           tick();
           if (!o.onError) throw e;
           await o.onError(e as Error, task, i);
-          return;
+          continue;
         }
+        if (firstError) return;
         await o.onResult(result, task, i);
         done++;
         tick();
-      }),
-    );
+      } catch (e) {
+        firstError ??= { e };
+        return;
+      }
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.min(workers, o.tasks.length) }, lane));
   } finally {
     bar?.stop();
     await pool.destroy();
   }
+  if (firstError) throw (firstError as { e: unknown }).e;
   return { done, failed, seconds: (Date.now() - t0) / 1000 };
 }

@@ -5,7 +5,9 @@
  * must come from the same options, every shard index 0..n-1 must be there once, and every clip of
  * the run must be answered exactly once (missing clips are named with their reasons).
  */
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { faultFor, guardOutputs, readInputText } from '../io/safety.js';
+import { lockOutput } from '../io/lock.js';
 import { join, resolve } from 'node:path';
 import { InputError } from '../core/trajectory.js';
 import { type ClipBlock, type ExpectedClip, parseBlocks } from './output.js';
@@ -24,9 +26,24 @@ export interface MergeSummary {
   missing: { clip_id: string; reason: string }[];
 }
 
+const sides = (p: string) => [p, sidecar.errors(p), sidecar.run(p), sidecar.manifest(p)];
+
 export function mergeShards(o: MergeOptions): MergeSummary {
   if (o.inputs.length === 0) throw new InputError('merge: no shard outputs given');
   const out = resolve(o.output);
+  guardOutputs(
+    [...sides(out).map((p) => ({ path: p, flag: '-o' })), { path: sidecar.trajectories(out), flag: '-o (trajectories)', kind: 'dir' as const }],
+    o.inputs.flatMap((p) => [...sides(p), sidecar.trajectories(p)]),
+  );
+  const lock = lockOutput(out, 'egogeo merge');
+  try {
+    return mergeLocked(o, out);
+  } finally {
+    lock.release();
+  }
+}
+
+function mergeLocked(o: MergeOptions, out: string): MergeSummary {
   const shards: { path: string; rec: RunRecord }[] = [];
   for (const p of o.inputs) {
     const path = resolve(p);
@@ -70,7 +87,7 @@ export function mergeShards(o: MergeOptions): MergeSummary {
   const answeredIds = new Set<string>();
   const errors = new Map<string, string>();
   for (const { path } of shards) {
-    const { blocks: b, dropped, repaired } = parseBlocks(readFileSync(path, 'utf8'), expected, path);
+    const { blocks: b, dropped, repaired } = parseBlocks(readInputText(path, 'predictions file'), expected, path);
     if (repaired || dropped.length > 0) throw new InputError(`${path}: has incomplete clip records (${dropped.join(', ') || 'stray lines'}); rerun its egogeo run command`);
     for (const blk of b) {
       if (answeredIds.has(blk.id)) throw new InputError(`${path}: clip '${blk.id}' is answered by two shards`);
@@ -79,11 +96,16 @@ export function mergeShards(o: MergeOptions): MergeSummary {
     blocks.push(...b);
     const ep = sidecar.errors(path);
     if (existsSync(ep)) {
-      for (const line of readFileSync(ep, 'utf8').split('\n')) {
-        if (!line.trim()) continue;
-        const e = JSON.parse(line) as { clip_id: string; reason: string };
-        errors.set(e.clip_id, e.reason);
-      }
+      readInputText(ep, 'errors file').split('\n').forEach((line, i) => {
+        if (!line.trim()) return;
+        let e: { clip_id?: unknown; reason?: unknown };
+        try {
+          e = JSON.parse(line);
+        } catch {
+          throw new InputError(`${ep}:${i + 1}: not an errors line egogeo run wrote (invalid JSON)`);
+        }
+        if (typeof e?.clip_id === 'string') errors.set(e.clip_id, String(e.reason));
+      });
     }
   }
   const missing = [...expected.entries()]
@@ -96,7 +118,30 @@ export function mergeShards(o: MergeOptions): MergeSummary {
   }
 
   blocks.sort((a, b) => expected.get(a.id)!.index - expected.get(b.id)!.index);
-  writeAtomic(out, blocks.map((b) => b.text).join(''));
+  // The side files first and the predictions file last: a failed write (full disk) leaves no
+  // complete-looking merge; what this merge created is removed again.
+  const trajDir = sidecar.trajectories(out);
+  const created = [...sides(out), trajDir].filter((p) => !existsSync(p));
+  try {
+    writeSides(o, out, shards, blocks, missing, expected, allClips, first);
+    writeAtomic(out, blocks.map((b) => b.text).join(''));
+  } catch (e) {
+    for (const p of created) rmSync(p, { recursive: true, force: true });
+    throw e;
+  }
+  return { clips: blocks.length, missing };
+}
+
+function writeSides(
+  o: MergeOptions,
+  out: string,
+  shards: { path: string; rec: RunRecord }[],
+  blocks: ClipBlock[],
+  missing: { clip_id: string; reason: string }[],
+  expected: Map<string, ExpectedClip & { source: string }>,
+  allClips: RunRecord['clips'],
+  first: RunRecord,
+): void {
   writeAtomic(
     sidecar.errors(out),
     missing.map((m) => `${JSON.stringify({ clip_id: m.clip_id, source: expected.get(m.clip_id)!.source, reason: m.reason })}\n`).join(''),
@@ -106,7 +151,12 @@ export function mergeShards(o: MergeOptions): MergeSummary {
   for (const { path } of shards) {
     const d = sidecar.trajectories(path);
     if (!existsSync(d)) continue;
-    for (const f of readdirSync(d)) if (f.endsWith('.tum')) copyFileSync(join(d, f), join(trajDir, f));
+    for (const f of readdirSync(d)) {
+      if (!f.endsWith('.tum')) continue;
+      const fault = faultFor(join(trajDir, f));
+      if (fault) throw fault;
+      copyFileSync(join(d, f), join(trajDir, f));
+    }
   }
   allClips.sort((a, b) => a[0] - b[0]);
   const record: RunRecord = {
@@ -122,5 +172,4 @@ export function mergeShards(o: MergeOptions): MergeSummary {
   };
   writeManifest(out, blocks, record);
   writeAtomic(sidecar.run(out), `${JSON.stringify({ ...record, merged_from: shards.map((s) => s.path) }, null, 1)}\n`);
-  return { clips: blocks.length, missing };
 }

@@ -102,8 +102,11 @@ export class PredictionsFile {
 
   constructor(readonly path: string, private readonly expected: ReadonlyMap<string, ExpectedClip>) {}
 
-  /** Reads what an earlier, interrupted run left, repairs it, and opens the file for appending. */
-  recover(): Recovery {
+  /**
+   * Reads what an earlier, interrupted run left, repairs it, and opens the file for appending.
+   * Complete blocks for which `keep(id)` is false (their side files are gone) are dropped too.
+   */
+  recover(keep?: (id: string) => boolean): Recovery {
     let rec: Recovery = { blocks: [], dropped: [], repaired: false };
     if (existsSync(this.path)) {
       let text: string;
@@ -113,6 +116,10 @@ export class PredictionsFile {
         throw new InputError(`${this.path}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
       }
       rec = parseBlocks(text, this.expected, this.path);
+      if (keep) {
+        const lost = rec.blocks.filter((b) => !keep(b.id));
+        if (lost.length > 0) rec = { blocks: rec.blocks.filter((b) => keep(b.id)), dropped: [...rec.dropped, ...lost.map((b) => b.id)], repaired: true };
+      }
       if (rec.repaired) writeAtomic(this.path, rec.blocks.map((b) => b.text).join(''));
     }
     try {
@@ -126,7 +133,7 @@ export class PredictionsFile {
   /** Appends one clip's records with a single write. */
   append(text: string): void {
     if (this.fd === null) throw new Error('PredictionsFile.append before recover');
-    writeFully(this.fd, Buffer.from(text));
+    writeFully(this.fd, Buffer.from(text), this.path);
   }
 
   close(): void {

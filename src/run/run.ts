@@ -14,7 +14,9 @@
  *   OUT.manifest.json        the submission manifest (model, type, input, per-clip answers)
  */
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
-import { basename, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
+import { guardOutputs, isSafeFileName } from '../io/safety.js';
+import { lockOutput, type OutputLock } from '../io/lock.js';
 import { fileURLToPath } from 'node:url';
 import { GEOMETRIC_SUBSET } from '../baseline/baseline.js';
 import { InputError } from '../core/trajectory.js';
@@ -165,7 +167,26 @@ function keyDiff(a: RunKey, b: RunKey): string | null {
   return null;
 }
 
+/**
+ * Runs the benchmark (see the module comment). Before any work: no output may be an input, and the
+ * output is locked (`OUT.lock`): a second run on the same output refuses at once.
+ */
 export async function runBenchmark(o: RunOptions): Promise<RunSummary> {
+  const out = resolve(o.output);
+  const ds = resolve(o.dataset);
+  guardOutputs(
+    [{ path: out, flag: '-o' }, ...(['errors', 'run', 'manifest'] as const).map((k) => ({ path: sidecar[k](out), flag: `-o (${k} file)` })), { path: sidecar.trajectories(out), flag: '-o (trajectories)', kind: 'dir' as const }],
+    [o.dataset, ...['clips_index.jsonl', 'qa.jsonl', 'selected_clips.json', 'metadata.json', 'poses.txt', 'times.txt', 'calib.txt'].map((f) => join(ds, f)), o.clips, o.config, o.cameras],
+  );
+  const lock = lockOutput(out);
+  try {
+    return await runLocked(o, lock);
+  } finally {
+    lock.release();
+  }
+}
+
+async function runLocked(o: RunOptions, lock: OutputLock): Promise<RunSummary> {
   const t0 = Date.now();
   const config = resolve(o.config ?? DEFAULT_QUESTIONS_PATH);
   const questions = loadQuestions(config);
@@ -226,13 +247,14 @@ export async function runBenchmark(o: RunOptions): Promise<RunSummary> {
   };
 
   const file = new PredictionsFile(out, expected);
-  const rec = file.recover();
+  // A finished clip whose trajectory file is gone is redone, so a resume regenerates side files.
+  const trajDir = sidecar.trajectories(out);
+  const rec = file.recover((id) => existsSync(`${trajDir}/${id}.tum`));
   const done = new Set(rec.blocks.map((b) => b.id));
   if (rec.dropped.length > 0) {
     process.stderr.write(`egogeo: ${o.output}: dropped the incomplete records of ${rec.dropped.join(', ')} (redoing ${rec.dropped.length === 1 ? 'it' : 'them'})\n`);
   }
   writeAtomic(sidecar.run(out), `${JSON.stringify(record, null, 1)}\n`);
-  const trajDir = sidecar.trajectories(out);
   mkdirSync(trajDir, { recursive: true });
   for (const f of readdirSync(trajDir)) if (f.endsWith('.tmp')) unlinkSync(`${trajDir}/${f}`);
   // Errors: appended as clips fail (one line each), rewritten in canonical order at the end.
@@ -250,9 +272,11 @@ export async function runBenchmark(o: RunOptions): Promise<RunSummary> {
   const cancel = new Int32Array(new SharedArrayBuffer(4));
   const todo = mine.filter((c) => !done.has(c.id) && expected.get(c.id)!.count > 0);
   // Clips known to be bad before any decoding (listed but not indexed) fail without a task.
-  for (const c of todo) if (c.problem) fail(c, c.problem);
+  // A clip id names its trajectory file: one that is not a safe file name ('../x') is refused.
+  const unsafe = (c: BenchmarkClip) => (isSafeFileName(c.id) ? undefined : `clip id ${JSON.stringify(c.id)} is not a safe file name (no '/', '\\', control characters, '.' or '..'; at most 200 characters)`);
+  for (const c of todo) if (c.problem || unsafe(c)) fail(c, (c.problem ?? unsafe(c))!);
   const qaBase = (c: BenchmarkClip) => c.index * questions.questions.length;
-  const tasks: ClipTask[] = todo.filter((c) => !c.problem).map((c) => ({
+  const tasks: ClipTask[] = todo.filter((c) => !c.problem && !unsafe(c)).map((c) => ({
     clip: c,
     qa: c.qa.filter((q) => ids.has(q.question_id)),
     frames: o.frames,
@@ -266,8 +290,21 @@ export async function runBenchmark(o: RunOptions): Promise<RunSummary> {
   let interrupted: NodeJS.Signals | null = null;
   const onSignal = (sig: NodeJS.Signals) => {
     if (interrupted) {
+      // Stop now without tearing down workers inside native calls (that aborts): flush what is
+      // written, mark the run interrupted, and let the signal's default action end the process
+      // (exit status 128 + signal, as a shell reports it). A torn last block is redone on resume.
       process.stderr.write(`egogeo: ${sig} again: stopping now; ${o.output} keeps every finished clip (rerun to resume)\n`);
-      process.exit(sig === 'SIGTERM' ? 143 : 130);
+      try {
+        file.close();
+        writeAtomic(sidecar.run(out), `${JSON.stringify({ ...record, status: 'interrupted' }, null, 1)}\n`);
+      } catch {
+        /* the run record says running: still resumable */
+      }
+      process.removeListener('SIGINT', onSignal);
+      process.removeListener('SIGTERM', onSignal);
+      lock.release();
+      process.kill(process.pid, sig);
+      return;
     }
     interrupted = sig;
     Atomics.store(cancel, 0, 1);

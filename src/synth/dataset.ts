@@ -16,7 +16,7 @@
  * Rendering runs one clip per pool worker (src/pool). Everything is written into a staging
  * folder next to DIR and renamed into place at the end, so DIR is either complete or untouched.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { InputError } from '../core/trajectory.js';
@@ -121,6 +121,16 @@ function checkOut(out: string, force: boolean): void {
   if (!existsSync(out)) return;
   if (!statSync(out).isDirectory()) throw new InputError(`${out} exists and is not a folder`);
   if (readdirSync(out).length > 0 && !force) throw new InputError(`${out} exists and is not empty (use --force to replace it)`);
+  // --force replaces a folder whole: only one that egogeo synth wrote (its metadata.json says so).
+  if (readdirSync(out).length > 0 && !isSynthFolder(out)) throw new InputError(`${out} exists and is not a dataset egogeo synth wrote; --force replaces only those (give a new folder)`);
+}
+
+function isSynthFolder(dir: string): boolean {
+  try {
+    return (JSON.parse(readFileSync(join(dir, 'metadata.json'), 'utf8')) as { generator?: unknown }).generator === 'egogeo synth';
+  } catch {
+    return false;
+  }
 }
 
 /** Plans, renders and writes a dataset (see the module comment). */

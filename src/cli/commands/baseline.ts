@@ -10,7 +10,9 @@ import { kittiClips, readKittiSequence } from '../../datasets/kitti.js';
 import { InputError } from '../../core/trajectory.js';
 import { loadQuestions, DEFAULT_QUESTIONS_PATH } from '../../oracle/index.js';
 import { estimateClipAsync } from '../../vo/estimate.js';
+import { join } from 'node:path';
 import { writeFileAtomic } from '../../io/atomic.js';
+import { guardOutputs } from '../../io/safety.js';
 
 interface Opts {
   kitti: string;
@@ -32,6 +34,7 @@ export function registerBaseline(program: Command): void {
     .option('--config <yaml>', 'question file', DEFAULT_QUESTIONS_PATH)
     .option('--scale <mode>', "metric scale: 'road' (camera height), 'gt' (ground-truth speed, diagnosis) or 'none'", 'road')
     .action(async (o: Opts) => {
+      guardOutputs([o.output !== undefined ? { path: o.output, flag: '-o' } : undefined], [o.config, ...['poses.txt', 'times.txt', 'calib.txt'].map((f) => join(o.kitti, f))]);
       const questions = loadQuestions(o.config);
       if (o.questions !== 'subset' && o.questions !== 'all') throw new InputError(`--questions must be 'subset' or 'all', got '${o.questions}'`);
       if (!['road', 'gt', 'none'].includes(o.scale)) throw new InputError(`--scale must be road, gt or none, got '${o.scale}'`);

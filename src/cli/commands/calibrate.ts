@@ -11,7 +11,7 @@ import {
   type Distribution,
 } from '../../oracle/calibrate.js';
 import { DEFAULT_QUESTIONS_PATH, loadQuestions, type Question, type QuestionSet } from '../../oracle/index.js';
-import { addInputOptions, INPUT_HELP, type InputOpts, loadInput, parseDuration, runAll } from './oracle.js';
+import { addInputOptions, guardInputOutputs, INPUT_HELP, type InputOpts, loadInput, parseDuration, runAll } from './oracle.js';
 import { writeFileAtomic } from '../../io/atomic.js';
 
 interface CalibrateOpts extends InputOpts {
@@ -84,6 +84,7 @@ export function registerCalibrate(program: Command): void {
     .option('--json <path>', 'also write the full report as JSON (atomically)')
     .addHelpText('after', INPUT_HELP)
     .action((file: string, o: CalibrateOpts) => {
+      guardInputOutputs(file, o, [o.json !== undefined ? { path: o.json, flag: '--json' } : undefined]);
       const duration = parseDuration(o.duration);
       const set = loadQuestions(o.config ?? DEFAULT_QUESTIONS_PATH);
       const selected = selectQuestions(set, o.questions);

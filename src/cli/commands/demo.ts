@@ -15,6 +15,7 @@ import { defaultWorkers } from '../../pool/index.js';
 import { runBaseline } from '../../synth/baseline.js';
 import { synthesize } from '../../synth/index.js';
 import { writeFileAtomic } from '../../io/atomic.js';
+import { guardOutputs, parseWorkers } from '../../io/safety.js';
 import { formatDistribution, intIn, parsePreset } from './synth.js';
 
 interface Opts {
@@ -68,7 +69,8 @@ export function registerDemo(program: Command): void {
       const clips = intIn('--clips', o.clips, 1, 100_000);
       const seed = intIn('--seed', o.seed, 0, 2 ** 31 - 1);
       const preset = parsePreset(o.preset, true);
-      const workers = o.workers === undefined ? defaultWorkers() : intIn('--workers', o.workers, 1, 1024);
+      guardOutputs([o.out !== undefined ? { path: o.out, flag: '--out', kind: 'dir' } : undefined, o.json !== undefined ? { path: o.json, flag: '--json' } : undefined], []);
+      const workers = o.workers === undefined ? defaultWorkers() : parseWorkers(o.workers);
       const frames = o.frames === 'all' ? undefined : intIn('--frames', o.frames, 2, 1000);
       const tmp = o.out ? undefined : mkdtempSync(join(tmpdir(), 'egogeo-demo-'));
       const dir = o.out ?? join(tmp!, 'data');

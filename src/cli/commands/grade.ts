@@ -9,6 +9,7 @@ import { evaluate, metricsToJson, sortCodePoints, type GradeMetrics, type GroupM
 import { readPredictions } from '../../io/predictions.js';
 import { DEFAULT_QUESTIONS_PATH, loadQuestions } from '../../oracle/questions.js';
 import { writeFileAtomic } from '../../io/atomic.js';
+import { guardOutputs } from '../../io/safety.js';
 
 interface GradeOpts {
   json?: string;
@@ -73,6 +74,7 @@ Per source: a record's "source" field if present, else "nuscenes" for clip ids s
 "clip_" and "carla" for the rest (the reference's rule).`,
     )
     .action((file: string, o: GradeOpts) => {
+      guardOutputs([o.json !== undefined ? { path: o.json, flag: '--json' } : undefined], [file, o.config]);
       const questions = loadQuestions(o.config ?? DEFAULT_QUESTIONS_PATH);
       const { records, lines } = readPredictions(file);
       if (records.length === 0) throw new InputError(`${file}: no prediction records`);

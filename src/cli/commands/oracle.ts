@@ -4,7 +4,10 @@
  * options, loading and labelling.
  */
 import type { Command } from 'commander';
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { writeFileAtomic } from '../../io/atomic.js';
+import { guardOutputs, type OutputSpec } from '../../io/safety.js';
 import { InputError, type Trajectory } from '../../core/trajectory.js';
 import { readTrajectories, type ReadOptions, type TumFrame } from '../../io/trajectories.js';
 import {
@@ -52,6 +55,23 @@ export function addInputOptions(cmd: Command): Command {
     .option('--duration <S|span>', 'clip duration in seconds, or "span" for each trajectory\'s own span', '3.0');
 }
 
+/** The files a trajectory-reading command reads (a KITTI folder: its poses and times). */
+export function inputFiles(file: string, o: InputOpts): string[] {
+  const files = [file, o.times, o.config];
+  try {
+    if (existsSync(file) && statSync(file).isDirectory()) files.push(join(file, 'poses.txt'), join(file, 'times.txt'));
+    else if (/poses\.txt$/.test(file)) files.push(join(file, '..', 'times.txt'));
+  } catch {
+    /* reported when read */
+  }
+  return files.filter((f): f is string => !!f);
+}
+
+/** Refuses outputs that are inputs (or not replaceable files) before any work. */
+export function guardInputOutputs(file: string, o: InputOpts, outputs: (OutputSpec | undefined)[], more: string[] = []): void {
+  guardOutputs(outputs, [...inputFiles(file, o), ...more]);
+}
+
 /** Reads the trajectories the input options describe. */
 export function loadInput(file: string, o: InputOpts): Trajectory[] {
   if (o.kitti && o.tum) throw new InputError('--kitti and --tum exclude each other');
@@ -69,11 +89,16 @@ export function loadInput(file: string, o: InputOpts): Trajectory[] {
   return trajs;
 }
 
+/** The longest clip the oracle resamples (10 Hz): one day. */
+export const MAX_DURATION_S = 86_400;
+
 /** `--duration`: seconds, or null for "span". */
 export function parseDuration(s: string): number | null {
   if (s === 'span') return null;
   const v = Number(s);
-  if (s.trim() === '' || !Number.isFinite(v) || v <= 0) throw new InputError(`--duration must be a positive number of seconds or 'span', got '${s}'`);
+  if (s.trim() === '' || !Number.isFinite(v) || v <= 0 || v > MAX_DURATION_S) {
+    throw new InputError(`--duration must be a positive number of seconds up to ${MAX_DURATION_S} or 'span', got '${s}'`);
+  }
   return v;
 }
 
@@ -144,6 +169,7 @@ export function registerOracle(program: Command): void {
     .option('-o, --output <path>', 'write JSONL here (atomically) instead of stdout')
     .addHelpText('after', INPUT_HELP)
     .action((file: string, o: OracleOpts) => {
+      guardInputOutputs(file, o, [o.output !== undefined ? { path: o.output, flag: '-o' } : undefined]);
       const scale = parsePositive('--scale', o.scale, 1);
       const duration = parseDuration(o.duration);
       const questions = loadQuestions(o.config ?? DEFAULT_QUESTIONS_PATH, scale);

@@ -5,6 +5,7 @@
  */
 import type { Command } from 'commander';
 import { InputError } from '../../core/trajectory.js';
+import { parseWorkers } from '../../io/safety.js';
 import { DEFAULT_QUESTIONS_PATH } from '../../oracle/index.js';
 import { defaultWorkers } from '../../pool/index.js';
 import { DEFAULT_MODEL } from '../../run/manifest.js';
@@ -73,7 +74,7 @@ export function registerRun(program: Command): void {
         sourceLabel: o.sourceLabel,
         clips: o.clips,
         limit: o.limit === undefined ? undefined : positiveInt('--limit', o.limit),
-        workers: o.workers === undefined ? undefined : positiveInt('--workers', o.workers),
+        workers: o.workers === undefined ? undefined : parseWorkers(o.workers),
         questions: o.questions,
         frames,
         shard: o.shard === undefined ? undefined : parseShard(o.shard),

@@ -3,7 +3,6 @@
  * balanced accuracy against the relabelled oracle and the stability of their ranking (Kendall's τ),
  * as the reference's scripts/threshold_sensitivity.py.
  */
-import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { Command } from 'commander';
 import { InputError } from '../../core/trajectory.js';
@@ -11,7 +10,8 @@ import { groupMetrics, parseAnswerFor } from '../../grade/index.js';
 import { clipData, DEFAULT_QUESTIONS_PATH, loadQuestions, type QuestionSet } from '../../oracle/index.js';
 import { alphaGrid, type ParsedPredictions, type SensitivityReport, sensitivity } from '../../oracle/sensitivity.js';
 import { selectQuestions } from './calibrate.js';
-import { addInputOptions, INPUT_HELP, type InputOpts, loadInput, parseDuration, runAll } from './oracle.js';
+import { addInputOptions, guardInputOutputs, INPUT_HELP, type InputOpts, loadInput, parseDuration, runAll } from './oracle.js';
+import { readInputText } from '../../io/safety.js';
 import { writeFileAtomic } from '../../io/atomic.js';
 
 interface SensitivityOpts extends InputOpts {
@@ -39,13 +39,7 @@ export function predictionName(path: string): string {
  * such as oracle_label are not needed here) and parses each answer with the grader.
  */
 export function readParsedPredictions(path: string, set: QuestionSet, clipIndex: Map<string, number>): ParsedPredictions {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new InputError(`${path}: cannot read (${code === 'ENOENT' ? 'no such file' : (code ?? String(e))})`);
-  }
+  let text = readInputText(path, 'predictions JSONL file');
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   const items: ParsedPredictions['items'][number][] = [];
   const skipped = { unknown_clip: 0, unknown_question: 0, unparsed: 0 };
@@ -145,6 +139,8 @@ export function registerSensitivity(program: Command): void {
     .option('--json <path>', 'also write the full report as JSON (atomically)')
     .addHelpText('after', INPUT_HELP)
     .action((file: string, o: SensitivityOpts) => {
+      const predFiles = o.predictions ? o.predictions.split(',').map((s) => s.trim()).filter(Boolean) : [];
+      guardInputOutputs(file, o, [o.json !== undefined ? { path: o.json, flag: '--json' } : undefined], predFiles);
       const alphas = alphaGrid(num('--from', o.from), num('--to', o.to), num('--step', o.step));
       const duration = parseDuration(o.duration);
       const config = o.config ?? DEFAULT_QUESTIONS_PATH;

@@ -4,6 +4,7 @@
  */
 import type { Command } from 'commander';
 import { InputError } from '../../core/trajectory.js';
+import { guardOutputs, parseWorkers } from '../../io/safety.js';
 import { DEFAULT_QUESTIONS_PATH } from '../../oracle/index.js';
 import { defaultWorkers } from '../../pool/index.js';
 import { isPresetName, PRESET_NAMES } from '../../synth/presets.js';
@@ -74,6 +75,7 @@ export function registerSynth(program: Command): void {
     .option('--config <yaml>', 'question file', DEFAULT_QUESTIONS_PATH)
     .option('--no-progress', 'no progress bar')
     .action(async (o: Opts) => {
+      guardOutputs([{ path: o.out, flag: '--out', kind: 'dir' }], [o.config]);
       const clips = intIn('--clips', o.clips, 1, 1_000_000);
       const seed = intIn('--seed', o.seed, 0, 2 ** 31 - 1);
       if (o.profile !== undefined && !isProfileName(o.profile)) {
@@ -94,7 +96,7 @@ export function registerSynth(program: Command): void {
         preset,
         profile: o.profile as never,
         video: !!o.video,
-        workers: o.workers === undefined ? undefined : intIn('--workers', o.workers, 1, 1024),
+        workers: o.workers === undefined ? undefined : parseWorkers(o.workers),
         jpegQuality: intIn('--jpeg-quality', o.jpegQuality, 1, 100),
         encoder: o.encoder,
         photometric,

@@ -1,0 +1,82 @@
+/**
+ * One writer per output: `OUT.lock` beside the output, created exclusively (O_EXCL) and holding the
+ * owner's pid and host. A second `egogeo run`/`merge` on the same output refuses at once with one
+ * line naming the owner; a lock whose process is gone (killed, crashed, power cut) is stale and
+ * taken over. The lock is removed when the owner releases it or exits (also on a signal).
+ */
+import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { InputError } from '../core/trajectory.js';
+import { errnoText, writeTarget } from './safety.js';
+
+/** Locks this process holds (a second run in the same process is refused too). */
+const held = new Set<string>();
+
+export interface OutputLock {
+  path: string;
+  release(): void;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Takes `<output>.lock` (the real output behind a symlink); InputError when another live process holds it. */
+export function lockOutput(output: string, what = 'egogeo run'): OutputLock {
+  const path = `${writeTarget(output)}.lock`;
+  if (held.has(path)) throw new InputError(`${output}: this process is already writing this output; use another -o`);
+  const me = `${JSON.stringify({ pid: process.pid, host: hostname(), command: what, since: new Date().toISOString() })}\n`;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    let fd: number;
+    try {
+      fd = openSync(path, 'wx');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw new InputError(`${path}: cannot create the output lock (${errnoText(e)})`);
+      let owner: { pid?: number; host?: string; command?: string } = {};
+      try {
+        owner = JSON.parse(readFileSync(path, 'utf8'));
+      } catch {
+        /* torn or foreign: treated as stale below */
+      }
+      const pid = Number(owner.pid);
+      const otherHost = owner.host && owner.host !== hostname();
+      if (Number.isInteger(pid) && pid > 0 && (otherHost || (pid !== process.pid && alive(pid)))) {
+        throw new InputError(
+          `${output}: another ${owner.command ?? 'egogeo'} (pid ${pid}${otherHost ? ` on ${owner.host}` : ''}) is writing this output; ` +
+            `wait for it to finish (or stop it and rerun to resume), or use another -o${otherHost ? ` (remove ${path} if that host is gone)` : ''}`,
+        );
+      }
+      try {
+        unlinkSync(path); // stale: its process is gone
+      } catch {
+        /* someone else took it over first: retry */
+      }
+      continue;
+    }
+    try {
+      writeSync(fd, me);
+    } finally {
+      closeSync(fd);
+    }
+    held.add(path);
+    const release = () => {
+      if (!held.has(path)) return;
+      held.delete(path);
+      process.removeListener('exit', release);
+      try {
+        const cur = JSON.parse(readFileSync(path, 'utf8')) as { pid?: number };
+        if (cur.pid === process.pid) unlinkSync(path);
+      } catch {
+        /* already gone */
+      }
+    };
+    process.on('exit', release);
+    return { path, release };
+  }
+  throw new InputError(`${path}: could not take the output lock (another process keeps taking it)`);
+}
