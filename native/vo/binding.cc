@@ -166,6 +166,26 @@ std::unique_ptr<Request> parse(const Napi::CallbackInfo& info) {
     o.road_margin = a.number(op, "roadMargin", "options", o.road_margin, 0, 0.9);
     o.scale_smoothing = a.number(op, "scaleSmoothing", "options", o.scale_smoothing, 0, 1e9);
     o.relative_scale = a.boolean(op, "relativeScale", "options", o.relative_scale);
+    const std::string photometric = a.choice(op, "photometric", "options", "none", {"none", "global", "equalize", "clahe", "gain", "match"});
+    o.photometric = photometric == "global"     ? Photometric::Global
+                    : photometric == "equalize" ? Photometric::Equalize
+                    : photometric == "clahe"    ? Photometric::Clahe
+                    : photometric == "gain"     ? Photometric::Gain
+                    : photometric == "match"    ? Photometric::Match
+                                                : Photometric::None;
+    o.denoise_sigma = a.number(op, "denoiseSigma", "options", o.denoise_sigma, 0, 10);
+    o.fast_noise_factor = a.number(op, "fastNoiseFactor", "options", o.fast_noise_factor, 0, 20);
+    Napi::Value rn = op.Get("roadNormal");
+    if (!rn.IsUndefined()) {
+      const std::vector<double> v = a.numbers(rn, "options.roadNormal");
+      if (v.size() != 3) a.fail("options.roadNormal must be 3 numbers [x, y, z] (camera frame), got " + std::to_string(v.size()));
+      const double len = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+      if (!(len > 1e-9) || !std::isfinite(len)) a.fail("options.roadNormal must have a non-zero length");
+      o.road_normal = cv::Vec3d(v[0] / len, v[1] / len, v[2] / len);
+      if (o.road_normal[1] < 0.5) {
+        a.fail("options.roadNormal must point down in the camera frame (x right, y down, z forward): its y component must be at least half its length");
+      }
+    }
     Napi::Value gt = op.Get("gtSpeeds");
     if (!gt.IsUndefined()) o.gt_speeds = a.numbers(gt, "options.gtSpeeds");
     if (req->video.empty() && o.scale == ScaleMode::GroundTruth && o.gt_speeds.size() != req->input.frames.size() - 1) {

@@ -7,15 +7,20 @@
 
 namespace egogeo::vo {
 
+// A point of normalised coordinates x lies road_margin * H rows below the horizon line of the
+// prior plane exactly when n . x >= n_y * road_margin * H / fy (for n = (0, 1, 0): v >= cy + margin H).
 RoadScale::RoadScale(const Options& opt, const Intrinsics& intr, int /*width*/, int height)
-    : opt_(opt), intr_(intr), road_top_(intr.cy + opt.road_margin * height) {}
+    : opt_(opt), intr_(intr), prior_(opt.road_normal * (1.0 / cv::norm(opt.road_normal))),
+      road_depression_(prior_[1] * opt.road_margin * height / intr.fy) {}
 
 void RoadScale::add_pair(const Matches& m, const std::vector<uchar>& inliers) {
   const cv::Matx33d K = intr_.K();
   std::vector<Corr> c;
   for (size_t i = 0; i < m.prev.size(); ++i) {
-    if (!inliers[i] || m.prev[i].y < road_top_ || m.curr[i].y < road_top_) continue;
-    c.push_back({normalize(m.prev[i], K), normalize(m.curr[i], K)});
+    if (!inliers[i]) continue;
+    const cv::Vec3d x1 = normalize(m.prev[i], K), x2 = normalize(m.curr[i], K);
+    if (prior_.dot(x1) < road_depression_ || prior_.dot(x2) < road_depression_) continue;
+    c.push_back({x1, x2});
   }
   road_.push_back(std::move(c));
 }
@@ -154,9 +159,11 @@ void RoadScale::solve(std::vector<PairMotion>& pairs, const std::vector<double>&
                       double normal_out[3]) {
   const size_t np = pairs.size();
   // On a locally flat road the direction of travel lies in the road plane, so the road normal is
-  // the camera's down axis made perpendicular to the clip's median heading (this recovers the
-  // camera's pitch; roll is taken as level). A per-pair rotation correction in fit_distance
-  // absorbs the essential matrix's remaining pitch errors.
+  // the mount's prior normal (Options::road_normal; default the camera's down axis) made
+  // perpendicular to the clip's median heading: the motion measures the pitch (including the
+  // vehicle's own, which no mount calibration knows), the mount gives the roll, which forward
+  // motion cannot observe (without forward motion the prior stands as it is). A per-pair rotation
+  // correction in fit_distance absorbs the essential matrix's remaining pitch errors.
   std::vector<double> dx, dy, dz;
   for (const auto& p : pairs) {
     if (p.quality != PairQuality::Ok) continue;
@@ -164,7 +171,7 @@ void RoadScale::solve(std::vector<PairMotion>& pairs, const std::vector<double>&
     dy.push_back(-p.t_dir[1]);
     dz.push_back(-p.t_dir[2]);
   }
-  cv::Vec3d n(0, 1, 0);
+  cv::Vec3d n = prior_;
   if (dz.size() >= 3) {
     cv::Vec3d d(median(dx), median(dy), median(dz));
     if (d[2] > 0.5) {  // moving forward: the heading is meaningful

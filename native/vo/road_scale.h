@@ -1,7 +1,8 @@
 // Metric scale from the road plane. Road correspondences obey the plane homography
 //   x2 ~ R x1 + s t (w . x1),   w = n / h  (road normal over camera height),
 // which is linear in the per-pair distance s for a known plane and linear in w for known s.
-// The plane's normal is the camera's down axis made perpendicular to the clip's median heading and
+// The plane's normal is the mount's prior (default the camera's down axis) made perpendicular to
+// the clip's median heading, and
 // |w| = 1 / camera_height fixes the metric scale. The per-pair road distances are noisy (a few
 // percent), so they are fused with the three-frame relative scales (relative_scale.h), which keep
 // the scale consistent from pair to pair; the road then sets the absolute level over the clip.
@@ -35,7 +36,8 @@ class RoadScale {
 
   const Options& opt_;
   Intrinsics intr_;
-  double road_top_;  // first pixel row of the road region
+  cv::Vec3d prior_;          // Options::road_normal, unit length
+  double road_depression_;   // road region: prior_ . x >= this (x normalised, z = 1)
   std::vector<std::vector<Corr>> road_;
 };
 

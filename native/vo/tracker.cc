@@ -10,19 +10,156 @@
 
 namespace egogeo::vo {
 
-Tracker::Tracker(const Options& opt) : opt_(opt) {
+Tracker::Tracker(const Options& opt) : opt_(opt), threshold_(opt.fast_threshold) {
   if (opt.detector == Detector::Orb) {
     detector_ = cv::ORB::create(opt.max_features * 2, 1.2f, 1, 31, 0, 2, cv::ORB::FAST_SCORE, 31, opt.fast_threshold);
   } else {
     detector_ = cv::FastFeatureDetector::create(opt.fast_threshold, true);
   }
+  // Equalize: one tile = a global mapping; the clip limit bounds its slope (noise gain) to 2.
+  // Clahe: VINS-Mono's front end (clip limit 3, 8x8 tiles).
+  if (opt.photometric == Photometric::Equalize) clahe_ = cv::createCLAHE(2.0, cv::Size(1, 1));
+  if (opt.photometric == Photometric::Clahe) clahe_ = cv::createCLAHE(3.0, cv::Size(8, 8));
+}
+
+double estimate_noise_sigma(const cv::Mat& img) {
+  CV_Assert(img.type() == CV_8UC1);
+  if (img.rows < 3 || img.cols < 3) return 0.0;
+  // |response| <= 16 * 255; an integer histogram gives the exact median in O(N).
+  std::vector<int> hist(16 * 255 + 1, 0);
+  size_t count = 0;
+  for (int y = 1; y + 1 < img.rows; ++y) {
+    const uchar* a = img.ptr<uchar>(y - 1);
+    const uchar* b = img.ptr<uchar>(y);
+    const uchar* c = img.ptr<uchar>(y + 1);
+    for (int x = 1; x + 1 < img.cols; ++x) {
+      const int r = (a[x - 1] - 2 * a[x] + a[x + 1]) - 2 * (b[x - 1] - 2 * b[x] + b[x + 1]) + (c[x - 1] - 2 * c[x] + c[x + 1]);
+      hist[static_cast<size_t>(std::abs(r))]++;
+      ++count;
+    }
+  }
+  size_t acc = 0;
+  int med = 0;
+  for (; med < static_cast<int>(hist.size()); ++med) {
+    acc += static_cast<size_t>(hist[static_cast<size_t>(med)]);
+    if (2 * acc >= count) break;
+  }
+  // For Gaussian noise the response is N(0, 36 sigma^2): sigma = median |r| / (0.6745 * 6).
+  return med / (0.6745 * 6.0);
+}
+
+namespace {
+
+/// CDF of an 8-bit image at the middle of each grey level's bin: (#below + #at / 2) / N.
+std::vector<double> mid_cdf(const cv::Mat& img) {
+  std::vector<double> h(256, 0.0);
+  for (int y = 0; y < img.rows; ++y) {
+    const uchar* p = img.ptr<uchar>(y);
+    for (int x = 0; x < img.cols; ++x) h[p[x]] += 1.0;
+  }
+  const double n = static_cast<double>(img.total());
+  std::vector<double> c(256);
+  double acc = 0;
+  for (int v = 0; v < 256; ++v) {
+    c[static_cast<size_t>(v)] = (acc + 0.5 * h[static_cast<size_t>(v)]) / n;
+    acc += h[static_cast<size_t>(v)];
+  }
+  return c;
+}
+
+}  // namespace
+
+cv::Mat Tracker::prepare(const cv::Mat& raw) {
+  cv::Mat img = raw;
+  if (opt_.denoise_sigma > 0) {
+    cv::Mat blurred;
+    cv::GaussianBlur(img, blurred, cv::Size(0, 0), opt_.denoise_sigma, opt_.denoise_sigma, cv::BORDER_REPLICATE);
+    img = blurred;
+  }
+  switch (opt_.photometric) {
+    case Photometric::None:
+      break;
+    case Photometric::Global: {
+      // Same mean and contrast every frame: 128 +- 48 grey levels per standard deviation.
+      cv::Scalar mean, sd;
+      cv::meanStdDev(img, mean, sd);
+      if (sd[0] > 1e-3) {
+        cv::Mat out;
+        const double a = 48.0 / sd[0];
+        img.convertTo(out, CV_8U, a, 128.0 - a * mean[0]);
+        img = out;
+      }
+      break;
+    }
+    case Photometric::Gain: {
+      cv::Scalar mean, sd;
+      cv::meanStdDev(img, mean, sd);
+      if (!have_ref_) {
+        have_ref_ = true;
+        ref_mean_ = mean[0];
+        ref_sd_ = sd[0];
+      } else if (sd[0] > 1e-3) {
+        cv::Mat out;
+        const double a = ref_sd_ / sd[0];
+        img.convertTo(out, CV_8U, a, ref_mean_ - a * mean[0]);
+        img = out;
+      }
+      break;
+    }
+    case Photometric::Match: {
+      const std::vector<double> cdf = mid_cdf(img);
+      if (!have_ref_) {
+        have_ref_ = true;
+        ref_cdf_ = cdf;
+      } else {
+        // v -> the grey level where the first frame's CDF reaches this frame's CDF at v
+        // (linear between levels; monotone, so the order of intensities is kept).
+        cv::Mat lut(1, 256, CV_8U);
+        int u = 0;
+        for (int v = 0; v < 256; ++v) {
+          const double c = cdf[static_cast<size_t>(v)];
+          while (u < 255 && ref_cdf_[static_cast<size_t>(u) + 1] < c) ++u;
+          double out = u;
+          const double c0 = ref_cdf_[static_cast<size_t>(u)];
+          if (u < 255 && c > c0) {
+            const double c1 = ref_cdf_[static_cast<size_t>(u) + 1];
+            out = u + (c1 > c0 ? std::min(1.0, (c - c0) / (c1 - c0)) : 0.0);
+          }
+          lut.at<uchar>(v) = cv::saturate_cast<uchar>(out);
+        }
+        cv::Mat out;
+        cv::LUT(img, lut, out);
+        img = out;
+      }
+      break;
+    }
+    case Photometric::Equalize:
+    case Photometric::Clahe: {
+      cv::Mat out;
+      clahe_->apply(img, out);
+      img = out;
+      break;
+    }
+  }
+  if (opt_.fast_noise_factor > 0) {
+    const double t = opt_.fast_noise_factor * estimate_noise_sigma(img);
+    threshold_ = std::clamp(static_cast<int>(std::lround(std::max<double>(opt_.fast_threshold, t))), 1, 255);
+  } else {
+    threshold_ = opt_.fast_threshold;
+  }
+  return img;
 }
 
 void Tracker::build_pyramid(const cv::Mat& img, std::vector<cv::Mat>& pyr) const {
   cv::buildOpticalFlowPyramid(img, pyr, cv::Size(opt_.klt_window, opt_.klt_window), opt_.klt_levels, false);
 }
 
-void Tracker::start(const cv::Mat& img, StageTimes& ms) {
+void Tracker::start(const cv::Mat& raw, StageTimes& ms) {
+  cv::Mat img;
+  {
+    Timer t(ms.track);
+    img = prepare(raw);
+  }
   pts_.clear();
   ids_.clear();
   ages_.clear();
@@ -67,6 +204,8 @@ void Tracker::detect(const cv::Mat& img) {
   }
 
   std::vector<cv::KeyPoint> kps;
+  if (auto* fast = dynamic_cast<cv::FastFeatureDetector*>(detector_.get())) fast->setThreshold(threshold_);
+  if (auto* orb = dynamic_cast<cv::ORB*>(detector_.get())) orb->setFastThreshold(threshold_);
   detector_->detect(img, kps);
   std::sort(kps.begin(), kps.end(), [](const cv::KeyPoint& a, const cv::KeyPoint& b) { return a.response > b.response; });
   const int quota = std::max(1, opt_.max_features / (cols * rows));
@@ -89,11 +228,13 @@ void Tracker::detect(const cv::Mat& img) {
   }
 }
 
-Matches Tracker::step(const cv::Mat& img, StageTimes& ms) {
+Matches Tracker::step(const cv::Mat& raw, StageTimes& ms) {
   Matches m;
   std::vector<cv::Mat> pyr;
+  cv::Mat img;
   {
     Timer t(ms.track);
+    img = prepare(raw);
     build_pyramid(img, pyr);
     if (!pts_.empty()) {
       std::vector<cv::Point2f> fwd, back;

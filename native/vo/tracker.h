@@ -5,10 +5,16 @@
 
 #include <opencv2/core.hpp>
 #include <opencv2/features2d.hpp>
+#include <opencv2/imgproc.hpp>
 
 #include <vector>
 
 namespace egogeo::vo {
+
+/// Robust per-frame noise sigma (grey levels) of an 8-bit image: the median absolute response of
+/// Immerkaer's Laplacian-difference mask [1 -2 1; -2 4 -2; 1 -2 1] (zero on any locally linear
+/// intensity), scaled for Gaussian noise. The median keeps edges and texture from inflating it.
+double estimate_noise_sigma(const cv::Mat& img);
 
 /// Correspondences between the previous and the current frame, by track.
 struct Matches {
@@ -20,10 +26,14 @@ class Tracker {
  public:
   explicit Tracker(const Options& opt);
 
-  /// Starts on the first frame (detects corners).
-  void start(const cv::Mat& img, StageTimes& ms);
-  /// Tracks live corners into `img`, returns the correspondences, then tops corners up.
-  Matches step(const cv::Mat& img, StageTimes& ms);
+  /// The image detection and KLT see: `raw` after the photometric stage (Options::denoise_sigma,
+  /// Options::photometric). Also sets the per-frame FAST threshold (Options::fast_noise_factor).
+  cv::Mat prepare(const cv::Mat& raw);
+
+  /// Starts on the first frame (detects corners). `raw` is the decoded grey frame.
+  void start(const cv::Mat& raw, StageTimes& ms);
+  /// Tracks live corners into `raw` (prepared first), returns the correspondences, then tops corners up.
+  Matches step(const cv::Mat& raw, StageTimes& ms);
 
   double mean_track_length() const;
   int tracks_created() const { return next_id_; }
@@ -34,6 +44,11 @@ class Tracker {
 
   const Options& opt_;
   cv::Ptr<cv::Feature2D> detector_;
+  cv::Ptr<cv::CLAHE> clahe_;     // per tracker (CLAHE objects keep scratch state)
+  int threshold_ = 0;            // FAST threshold for the current frame
+  bool have_ref_ = false;        // Gain / Match: the first frame's statistics are known
+  double ref_mean_ = 0, ref_sd_ = 0;
+  std::vector<double> ref_cdf_;  // 256 mid-bin CDF values of the first frame
   std::vector<cv::Mat> prev_pyr_;
   cv::Mat prev_img_;
   std::vector<cv::Point2f> pts_;

@@ -26,6 +26,17 @@ struct Intrinsics {
 enum class ScaleMode { Road, GroundTruth, None };
 enum class Detector { Fast, Orb };
 enum class PoseMethod { Ransac, Usac };
+/// Per-frame photometric normalisation of the grey image before detection and KLT (tracker.cc).
+///  None:     the decoded grey image as is.
+///  Global:   per-frame mean/std normalisation (cancels a global gain and offset between frames).
+///  Equalize: contrast-limited global histogram equalisation (cancels any global monotone tone
+///            curve -- gain, offset, gamma -- up to the clip limit, which bounds noise amplification).
+///  Clahe:    contrast-limited adaptive histogram equalisation over 8x8 tiles (VINS-Mono's choice).
+///  Gain:     mean/std matched to the clip's first frame (a global gain and offset between frames
+///            cancel; the identity on a video whose brightness does not change).
+///  Match:    histogram matched to the clip's first frame (any global monotone tone curve -- gain,
+///            offset, gamma -- cancels; the identity on a video whose brightness does not change).
+enum class Photometric { None, Global, Equalize, Clahe, Gain, Match };
 
 /// Every tunable of the pipeline, with its documented default (the OpenCV `Params` idiom).
 struct Options {
@@ -34,6 +45,11 @@ struct Options {
   int grid_cols = 10;             // detection buckets, so corners cover the whole image
   int grid_rows = 4;
   int fast_threshold = 12;        // FAST intensity threshold (also ORB's fastThreshold)
+  // Photometric robustness (style-transferred video: gain, tone curve, blur and noise change from
+  // frame to frame). Measured in bench/photometric.mjs; see README "How the VO works".
+  Photometric photometric = Photometric::None;  // 'gain' for restyled video: README, bench/results/photometric.json
+  double denoise_sigma = 0.0;     // Gaussian pre-blur (px) of every frame before detection and KLT (0 = off)
+  double fast_noise_factor = 0.0; // FAST threshold = max(fast_threshold, factor * per-frame noise sigma) (0 = off)
   int min_distance = 8;           // px between a new corner and any live track
   int klt_window = 13;            // KLT window (px) and pyramid levels
   int klt_levels = 3;
@@ -48,6 +64,11 @@ struct Options {
   ScaleMode scale = ScaleMode::Road;
   double camera_height = 1.65;    // metres above the road (KITTI: 1.65)
   double road_margin = 0.05;      // road region starts this fraction of H below the horizon row
+  // The road's downward unit normal in camera coordinates (x right, y down, z forward) from the
+  // camera's calibrated mount rotation. It places the horizon (the road region) and seeds the road
+  // plane, whose component along the clip's median heading is then removed (the heading lies in a
+  // flat road), so roll comes from the mount and pitch from the motion. Default: a level camera.
+  cv::Vec3d road_normal{0, 1, 0};
   bool relative_scale = true;     // fuse three-frame relative scale with the road (else road only)
   double scale_smoothing = 0.0;   // extra Whittaker weight on the 2nd difference of per-pair speed (0 = off)
   std::vector<double> gt_speeds;  // m/s per pair, for ScaleMode::GroundTruth

@@ -69,6 +69,20 @@ export interface VoOptions {
   gridCols?: number;
   gridRows?: number;
   fastThreshold?: number;
+  /**
+   * Per-frame photometric normalisation before detection and KLT. Default 'none'. 'gain': each
+   * frame's mean and standard deviation matched to the clip's first frame (per-frame gain and
+   * offset changes cancel; the identity when brightness is constant; the choice for restyled or
+   * auto-exposed video, see README). 'match': histogram matched to the
+   * first frame (any global monotone tone curve); 'global': a fixed mean/std; 'equalize':
+   * contrast-limited global histogram equalisation; 'clahe': 8×8 tiles; 'none'.
+   * bench/photometric.mjs measures each.
+   */
+  photometric?: 'none' | 'gain' | 'match' | 'global' | 'equalize' | 'clahe';
+  /** Gaussian pre-blur sigma (px) of every frame before detection and KLT; 0 = off. */
+  denoiseSigma?: number;
+  /** FAST threshold = max(fastThreshold, factor × the frame's estimated noise sigma); 0 = off. */
+  fastNoiseFactor?: number;
   minDistance?: number;
   kltWindow?: number;
   kltLevels?: number;
@@ -82,6 +96,13 @@ export interface VoOptions {
   /** 'road': metric scale from the road plane and cameraHeight; 'gt': from gtSpeeds; 'none': unit steps. */
   scale?: 'road' | 'gt' | 'none';
   cameraHeight?: number;
+  /**
+   * The road's downward normal in camera coordinates (x right, y down, z forward) from the
+   * camera's calibrated mount; normalised by the engine, its y component must be at least half its
+   * length. It places the horizon (road region) and gives the roll; the clip's median heading
+   * still corrects the pitch. Default [0, 1, 0] (a level camera).
+   */
+  roadNormal?: [number, number, number];
   roadMargin?: number;
   /** Fuse three-frame relative scales with the road distances (default true). */
   relativeScale?: boolean;
