@@ -224,6 +224,9 @@ export async function synthesize(o: SynthOptions): Promise<SynthSummary> {
     publish(stage, out);
   } catch (e) {
     rmSync(stage, { recursive: true, force: true });
+    // A write that failed in a render worker (full disk) reaches here as a message: name the output.
+    const m = /^(E[A-Z]+): ([^,]+)/.exec((e as Error)?.message ?? '');
+    if (m && !(e instanceof InputError)) throw new InputError(`${o.out}: cannot write (${m[1]}: ${m[2]}); nothing was written`);
     throw e;
   } finally {
     process.removeListener('SIGINT', onSignal);
