@@ -157,3 +157,15 @@ describe('failing writes', () => {
     expect(execFileSync('ls', ['-A', dir], { encoding: 'utf8' })).not.toMatch(/\.rep\./);
   });
 });
+
+describe('weak cases are named, never silent', () => {
+  it('grade: duplicate (clip, question) records and oracle labels outside the choices are warned about with their line', async () => {
+    const p = join(dir, 'dup.jsonl');
+    const rec = (label: string) => JSON.stringify({ clip_id: 'c', question_id: 'yaw_rate_turn_direction', category: 'x', oracle_label: label, model_answer: label });
+    writeFileSync(p, `${rec('sideways_blue')}\n${rec('sideways_blue')}\n`);
+    const r = await cli('grade', p);
+    expect(r.code).toBe(0);
+    expect(r.err).toMatch(/dup\.jsonl:2: clip 'c' question 'yaw_rate_turn_direction' repeats line 1/);
+    expect(r.err).toMatch(/dup\.jsonl:1: oracle label 'sideways_blue' is not one of question 'yaw_rate_turn_direction''s choices/);
+  });
+});

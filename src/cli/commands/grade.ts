@@ -92,6 +92,36 @@ Per source: a record's "source" field if present, else "nuscenes" for clip ids s
             `(${unknown} record${unknown === 1 ? '' : 's'} with unknown question ids counted as unparsed)\n`,
         );
       }
+      // Never silently: duplicate (clip, question) records and oracle labels outside the choices.
+      const seen = new Map<string, number>();
+      let dups = 0, firstDup = -1, badLabel = 0, firstBad = -1;
+      for (let i = 0; i < records.length; i++) {
+        const r = records[i];
+        const k = `${r.clip_id}\0${r.question_id}`;
+        if (seen.has(k)) {
+          dups++;
+          if (firstDup < 0) firstDup = i;
+        } else seen.set(k, i);
+        const q = questions.byId.get(r.question_id);
+        if (q?.choices && !q.choices.includes(String(r.oracle_label).toLowerCase())) {
+          badLabel++;
+          if (firstBad < 0) firstBad = i;
+        }
+      }
+      if (dups > 0) {
+        const r = records[firstDup];
+        process.stderr.write(
+          `egogeo: warning: ${file}:${lines[firstDup]}: clip '${r.clip_id}' question '${r.question_id}' repeats line ${lines[seen.get(`${r.clip_id}\0${r.question_id}`)!]} ` +
+            `(${dups} duplicate record${dups === 1 ? '' : 's'}, each graded as the reference grader does)\n`,
+        );
+      }
+      if (badLabel > 0) {
+        const r = records[firstBad];
+        process.stderr.write(
+          `egogeo: warning: ${file}:${lines[firstBad]}: oracle label '${r.oracle_label}' is not one of question '${r.question_id}''s choices ` +
+            `(${questions.byId.get(r.question_id)!.choices!.join(', ')}; ${badLabel} record${badLabel === 1 ? '' : 's'} with such labels, graded as given)\n`,
+        );
+      }
       const metrics = evaluate(records, questions);
       if (o.json) writeFileAtomic(o.json, `${metricsToJson(metrics)}\n`);
       process.stdout.write(formatReport(file, metrics));
