@@ -11,7 +11,7 @@
  * `np.savez_compressed` does for float64 arrays (version 1.0 headers, deflated members), with a
  * fixed timestamp so the same arrays always give the same bytes. May import: core/.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { checkInputFile } from './safety.js';
 import { unzipSync, zipSync, type Zippable } from 'fflate';
 import { InputError } from '../core/trajectory.js';
@@ -35,7 +35,7 @@ const MAGIC = [0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59]; // \x93NUMPY
 /** Reads every array of an `.npz` file. Errors name the file and the member. */
 export function readNpz(path: string): Record<string, NpyArray> {
   let bytes: Uint8Array;
-  checkInputFile(path, 'NumPy file');
+  if (existsSync(path)) checkInputFile(path, 'NumPy file');
   try {
     bytes = readFileSync(path);
   } catch (e) {
@@ -64,7 +64,7 @@ export function decodeNpz(bytes: Uint8Array, where = 'npz'): Record<string, NpyA
 /** Reads one `.npy` file. */
 export function readNpy(path: string): NpyArray {
   let bytes: Uint8Array;
-  checkInputFile(path, 'NumPy file');
+  if (existsSync(path)) checkInputFile(path, 'NumPy file');
   try {
     bytes = readFileSync(path);
   } catch (e) {

@@ -163,7 +163,12 @@ describe.skipIf(!READY)('synthesize: mp4 per clip and the output folder', () => 
     writeFileSync(join(dir, 'keep.txt'), 'x');
     await expect(synthesize({ out: dir, clips: 1, seed: 1, preset: 'carla', workers: 1, progress: false })).rejects.toThrow(/exists and is not empty \(use --force/);
     expect(readdirSync(dir)).toEqual(['keep.txt']);
-    await synthesize({ out: dir, clips: 1, seed: 1, preset: 'carla', workers: 1, progress: false, force: true });
+    // --force replaces only a folder egogeo synth wrote (never someone's other files).
+    await expect(synthesize({ out: dir, clips: 1, seed: 1, preset: 'carla', workers: 1, progress: false, force: true })).rejects.toThrow(/not a dataset egogeo synth wrote/);
+    expect(readdirSync(dir)).toEqual(['keep.txt']);
+    rmSync(join(dir, 'keep.txt'));
+    await synthesize({ out: dir, clips: 1, seed: 1, preset: 'carla', workers: 1, progress: false });
+    await synthesize({ out: dir, clips: 1, seed: 2, preset: 'carla', workers: 1, progress: false, force: true });
     expect(readdirSync(dir).sort()).toEqual(['arrays', 'clips_index.jsonl', 'frames', 'metadata.json', 'qa.jsonl']);
   });
 });
