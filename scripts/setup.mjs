@@ -1,19 +1,20 @@
 #!/usr/bin/env node
 // `npm run setup`: a bare Debian machine (Node 20, nothing else) → a working egogeo, in this order:
 //   1. system packages (apt-get as root; otherwise one line with the exact command, exit 1)
-//   2. the npm dependencies (`npm ci`); @u4/opencv4nodejs is optional and compiled against the
-//      system OpenCV with all cores and only the modules egogeo uses (core, imgproc, imgcodecs,
-//      videoio, highgui) — its failure never blocks the rest
-//   3. the native addon (native/build.mjs: cmake-js, all cores)
-//   4. the TypeScript build
+//   2. the npm dependencies (`npm ci --ignore-scripts`, then esbuild's install check)
+//   3. the optional @u4/opencv4nodejs, compiled here against the system OpenCV with all cores and
+//      only the binding sources of the modules egogeo uses (core, imgproc, imgcodecs, videoio,
+//      highgui: 24 of its 104 binding files) — its failure is one line and never blocks the rest
+//   4. the native addon (native/build.mjs: cmake-js, all cores)
+//   5. the TypeScript build
 //   node scripts/setup.mjs --dry-run   prints the plan for this machine and changes nothing
 // Test hooks (as native/build.mjs): EGOGEO_PRETEND_NO_OPENCV=1 (libopencv-dev missing),
 // EGOGEO_PRETEND_BARE=1 (every system package missing), EGOGEO_PRETEND_NOT_ROOT=1, and for
 // --dry-run only EGOGEO_PRETEND_ROOT=1.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -31,6 +32,9 @@ export const PACKAGES = [
 /** The OpenCV modules @u4/opencv4nodejs is compiled with (egogeo's JS side uses no others). */
 // (highgui too: its io bindings — VideoCapture, VideoWriter, imread — need HAVE_OPENCV_HIGHGUI.)
 export const OPENCV4NODEJS_MODULES = ['core', 'imgproc', 'imgcodecs', 'videoio', 'highgui'];
+
+/** Its binding's source folders (cc/<folder>/) for those modules; cc/*.cc are always built. */
+export const OPENCV4NODEJS_SOURCE_DIRS = ['core', 'imgproc', 'io', 'highgui'];
 
 /** Where setup keeps the OpenCV header view @u4/opencv4nodejs compiles against. */
 export const OPENCV_VIEW = 'build/opencv4nodejs-include/opencv4';
@@ -85,25 +89,21 @@ export function plan(facts) {
     steps.push({ title: 'system packages: package lists', cmd: 'apt-get', argv: ['update'], env });
     steps.push({ title: `system packages: ${facts.missing.join(', ')}`, cmd: 'apt-get', argv: install, env });
   }
+  // No install scripts here: the two native builds follow, on all cores (npm ci would build
+  // @u4/opencv4nodejs's 104 binding files and the addon, as `install`, on its own terms).
+  steps.push({ title: 'npm dependencies', cmd: 'npm', argv: ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], env: {} });
+  steps.push({ title: "esbuild's install check (the one other install script)", cmd: 'npm', argv: ['rebuild', 'esbuild'], env: {} });
   steps.push({
-    title: `OpenCV header view for @u4/opencv4nodejs (modules: ${OPENCV4NODEJS_MODULES.join(', ')})`,
-    internal: 'opencv-view',
-    cmd: 'write',
-    argv: [OPENCV_VIEW],
-    env: {},
-  });
-  steps.push({
-    title: 'npm dependencies (@u4/opencv4nodejs optional, all cores)',
-    cmd: 'npm',
-    argv: ['ci'],
+    title: `@u4/opencv4nodejs (optional; modules ${OPENCV4NODEJS_MODULES.join(', ')}; all cores)`,
+    internal: 'opencv4nodejs',
+    optional: true,
+    cmd: 'node-gyp',
+    argv: ['rebuild', '--jobs=max'],
     env: {
       OPENCV4NODEJS_DISABLE_AUTOBUILD: '1',
       OPENCV_INCLUDE_DIR: join(ROOT, OPENCV_VIEW),
       OPENCV_LIB_DIR: facts.opencvLibDir,
       OPENCV_BIN_DIR: '/usr/bin',
-      JOBS: 'max',
-      // the addon is built in the next step (npm ci would otherwise build it here, as `install`)
-      EGOGEO_SKIP_NATIVE: '1',
     },
   });
   steps.push({ title: 'native addon (cmake-js, all cores)', cmd: 'node', argv: ['native/build.mjs'], env: {} });
@@ -114,8 +114,49 @@ export function plan(facts) {
 /** One step as a shell line. */
 export function format(step) {
   const env = Object.entries(step.env).map(([k, v]) => `${k}=${v} `).join('');
-  if (step.internal === 'opencv-view') return `(writes ${step.argv[0]}: the system OpenCV headers, opencv_modules.hpp limited to ${OPENCV4NODEJS_MODULES.join(', ')})`;
-  return `${env}${step.cmd} ${step.argv.join(' ')}`;
+  const line = `${env}${step.cmd} ${step.argv.join(' ')}`;
+  if (step.internal === 'opencv4nodejs') {
+    return `(in node_modules/@u4/opencv4nodejs, binding.gyp's sources limited to cc/*.cc and cc/{${OPENCV4NODEJS_SOURCE_DIRS.join(',')}}/, ` +
+      `headers from ${OPENCV_VIEW}: the system's, opencv_modules.hpp limited to those modules) ${line}`;
+  }
+  return line;
+}
+
+/** binding.gyp with the `cc/<folder>/…` sources outside `dirs` left out (cc/*.cc stay). */
+export function trimBinding(text, dirs = OPENCV4NODEJS_SOURCE_DIRS) {
+  return text
+    .split('\n')
+    .filter((line) => {
+      const m = line.match(/^\s*"cc\/([^/"]+)\/[^"]*\.cc",?\s*$/);
+      return !m || dirs.includes(m[1]);
+    })
+    .join('\n');
+}
+
+/**
+ * Builds @u4/opencv4nodejs in place (node-gyp, all cores) with the trimmed binding.gyp and the
+ * header view; its binding.gyp is restored afterwards. Returns null, or why it did not build.
+ */
+function buildOpencv4nodejs(step) {
+  const pkg = join(ROOT, 'node_modules/@u4/opencv4nodejs');
+  const gypFile = join(pkg, 'binding.gyp');
+  if (!existsSync(gypFile)) return 'not installed';
+  // facts may predate step 1's apt-get: ask again now that OpenCV is there
+  writeOpenCvView(detect().opencvInclude);
+  const local = join(ROOT, 'node_modules/node-gyp/bin/node-gyp.js');
+  const prefix = dirname(dirname(process.execPath));
+  const gyp = existsSync(local) ? local : join(prefix, 'lib/node_modules/npm/node_modules/node-gyp/bin/node-gyp.js');
+  // the local node headers (never downloaded), as native/build.mjs
+  const nodedir = process.env.npm_config_nodedir ?? (existsSync(join(prefix, 'include/node/node_api.h')) ? prefix : null);
+  const original = readFileSync(gypFile, 'utf8');
+  writeFileSync(gypFile, trimBinding(original));
+  try {
+    const argv = [gyp, ...step.argv, ...(nodedir ? [`--nodedir=${nodedir}`] : [])];
+    const r = spawnSync(process.execPath, argv, { stdio: 'inherit', cwd: pkg, env: { ...process.env, ...step.env } });
+    return r.status === 0 ? null : `node-gyp ${r.error?.message ?? `exit ${r.status ?? r.signal}`}`;
+  } finally {
+    writeFileSync(gypFile, original);
+  }
 }
 
 /**
@@ -153,27 +194,20 @@ function main() {
   const t0 = Date.now();
   for (const [i, s] of steps.entries()) {
     console.log(`\n[egogeo setup] ${i + 1}/${steps.length} ${s.title}\n[egogeo setup] $ ${format(s)}`);
-    if (s.internal === 'opencv-view') {
-      // facts may predate step 1's apt-get: ask again now that OpenCV is there
-      writeOpenCvView(detect().opencvInclude);
-      continue;
+    const t = Date.now();
+    if (s.internal === 'opencv4nodejs') {
+      const failed = buildOpencv4nodejs(s);
+      if (failed) console.log(`[egogeo setup] note: the optional @u4/opencv4nodejs did not build (${failed}); everything else works (\`egogeo doctor\` says what needs it)`);
+    } else {
+      const r = spawnSync(s.cmd, s.argv, { stdio: 'inherit', cwd: ROOT, env: { ...process.env, ...s.env } });
+      if (r.status !== 0) {
+        console.error(`egogeo: setup step ${i + 1} (${s.title}) failed: \`${format(s)}\` (${r.error?.message ?? `exit ${r.status ?? r.signal}`})`);
+        process.exit(1);
+      }
     }
-    const r = spawnSync(s.cmd, s.argv, { stdio: 'inherit', cwd: ROOT, env: { ...process.env, ...s.env } });
-    if (r.status !== 0) {
-      console.error(`egogeo: setup step ${i + 1} (${s.title}) failed: \`${format(s)}\` (${r.error?.message ?? `exit ${r.status ?? r.signal}`})`);
-      process.exit(1);
-    }
-    if (s.cmd === 'npm' && s.argv[0] === 'ci') reportOptional();
+    console.log(`[egogeo setup] step ${i + 1} took ${Math.round((Date.now() - t) / 1000)} s`);
   }
   console.log(`\n[egogeo setup] done in ${Math.round((Date.now() - t0) / 1000)} s; try \`npx egogeo doctor\` and \`npx egogeo demo\``);
-}
-
-/** After npm ci: one line when the optional @u4/opencv4nodejs did not build. */
-function reportOptional() {
-  const built = join(ROOT, 'node_modules/@u4/opencv4nodejs/build/Release/opencv4nodejs.node');
-  if (!existsSync(built)) {
-    console.log('[egogeo setup] note: the optional @u4/opencv4nodejs did not build; everything else works (`egogeo doctor` says what needs it)');
-  }
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) main();

@@ -147,7 +147,7 @@ describe.skipIf(!NATIVE_BUILT)('egogeo run on a rendered dataset (bad clips incl
 });
 
 describe.skipIf(!NATIVE_BUILT || !HAS_OPENCV4NODEJS)('egogeo run on mp4 clips (CARLA layout)', () => {
-  it('decodes on the main thread for both workers; answers; 1 and 2 workers agree byte for byte', () => {
+  it('each worker decodes its clips in the engine; answers; 1 and 2 workers agree byte for byte', () => {
     ensureDist();
     const specs = [
       { id: 'v_left', speed: 8, yawRate: 0.3, seed: 5 },

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { format, OPENCV4NODEJS_MODULES, PACKAGES, plan, writeOpenCvView } from '../../scripts/setup.mjs';
+import { format, OPENCV4NODEJS_MODULES, PACKAGES, plan, trimBinding, writeOpenCvView } from '../../scripts/setup.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const ALL = (PACKAGES as [string, string | null][]).map(([p]) => p);
@@ -41,25 +41,28 @@ describe('setup plan', () => {
     const l = lines(p);
     expect(l[0]).toBe('DEBIAN_FRONTEND=noninteractive apt-get update');
     expect(l[1]).toBe(`DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ${ALL.join(' ')}`);
-    expect(p.steps[2].internal).toBe('opencv-view');
-    expect(p.steps[3].cmd).toBe('npm');
-    expect(p.steps[3].argv).toEqual(['ci']);
-    expect(l[4]).toBe('node native/build.mjs');
-    expect(l[5]).toBe('npm run build');
-    expect(p.steps).toHaveLength(6);
+    expect(l[2]).toBe('npm ci --ignore-scripts --no-audit --no-fund');
+    expect(l[3]).toBe('npm rebuild esbuild');
+    expect(p.steps[4].internal).toBe('opencv4nodejs');
+    expect(l[5]).toBe('node native/build.mjs');
+    expect(l[6]).toBe('npm run build');
+    expect(p.steps).toHaveLength(7);
     expect(ALL).toEqual(expect.arrayContaining(['libopencv-dev', 'pkg-config', 'cmake', 'g++', 'make', 'python3']));
   });
 
-  it('OpenCV present: no apt-get; npm ci builds @u4/opencv4nodejs with all cores against the system OpenCV, not the addon', () => {
-    const p = plan(facts({ missing: [] })) as Plan;
+  it('OpenCV present: no apt-get; @u4/opencv4nodejs (optional) with all cores against the system OpenCV, then the addon', () => {
+    const p = plan(facts({ missing: [] })) as Plan & { steps: (Step & { optional?: boolean })[] };
     expect(p.error).toBeNull();
     expect(p.steps.some((s) => s.cmd === 'apt-get')).toBe(false);
-    const ci = p.steps.find((s) => s.cmd === 'npm' && s.argv[0] === 'ci')!;
-    expect(ci.env).toMatchObject({ OPENCV4NODEJS_DISABLE_AUTOBUILD: '1', JOBS: 'max', EGOGEO_SKIP_NATIVE: '1', OPENCV_LIB_DIR: '/usr/lib/x86_64-linux-gnu' });
-    expect(ci.env.OPENCV_INCLUDE_DIR).toBe(join(ROOT, 'build/opencv4nodejs-include/opencv4'));
+    const cv = p.steps.find((s) => s.internal === 'opencv4nodejs')!;
+    expect(cv.optional).toBe(true);
+    expect(cv.argv).toEqual(['rebuild', '--jobs=max']);
+    expect(cv.env).toMatchObject({ OPENCV4NODEJS_DISABLE_AUTOBUILD: '1', OPENCV_LIB_DIR: '/usr/lib/x86_64-linux-gnu' });
+    expect(cv.env.OPENCV_INCLUDE_DIR).toBe(join(ROOT, 'build/opencv4nodejs-include/opencv4'));
     expect(p.steps.map((s) => s.title)).toEqual([
-      expect.stringMatching(/^OpenCV header view/),
-      expect.stringMatching(/^npm dependencies/),
+      'npm dependencies',
+      expect.stringMatching(/^esbuild/),
+      expect.stringMatching(/^@u4\/opencv4nodejs \(optional/),
       expect.stringMatching(/^native addon/),
       'TypeScript build',
     ]);
@@ -117,6 +120,14 @@ describe('scripts/setup.mjs --dry-run', () => {
     };
     expect(scripts.setup).toBe('node scripts/setup.mjs');
     expect(Object.keys(optionalDependencies ?? {})).toContain('@u4/opencv4nodejs');
+  });
+});
+
+describe('the trimmed @u4/opencv4nodejs build', () => {
+  it('keeps cc/*.cc and the sources of core, imgproc, io and highgui only', () => {
+    const gyp = ['"sources": [', '  "cc/opencv4nodejs.cc",', '  "cc/core/Mat.cc",', '  "cc/dnn/Net.cc",', '  "cc/io/VideoCapture.cc",',
+      '  "cc/tracking/Trackers/TrackerKCF.cc",', '  "cc/highgui/highgui.cc"', ']'].join('\n');
+    expect(trimBinding(gyp)).toBe(['"sources": [', '  "cc/opencv4nodejs.cc",', '  "cc/core/Mat.cc",', '  "cc/io/VideoCapture.cc",', '  "cc/highgui/highgui.cc"', ']'].join('\n'));
   });
 });
 
