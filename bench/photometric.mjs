@@ -36,6 +36,7 @@ const VARIANTS = {
   global: { photometric: 'global', denoiseSigma: 0, fastNoiseFactor: 0 },
   equalize: { photometric: 'equalize', denoiseSigma: 0, fastNoiseFactor: 0 },
   clahe: { photometric: 'clahe', denoiseSigma: 0, fastNoiseFactor: 0 },
+  pair: { photometric: 'pair', denoiseSigma: 0, fastNoiseFactor: 0 },
   gain: { photometric: 'gain', denoiseSigma: 0, fastNoiseFactor: 0 },
   match: { photometric: 'match', denoiseSigma: 0, fastNoiseFactor: 0 },
   'match+denoise': { photometric: 'match', denoiseSigma: 1.0, fastNoiseFactor: 0 },

@@ -166,12 +166,13 @@ std::unique_ptr<Request> parse(const Napi::CallbackInfo& info) {
     o.road_margin = a.number(op, "roadMargin", "options", o.road_margin, 0, 0.9);
     o.scale_smoothing = a.number(op, "scaleSmoothing", "options", o.scale_smoothing, 0, 1e9);
     o.relative_scale = a.boolean(op, "relativeScale", "options", o.relative_scale);
-    const std::string photometric = a.choice(op, "photometric", "options", "none", {"none", "global", "equalize", "clahe", "gain", "match"});
+    const std::string photometric = a.choice(op, "photometric", "options", "none", {"none", "global", "equalize", "clahe", "gain", "match", "pair"});
     o.photometric = photometric == "global"     ? Photometric::Global
                     : photometric == "equalize" ? Photometric::Equalize
                     : photometric == "clahe"    ? Photometric::Clahe
                     : photometric == "gain"     ? Photometric::Gain
                     : photometric == "match"    ? Photometric::Match
+                    : photometric == "pair"     ? Photometric::Pair
                                                 : Photometric::None;
     o.denoise_sigma = a.number(op, "denoiseSigma", "options", o.denoise_sigma, 0, 10);
     o.fast_noise_factor = a.number(op, "fastNoiseFactor", "options", o.fast_noise_factor, 0, 20);

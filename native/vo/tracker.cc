@@ -78,6 +78,7 @@ cv::Mat Tracker::prepare(const cv::Mat& raw) {
   }
   switch (opt_.photometric) {
     case Photometric::None:
+    case Photometric::Pair:  // per pair, in step()
       break;
     case Photometric::Global: {
       // Same mean and contrast every frame: 128 +- 48 grey levels per standard deviation.
@@ -170,6 +171,7 @@ void Tracker::start(const cv::Mat& raw, StageTimes& ms) {
   Timer t(ms.track);
   build_pyramid(img, prev_pyr_);
   prev_img_ = img;
+  if (opt_.photometric == Photometric::Pair) cv::meanStdDev(img, prev_mean_, prev_sd_);
 }
 
 // Corners are detected once over the whole image, then the strongest few per grid cell are kept
@@ -236,15 +238,34 @@ Matches Tracker::step(const cv::Mat& raw, StageTimes& ms) {
     Timer t(ms.track);
     img = prepare(raw);
     build_pyramid(img, pyr);
+    // Gain-compensated tracking: KLT compares this frame, mapped to the previous frame's mean and
+    // contrast, with the previous frame; the unmapped pyramid stays for the next pair.
+    std::vector<cv::Mat> mapped;
+    const std::vector<cv::Mat>* track_pyr = &pyr;
+    if (opt_.photometric == Photometric::Pair) {
+      cv::Scalar mean, sd;
+      cv::meanStdDev(img, mean, sd);
+      if (sd[0] > 1e-3 && prev_sd_[0] > 1e-3) {
+        const double a = prev_sd_[0] / sd[0], b = prev_mean_[0] - a * mean[0];
+        if (std::abs(a - 1.0) > 0.01 || std::abs(b) > 0.5) {
+          cv::Mat adj;
+          img.convertTo(adj, CV_8U, a, b);
+          build_pyramid(adj, mapped);
+          track_pyr = &mapped;
+        }
+      }
+      prev_mean_ = mean;
+      prev_sd_ = sd;
+    }
     if (!pts_.empty()) {
       std::vector<cv::Point2f> fwd, back;
       std::vector<uchar> st1, st2;
       std::vector<float> err;
       const cv::Size win(opt_.klt_window, opt_.klt_window);
       const cv::TermCriteria term(cv::TermCriteria::COUNT | cv::TermCriteria::EPS, opt_.klt_iterations, 0.03);
-      cv::calcOpticalFlowPyrLK(prev_pyr_, pyr, pts_, fwd, st1, err, win, opt_.klt_levels, term);
+      cv::calcOpticalFlowPyrLK(prev_pyr_, *track_pyr, pts_, fwd, st1, err, win, opt_.klt_levels, term);
       back = pts_;
-      cv::calcOpticalFlowPyrLK(pyr, prev_pyr_, fwd, back, st2, err, win, opt_.klt_levels, term,
+      cv::calcOpticalFlowPyrLK(*track_pyr, prev_pyr_, fwd, back, st2, err, win, opt_.klt_levels, term,
                                cv::OPTFLOW_USE_INITIAL_FLOW);
       std::vector<cv::Point2f> keep_pts;
       std::vector<int> keep_ids, keep_ages;

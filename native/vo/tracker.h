@@ -49,6 +49,7 @@ class Tracker {
   bool have_ref_ = false;        // Gain / Match: the first frame's statistics are known
   double ref_mean_ = 0, ref_sd_ = 0;
   std::vector<double> ref_cdf_;  // 256 mid-bin CDF values of the first frame
+  cv::Scalar prev_mean_, prev_sd_;  // Pair: the previous frame's statistics
   std::vector<cv::Mat> prev_pyr_;
   cv::Mat prev_img_;
   std::vector<cv::Point2f> pts_;

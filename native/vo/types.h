@@ -36,7 +36,11 @@ enum class PoseMethod { Ransac, Usac };
 ///            cancel; the identity on a video whose brightness does not change).
 ///  Match:    histogram matched to the clip's first frame (any global monotone tone curve -- gain,
 ///            offset, gamma -- cancels; the identity on a video whose brightness does not change).
-enum class Photometric { None, Global, Equalize, Clahe, Gain, Match };
+///  Pair:     per frame pair, for KLT only: the new frame's mean/std matched to the previous frame's
+///            (gain-compensated tracking). Nothing drifts from a distant reference frame and nothing
+///            saturates over a clip; detection sees the decoded image; pairs whose brightness does
+///            not change cost nothing extra.
+enum class Photometric { None, Global, Equalize, Clahe, Gain, Match, Pair };
 
 /// Every tunable of the pipeline, with its documented default (the OpenCV `Params` idiom).
 struct Options {

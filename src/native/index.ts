@@ -63,6 +63,10 @@ export interface VideoInfo {
 }
 
 /** Engine options; every field has a documented default in native/vo/types.h. */
+/** The tracker's photometric stages (VoOptions.photometric). */
+export const PHOTOMETRIC = ['none', 'pair', 'gain', 'match', 'global', 'equalize', 'clahe'] as const;
+export type Photometric = (typeof PHOTOMETRIC)[number];
+
 export interface VoOptions {
   detector?: 'fast' | 'orb';
   maxFeatures?: number;
@@ -70,7 +74,9 @@ export interface VoOptions {
   gridRows?: number;
   fastThreshold?: number;
   /**
-   * Per-frame photometric normalisation before detection and KLT. Default 'none'. 'gain': each
+   * Per-frame photometric normalisation before detection and KLT. Default 'none'. 'pair': per
+   * frame pair, the new frame's mean/std matched to the previous frame's for KLT only
+   * (gain-compensated tracking; detection sees the decoded frame). 'gain': each
    * frame's mean and standard deviation matched to the clip's first frame (per-frame gain and
    * offset changes cancel; the identity when brightness is constant; the choice for restyled or
    * auto-exposed video, see README). 'match': histogram matched to the
@@ -78,7 +84,7 @@ export interface VoOptions {
    * contrast-limited global histogram equalisation; 'clahe': 8×8 tiles; 'none'.
    * bench/photometric.mjs measures each.
    */
-  photometric?: 'none' | 'gain' | 'match' | 'global' | 'equalize' | 'clahe';
+  photometric?: Photometric;
   /** Gaussian pre-blur sigma (px) of every frame before detection and KLT; 0 = off. */
   denoiseSigma?: number;
   /** FAST threshold = max(fastThreshold, factor × the frame's estimated noise sigma); 0 = off. */

@@ -25,6 +25,8 @@ import { cameraRecord } from '../datasets/cameras.js';
 import { isPublishedRoot } from '../datasets/published.js';
 import { DEFAULT_QUESTIONS_PATH, loadQuestions } from '../oracle/index.js';
 import { runPool } from '../pool/index.js';
+import type { Photometric } from '../native/index.js';
+import { DEFAULT_PHOTOMETRIC } from '../vo/estimate.js';
 import { buildManifest, DEFAULT_MODEL, type ManifestClip } from './manifest.js';
 import { type ClipBlock, type ExpectedClip, PredictionsFile } from './output.js';
 import { writeFileAtomic as writeAtomic } from '../io/atomic.js';
@@ -63,6 +65,8 @@ export interface RunOptions {
   cameras?: string;
   /** Cache folder for the nuScenes join (null: none). */
   cacheDir?: string | null;
+  /** The tracker's photometric stage (default DEFAULT_PHOTOMETRIC). */
+  photometric?: Photometric;
   progress?: boolean;
   /** Handle SIGINT/SIGTERM (stop scheduling, flush, report). Default true. */
   signals?: boolean;
@@ -85,6 +89,7 @@ export interface RunKey {
   carla_domain: CarlaDomain | null;
   /** The `--cameras` file's content, else null. */
   cameras: unknown;
+  photometric: Photometric;
 }
 
 /** `OUT.run.json`. */
@@ -221,6 +226,7 @@ async function runLocked(o: RunOptions, lock: OutputLock): Promise<RunSummary> {
     nuscenes_root: o.nuscenesRoot ? resolve(o.nuscenesRoot) : null,
     carla_domain: published && all.some((c) => c.video) ? (o.carlaDomain ?? 'simulation') : null,
     cameras: o.cameras ? JSON.parse(readFileSync(o.cameras, 'utf8')) : null,
+    photometric: o.photometric ?? DEFAULT_PHOTOMETRIC,
   };
   const out = resolve(o.output);
   const prev = readRunRecord(out);
@@ -284,6 +290,7 @@ async function runLocked(o: RunOptions, lock: OutputLock): Promise<RunSummary> {
     questionIds: [...ids],
     qaBase: qaBase(c),
     scale,
+    photometric: key.photometric,
     cancel,
   }));
 

@@ -10,7 +10,7 @@ import { evenFrames, predictionRecords, selectFrames } from '../baseline/baselin
 import type { Clip } from '../core/clip.js';
 import { type BenchmarkClip, ClipDataError, type QaItem } from '../datasets/benchmark.js';
 import { formatTum } from '../io/trajectories.js';
-import { probeVideo, type VideoFrame } from '../native/index.js';
+import { type Photometric, probeVideo, type VideoFrame } from '../native/index.js';
 import { groundTruthArrays, readNpzArrays } from '../datasets/groundtruth.js';
 import { clipData, type DynamicsArrays, labelClip, loadQuestions, runOracle, summaryFeatures } from '../oracle/index.js';
 import { estimateClip } from '../vo/estimate.js';
@@ -27,6 +27,8 @@ export interface ClipTask {
   questionIds: string[];
   qaBase: number;
   scale: 'road' | 'none';
+  /** The tracker's photometric stage (VoOptions.photometric). */
+  photometric?: Photometric;
   /** Shared flag: non-zero once the run is interrupted; queued tasks then return at once. */
   cancel?: Int32Array;
 }
@@ -122,7 +124,7 @@ export async function runClipTask(task: ClipTask): Promise<ClipOutput> {
   const clip = task.frames === null ? full : selectFrames(full, evenFrames(full.frames.length, task.frames));
   let est;
   try {
-    est = estimateClip(clip, { scale: task.scale });
+    est = estimateClip(clip, { scale: task.scale, photometric: task.photometric });
   } catch (e) {
     // The engine names unreadable images and bad input; either way this clip cannot be answered.
     throw new ClipDataError(`VO failed: ${(e as Error).message.split('\n')[0]}`);

@@ -1,7 +1,7 @@
 /** Clip → estimated planar trajectory in the oracle's frame, through the native engine. */
 import type { Clip } from '../core/clip.js';
 import type { Trajectory } from '../core/trajectory.js';
-import { type NativeResult, type PixelFrame, processClip, processClipAsync, type VoOptions } from '../native/index.js';
+import { type NativeResult, type Photometric, type PixelFrame, processClip, processClipAsync, type VoOptions } from '../native/index.js';
 import { planarFromCameraPoses } from './planar.js';
 
 export interface Estimate {
@@ -15,6 +15,13 @@ export interface Estimate {
  */
 export const WIDE_BASELINE: VoOptions = { kltLevels: 4 };
 
+/**
+ * The tracker's photometric stage unless a caller chooses another: gain-compensated KLT per frame
+ * pair, so exposure changes and restyled video (per-frame gain, tone, blur, noise) do not break
+ * tracks, at no cost where brightness is constant (bench/photometric.mjs, README).
+ */
+export const DEFAULT_PHOTOMETRIC: Photometric = 'pair';
+
 function medianInterval(ts: ArrayLike<number>): number {
   const d = Array.from({ length: ts.length - 1 }, (_, i) => ts[i + 1] - ts[i]).sort((a, b) => a - b);
   return d[Math.floor(d.length / 2)] ?? 0;
@@ -22,7 +29,13 @@ function medianInterval(ts: ArrayLike<number>): number {
 
 function request(clip: Clip, opts: VoOptions) {
   const preset = medianInterval(clip.timestamps) > 0.15 ? WIDE_BASELINE : {};
-  const options: VoOptions = { cameraHeight: clip.cameraHeight, ...(clip.roadNormal ? { roadNormal: clip.roadNormal } : {}), ...preset, ...opts };
+  const options: VoOptions = {
+    cameraHeight: clip.cameraHeight,
+    photometric: DEFAULT_PHOTOMETRIC,
+    ...(clip.roadNormal ? { roadNormal: clip.roadNormal } : {}),
+    ...preset,
+    ...Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined)),
+  };
   const input = { ...frameInput(clip.frames), timestamps: clip.timestamps, intrinsics: clip.intrinsics, ...(clip.intrinsics ? {} : { hfovDeg: clip.hfovDeg }) };
   return [input, options] as const;
 }

@@ -11,6 +11,14 @@ import { defaultWorkers } from '../../pool/index.js';
 import { DEFAULT_MODEL } from '../../run/manifest.js';
 import { parseShard, runBenchmark, sidecar } from '../../run/run.js';
 import { parseCarlaDomain } from '../../datasets/published.js';
+import { type Photometric, PHOTOMETRIC } from '../../native/index.js';
+import { DEFAULT_PHOTOMETRIC } from '../../vo/estimate.js';
+
+function parsePhotometric(s: string | undefined): Photometric | undefined {
+  if (s === undefined) return undefined;
+  if (!(PHOTOMETRIC as readonly string[]).includes(s)) throw new InputError(`--photometric must be one of ${PHOTOMETRIC.join(', ')}, got '${s}'`);
+  return s as Photometric;
+}
 
 interface Opts {
   dataset: string;
@@ -29,6 +37,7 @@ interface Opts {
   carlaDomain?: string;
   cameras?: string;
   cache?: string | boolean;
+  photometric?: string;
   progress?: boolean;
 }
 
@@ -48,6 +57,7 @@ export function registerRun(program: Command): void {
     .option('--cameras <json>', 'per-source cameras over what the dataset says: {"carla": {"hfov_deg": 90, "height": 1.65}} or {"<source>": {fx, fy, cx, cy, height}}')
     .option('--cache <dir>', 'where the nuScenes table join is cached (default: $EGOGEO_CACHE_DIR or ~/.cache/egogeo)')
     .option('--no-cache', 'do not cache the nuScenes table join')
+    .option('--photometric <mode>', `the tracker's photometric stage: ${PHOTOMETRIC.join(', ')} (default ${DEFAULT_PHOTOMETRIC}: gain-compensated KLT per frame pair)`)
     .requiredOption('-o, --output <path>', 'predictions JSONL (appended per clip while running, canonical order when complete)')
     .option('--source-label <label>', 'source recorded on every prediction (default: the record\'s source, else inferred from the clip id)')
     .option('--clips <json>', 'selected_clips.json-style list: run only these clips, in this order')
@@ -85,6 +95,7 @@ export function registerRun(program: Command): void {
         carlaDomain: parseCarlaDomain(o.carlaDomain ?? 'simulation'),
         cameras: o.cameras,
         cacheDir: o.cache === false ? null : typeof o.cache === 'string' ? o.cache : undefined,
+        photometric: parsePhotometric(o.photometric),
         progress: o.progress === false ? false : undefined,
       });
       const ran = s.done - s.resumed;
