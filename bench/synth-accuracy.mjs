@@ -13,10 +13,11 @@ import { join } from 'node:path';
 import { GEOMETRIC_SUBSET } from '../dist/baseline/baseline.js';
 import { evaluate } from '../dist/grade/index.js';
 import { computeDynamics } from '../dist/oracle/index.js';
-import { runBaseline } from '../dist/synth/baseline.js';
+import { readDataset } from '../dist/datasets/benchmark.js';
+import { parseTum } from '../dist/io/trajectories.js';
+import { DEFAULT_QUESTIONS_PATH } from '../dist/oracle/index.js';
+import { answerClips } from '../dist/run/clips.js';
 import { groundTruth, labelDistribution, synthesize } from '../dist/synth/index.js';
-import { estimateClipAsync } from '../dist/vo/estimate.js';
-import { estimatorClip } from '../dist/synth/baseline.js';
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => {
@@ -36,8 +37,16 @@ try {
   result.render = { seconds: s.seconds, frames: s.frames, framesPerSecond: s.frames / s.seconds };
   result.answerDistribution = labelDistribution(s.clips, s.questions);
 
-  for (const [name, frames] of [['all frames', undefined], ['10 frames', 10]]) {
-    const run = await runBaseline(s.clips, s.dir, s.questions, { concurrency: WORKERS, frames });
+  // The rendered set read and answered like any dataset (src/run/clips.ts), sources per preset.
+  const { clips } = readDataset(s.dir);
+  const presetOf = new Map(s.clips.map((c) => [c.id, c.preset]));
+  for (const c of clips) c.source = `synthetic-${presetOf.get(c.id)}`;
+  const runs = {};
+  for (const [name, frames] of [['all frames', null], ['10 frames', 10]]) {
+    const run = await answerClips(clips, { questions: 'all', frames, config: DEFAULT_QUESTIONS_PATH, questionSet: s.questions, workers: WORKERS, progress: false });
+    if (run.failed.length) throw new Error(`${run.failed[0].clip_id}: ${run.failed[0].reason}`);
+    runs[name] = run;
+    run.predictions = run.records;
     const all = evaluate(run.predictions, s.questions);
     const sub = evaluate(run.predictions.filter((p) => subset.has(p.question_id)), s.questions);
     result[name] = {
@@ -46,7 +55,7 @@ try {
       allBalancedAcc: all.global.balanced_acc,
       allAccuracy: all.global.accuracy,
       voSeconds: run.seconds,
-      voMsPerClip: run.clips.reduce((a, c) => a + c.ms, 0) / run.clips.length,
+      voMsPerClip: run.outputs.reduce((a, c) => a + c.ms.vo, 0) / run.outputs.length,
       perQuestion: Object.fromEntries(
         s.questions.questions.map((q) => [q.id, { balanced_acc: all.per_question[q.id]?.balanced_acc, accuracy: all.per_question[q.id]?.accuracy, subset: subset.has(q.id) }]),
       ),
@@ -57,9 +66,8 @@ try {
 
   // Dynamics errors of the all-frames estimate against the ground truth (oracle arrays, 10 Hz grid).
   let se = 0, ye = 0, n = 0;
-  for (const c of s.clips) {
-    const est = await estimateClipAsync(estimatorClip(c, s.dir));
-    const a = computeDynamics(est.trajectory), g = computeDynamics(groundTruth(c));
+  for (const [i, c] of s.clips.entries()) {
+    const a = computeDynamics(parseTum(runs['all frames'].outputs[i].tum)), g = computeDynamics(groundTruth(c));
     for (let i = 0; i < a.speed.length; i++) {
       se += (a.speed[i] - g.speed[i]) ** 2;
       ye += (a.yaw_rate[i] - g.yaw_rate[i]) ** 2;

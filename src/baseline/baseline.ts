@@ -5,6 +5,7 @@
  */
 import type { Clip } from '../core/clip.js';
 import type { Trajectory } from '../core/trajectory.js';
+import type { QaItem } from '../datasets/benchmark.js';
 import { runOracle, type QuestionSet } from '../oracle/index.js';
 
 /** The 6 questions every published geometric baseline answers (SPEC.md). */
@@ -12,15 +13,18 @@ export const GEOMETRIC_SUBSET = [
   'yaw_rate_turn_direction', 'speed_trend', 'stop_and_go', 'brake_then_turn', 'significant_heading_change', 'high_lateral_accel',
 ] as const;
 
+/** A prediction record, in the benchmark's field order (the grader's input). */
 export interface Prediction {
   qa_id: string;
   clip_id: string;
   question_id: string;
   category: string;
-  oracle_label: string | null;
-  model_answer: string;
+  /** The oracle's answer: the QA item's, else from the ground truth; null when unknown. */
+  oracle_label: unknown;
+  model_answer: string | null;
   source: string;
 }
+
 
 /** `count` frame indices spread evenly over `n` frames (the published baselines use 10). */
 export function evenFrames(n: number, count: number): number[] {
@@ -42,31 +46,25 @@ export function selectFrames(clip: Clip, idx: number[]): Clip {
 }
 
 /**
- * Benchmark prediction records for one clip's answers (and oracle labels, when known), numbered
- * like the benchmark's QA generator (clip-major, question-file order from `qaBase`) whichever
- * subset `answer` keeps.
+ * The one prediction-record builder. With the dataset's QA items: one record per item, in file
+ * order, its answer as the oracle label. Without: one record per question (the `answer` subset,
+ * all when null), numbered like the benchmark's QA generator (clip-major, question-file order
+ * from `qaBase`), oracle labels from the ground truth's labels when known.
  */
 export function predictionRecords(
-  clipId: string,
-  source: string,
+  clip: { id: string; source: string },
   questions: QuestionSet,
   answers: Readonly<Record<string, string>>,
-  truth: Readonly<Record<string, string>> | null,
-  answer: ReadonlySet<string> | null,
-  qaBase: number,
+  from: { qa: readonly QaItem[] } | { truth: Readonly<Record<string, string>> | null; answer: ReadonlySet<string> | null; qaBase: number },
 ): Prediction[] {
+  const record = (qa_id: string, question_id: string, category: string, oracle_label: unknown): Prediction => ({
+    qa_id, clip_id: clip.id, question_id, category, oracle_label, model_answer: answers[question_id] ?? null, source: clip.source,
+  });
+  if ('qa' in from) return from.qa.map((q) => record(q.qa_id, q.question_id, q.category, q.answer));
   const out: Prediction[] = [];
   questions.questions.forEach((q, i) => {
-    if (answer && !answer.has(q.id)) return;
-    out.push({
-      qa_id: `qa_${String(qaBase + i).padStart(8, '0')}`,
-      clip_id: clipId,
-      question_id: q.id,
-      category: q.category,
-      oracle_label: truth ? truth[q.id] : null,
-      model_answer: answers[q.id],
-      source,
-    });
+    if (from.answer && !from.answer.has(q.id)) return;
+    out.push(record(`qa_${String(from.qaBase + i).padStart(8, '0')}`, q.id, q.category, from.truth ? from.truth[q.id] : null));
   });
   return out;
 }
@@ -81,5 +79,5 @@ export function predictClip(
 ): Prediction[] {
   const est = runOracle(estimated, questions).labels;
   const gt = clip.groundTruth ? runOracle(clip.groundTruth, questions).labels : null;
-  return predictionRecords(clip.id, clip.source, questions, est, gt, answer, qaBase);
+  return predictionRecords(clip, questions, est, { truth: gt, answer, qaBase });
 }

@@ -25,9 +25,10 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
-import { InputError } from '../core/trajectory.js';
+import { InputError, type Trajectory } from '../core/trajectory.js';
 import type { Intrinsics } from '../native/index.js';
 import { type CameraOverrides, overrideCamera, readCamerasFile } from './cameras.js';
+import { type KittiCache, kittiTrajectory } from './groundtruth.js';
 import { KITTI_CAMERA_HEIGHT, kittiClips, readCalib, readKittiSequence } from './kitti.js';
 import { isPublishedRoot, readPublished } from './published.js';
 
@@ -68,6 +69,11 @@ export interface BenchmarkClip {
   roadNormal?: [number, number, number];
   /** Where the camera came from (for the run manifest). */
   cameraFrom?: string;
+  /**
+   * The ground-truth planar trajectory at the frames, resolved once by the dataset reader where
+   * the layout has one (KITTI poses under KITTI frames, a KITTI sequence's windows).
+   */
+  truth?: Trajectory;
   /** Absolute path of the ground-truth arrays (`array_ref`), when the record names one. */
   arrays?: string;
   /** QA items in `qa.jsonl` order. */
@@ -196,7 +202,11 @@ export function readBenchmark(dir: string, opts: BenchmarkOptions = {}): Benchma
     order.push(id);
   }
 
-  return { dir: root, clips: arrange(byId, order, opts, recordSource, basename(indexPath), qaByClip), hasQa };
+  const clips = arrange(byId, order, opts, recordSource, basename(indexPath), qaByClip);
+  // Ground truth under KITTI frames: each sequence's poses read once for all its clips.
+  const cache: KittiCache = new Map();
+  for (const c of clips) if (c.frames) c.truth = kittiTrajectory(c.id, c.frames, cache) ?? undefined;
+  return { dir: root, clips, hasQa };
 }
 
 /** `qa.jsonl` → QA items per clip, in file order; errors name `file:line` and the field. */
@@ -287,6 +297,7 @@ function readLayout(dir: string, opts: BenchmarkOptions): Benchmark {
       intrinsics: c.intrinsics,
       cameraHeight: c.cameraHeight,
       cameraFrom: 'KITTI calib.txt',
+      truth: c.groundTruth,
       qa: [],
     });
     order.push(c.id);

@@ -89,12 +89,12 @@ export function readNpzArrays(path: string): DynamicsArrays {
 
 /**
  * The clip's ground truth (see the module comment): its npz when there is one (read by
- * `readArrays`, null to skip npz files), else the KITTI poses under its frames.
+ * `readArrays`, null to skip npz files), else the trajectory the dataset reader resolved (KITTI
+ * poses) through the oracle's dynamics.
  */
-export function groundTruthArrays(clip: BenchmarkClip, readArrays: NpzArraysReader | null = readNpzArrays, cache: KittiCache = new Map()): GroundTruth | null {
+export function groundTruthArrays(clip: BenchmarkClip, readArrays: NpzArraysReader | null = readNpzArrays): GroundTruth | null {
   if (clip.arrays && readArrays && existsSync(clip.arrays)) {
     return { arrays: readArrays(clip.arrays), from: 'npz' };
   }
-  const traj = clip.frames ? kittiTrajectory(clip.id, clip.frames, cache) : null;
-  return traj ? { arrays: computeDynamics(relativeToFirst(traj)), from: 'kitti-poses' } : null;
+  return clip.truth ? { arrays: computeDynamics(relativeToFirst(clip.truth)), from: 'kitti-poses' } : null;
 }

@@ -13,7 +13,7 @@ import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { InputError } from '../core/trajectory.js';
 import { type BenchmarkClip, readDataset } from '../datasets/benchmark.js';
-import { groundTruthArrays, type KittiCache, type NpzArraysReader, readNpzArrays } from '../datasets/groundtruth.js';
+import { groundTruthArrays, type NpzArraysReader, readNpzArrays } from '../datasets/groundtruth.js';
 import { readPredictions } from '../io/predictions.js';
 import { readTum } from '../io/trajectories.js';
 import type { DynamicsArrays } from '../oracle/index.js';
@@ -118,7 +118,6 @@ export function loadReportInputs(o: LoadOptions): Loaded {
   const clips = new Map<string, ClipTruth>();
   const datasets: (string | null)[] = [];
   const byDataset = new Map<string, { clips: Map<string, BenchmarkClip>; gt: Map<string, DynamicsArrays | null> }>();
-  const kittiCache: KittiCache = new Map();
   // The (domain key → clip id) pairs each run owns in the combined records.
   const owned = runs.map(() => new Map<string, string>());
   for (const r of combined.records) {
@@ -143,7 +142,7 @@ export function loadReportInputs(o: LoadOptions): Loaded {
       for (const [key, id] of mine) {
         if (!ds.gt.has(id)) {
           const c = ds.clips.get(id);
-          ds.gt.set(id, c ? (groundTruthArrays(c, o.readArrays === undefined ? readNpzArrays : o.readArrays, kittiCache)?.arrays ?? null) : null);
+          ds.gt.set(id, c ? (groundTruthArrays(c, o.readArrays === undefined ? readNpzArrays : o.readArrays)?.arrays ?? null) : null);
         }
         const gt = ds.gt.get(id);
         if (gt) clips.get(key)!.gt = gt;

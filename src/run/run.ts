@@ -17,8 +17,6 @@ import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statS
 import { basename, join, resolve } from 'node:path';
 import { guardOutputs, isSafeFileName } from '../io/safety.js';
 import { lockOutput, type OutputLock } from '../io/lock.js';
-import { fileURLToPath } from 'node:url';
-import { GEOMETRIC_SUBSET } from '../baseline/baseline.js';
 import { InputError } from '../core/trajectory.js';
 import { type BenchmarkClip, type CarlaDomain, readDataset } from '../datasets/benchmark.js';
 import { cameraRecord } from '../datasets/cameras.js';
@@ -31,6 +29,9 @@ import { buildManifest, DEFAULT_MODEL, type ManifestClip } from './manifest.js';
 import { type ClipBlock, type ExpectedClip, PredictionsFile } from './output.js';
 import { writeFileAtomic as writeAtomic } from '../io/atomic.js';
 import { CANCELLED, type ClipOutput, type ClipTask } from './task.js';
+import { answeredIds, clipTasks, workerUrl } from './clips.js';
+
+export { workerUrl };
 
 export const RUN_VERSION = 1;
 
@@ -54,7 +55,7 @@ export interface RunOptions {
   frames: number | null;
   shard?: Shard;
   config?: string;
-  scale?: 'road' | 'none';
+  scale?: 'road' | 'gt' | 'none';
   /** Model name in the manifest (default: `egogeo_<carla domain>` on the published layout, else egogeo_vo). */
   model?: string;
   /** Published layout: the nuScenes data root. */
@@ -83,7 +84,7 @@ export interface RunKey {
   questions: 'subset' | 'all';
   frames: number | null;
   config: string;
-  scale: 'road' | 'none';
+  scale: 'road' | 'gt' | 'none';
   nuscenes_root: string | null;
   /** The CARLA videos read (published layout), else null. */
   carla_domain: CarlaDomain | null;
@@ -139,14 +140,6 @@ export function parseShard(s: string): Shard {
   return { index, count };
 }
 
-/** The worker module: next to this file when compiled, else the compiled copy in dist/ (tests). */
-export function workerUrl(): URL {
-  const here = new URL('./worker.js', import.meta.url);
-  if (existsSync(fileURLToPath(here))) return here;
-  const dist = new URL('../../dist/run/worker.js', import.meta.url);
-  if (existsSync(fileURLToPath(dist))) return dist;
-  throw new Error(`the run worker is not compiled (looked for ${fileURLToPath(here)} and ${fileURLToPath(dist)}); run \`npm run build\``);
-}
 
 /** The records a clip's block will hold (QA items of the answered questions, or the questions). */
 function answered(clip: BenchmarkClip, ids: ReadonlySet<string>): number {
@@ -196,7 +189,7 @@ async function runLocked(o: RunOptions, lock: OutputLock): Promise<RunSummary> {
   const config = resolve(o.config ?? DEFAULT_QUESTIONS_PATH);
   const questions = loadQuestions(config);
   const scale = o.scale ?? 'road';
-  const ids = new Set(o.questions === 'subset' ? GEOMETRIC_SUBSET : questions.questions.map((q) => q.id));
+  const ids = answeredIds({ questions: o.questions, questionSet: questions });
   const log = (line: string) => process.stderr.write(`egogeo: ${line}\n`);
   const bench = readDataset(o.dataset, {
     selected: o.clips,
@@ -281,18 +274,7 @@ async function runLocked(o: RunOptions, lock: OutputLock): Promise<RunSummary> {
   // A clip id names its trajectory file: one that is not a safe file name ('../x') is refused.
   const unsafe = (c: BenchmarkClip) => (isSafeFileName(c.id) ? undefined : `clip id ${JSON.stringify(c.id)} is not a safe file name (no '/', '\\', control characters, '.' or '..'; at most 200 characters)`);
   for (const c of todo) if (c.problem || unsafe(c)) fail(c, (c.problem ?? unsafe(c))!);
-  const qaBase = (c: BenchmarkClip) => c.index * questions.questions.length;
-  const tasks: ClipTask[] = todo.filter((c) => !c.problem && !unsafe(c)).map((c) => ({
-    clip: c,
-    qa: c.qa.filter((q) => ids.has(q.question_id)),
-    frames: o.frames,
-    config,
-    questionIds: [...ids],
-    qaBase: qaBase(c),
-    scale,
-    photometric: key.photometric,
-    cancel,
-  }));
+  const tasks = clipTasks(todo.filter((c) => !c.problem && !unsafe(c)), { questions: o.questions, frames: o.frames, config, questionSet: questions, scale, photometric: key.photometric, cancel });
 
   let interrupted: NodeJS.Signals | null = null;
   const onSignal = (sig: NodeJS.Signals) => {
@@ -334,7 +316,7 @@ async function runLocked(o: RunOptions, lock: OutputLock): Promise<RunSummary> {
         progress: o.progress,
         onResult: (r) => {
           writeAtomic(`${trajDir}/${r.id}.tum`, r.tum);
-          file.append(r.lines);
+          file.append(r.records.map((x) => `${JSON.stringify(x)}\n`).join(''));
           finished++;
           o.onClip?.(r.id);
         },

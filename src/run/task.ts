@@ -6,7 +6,8 @@
  * records it in the errors file and goes on.
  */
 import { existsSync } from 'node:fs';
-import { evenFrames, predictionRecords, selectFrames } from '../baseline/baseline.js';
+import { evenFrames, type Prediction, predictionRecords, selectFrames } from '../baseline/baseline.js';
+import type { Trajectory } from '../core/trajectory.js';
 import type { Clip } from '../core/clip.js';
 import { type BenchmarkClip, ClipDataError, type QaItem } from '../datasets/benchmark.js';
 import { formatTum } from '../io/trajectories.js';
@@ -26,7 +27,8 @@ export interface ClipTask {
   /** Question ids to answer when the clip has no QA items (records numbered from `qaBase`). */
   questionIds: string[];
   qaBase: number;
-  scale: 'road' | 'none';
+  /** 'gt': ground-truth speeds from the clip's resolved trajectory (diagnosis). */
+  scale: 'road' | 'gt' | 'none';
   /** The tracker's photometric stage (VoOptions.photometric). */
   photometric?: Photometric;
   /** Shared flag: non-zero once the run is interrupted; queued tasks then return at once. */
@@ -36,9 +38,8 @@ export interface ClipTask {
 export interface ClipOutput {
   id: string;
   index: number;
-  /** This clip's prediction records as JSONL, every line '\n'-terminated. */
-  lines: string;
-  count: number;
+  /** This clip's prediction records (structured-cloned from the worker; written by the caller). */
+  records: Prediction[];
   /** The estimated planar trajectory (TUM, camera convention). */
   tum: string;
   width: number;
@@ -49,17 +50,6 @@ export interface ClipOutput {
 }
 
 export const CANCELLED = 'cancelled: the run was interrupted';
-
-/** A prediction record, in the field order `egogeo baseline` writes. */
-export interface PredictionRecord {
-  qa_id: string;
-  clip_id: string;
-  question_id: string;
-  category: string;
-  oracle_label: unknown;
-  model_answer: string | null;
-  source: string;
-}
 
 /**
  * The clip's frames and timestamps (all of them): image paths as they are, a video's frames as
@@ -124,7 +114,8 @@ export async function runClipTask(task: ClipTask): Promise<ClipOutput> {
   const clip = task.frames === null ? full : selectFrames(full, evenFrames(full.frames.length, task.frames));
   let est;
   try {
-    est = estimateClip(clip, { scale: task.scale, photometric: task.photometric });
+    const gtSpeeds = task.scale === 'gt' ? pairSpeeds(c.truth, clip.timestamps) : undefined;
+    est = estimateClip(clip, { scale: task.scale, photometric: task.photometric, gtSpeeds });
   } catch (e) {
     // The engine names unreadable images and bad input; either way this clip cannot be answered.
     throw new ClipDataError(`VO failed: ${(e as Error).message.split('\n')[0]}`);
@@ -133,36 +124,40 @@ export async function runClipTask(task: ClipTask): Promise<ClipOutput> {
 
   const questions = loadQuestions(task.config);
   const labels = runOracle(est.trajectory, questions).labels;
-  const records: PredictionRecord[] = [];
+  let records: Prediction[];
   if (task.qa.length > 0) {
-    for (const q of task.qa) {
-      records.push({
-        qa_id: q.qa_id,
-        clip_id: c.id,
-        question_id: q.question_id,
-        category: q.category,
-        oracle_label: q.answer,
-        model_answer: labels[q.question_id] ?? null,
-        source: c.source,
-      });
-    }
+    records = predictionRecords(c, questions, labels, { qa: task.qa });
   } else {
     // No QA items: answer the questions; the oracle labels come from the ground truth — the
-    // arrays, else the KITTI poses under the frames (null without either).
+    // arrays, else the trajectory the dataset resolved (null without either).
     const g = gt ?? groundTruthArrays(c, null)?.arrays ?? null;
     const truth = g ? labelClip(clipData(g, summaryFeatures(g)), questions) : null;
-    records.push(...predictionRecords(c.id, c.source, questions, labels, truth, new Set(task.questionIds), task.qaBase));
+    records = predictionRecords(c, questions, labels, { truth, answer: new Set(task.questionIds), qaBase: task.qaBase });
   }
-  const lines = records.map((r) => `${JSON.stringify(r)}\n`).join('');
   return {
     id: c.id,
     index: c.index,
-    lines,
-    count: records.length,
+    records,
     tum: formatTum(est.trajectory),
     width: est.native.width,
     height: est.native.height,
     framesUsed: clip.frames.length,
     ms: { load: t1 - t0, vo: t2 - t1, total: performance.now() - t0 },
   };
+}
+
+/** Ground-truth speed (m/s) per frame pair, from the clip's trajectory (for `scale: 'gt'`). */
+export function pairSpeeds(truth: Trajectory | undefined, ts: ArrayLike<number>): number[] {
+  if (!truth) throw new ClipDataError("scale 'gt' needs the clip's ground-truth trajectory (KITTI poses)");
+  const g = truth;
+  const at = (t: number) => {
+    let i = 0;
+    while (i < g.t.length - 2 && g.t[i + 1] < t) i++;
+    const f = (t - g.t[i]) / (g.t[i + 1] - g.t[i]);
+    return [g.x[i] + f * (g.x[i + 1] - g.x[i]), g.y[i] + f * (g.y[i + 1] - g.y[i])];
+  };
+  return Array.from({ length: ts.length - 1 }, (_, k) => {
+    const a = at(ts[k]), b = at(ts[k + 1]);
+    return Math.hypot(b[0] - a[0], b[1] - a[1]) / (ts[k + 1] - ts[k]);
+  });
 }

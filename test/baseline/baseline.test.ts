@@ -44,9 +44,21 @@ describe('predictionRecords / predictClip', () => {
   });
 
   it('leaves the oracle label null without ground truth', () => {
-    const recs = predictionRecords('x', 'kitti', questions, { speed_trend: 'steady' }, null, new Set(['speed_trend']), 0);
+    const recs = predictionRecords({ id: 'x', source: 'kitti' }, questions, { speed_trend: 'steady' }, { truth: null, answer: new Set(['speed_trend']), qaBase: 0 });
     expect(recs).toEqual([
       { qa_id: 'qa_00000004', clip_id: 'x', question_id: 'speed_trend', category: 'direct_dynamics', oracle_label: null, model_answer: 'steady', source: 'kitti' },
+    ]);
+  });
+
+  it('with QA items: one record per item in file order, the item\u2019s answer as the oracle label', () => {
+    const qa = [
+      { qa_id: 'qa_9', clip_id: 'x', question_id: 'speed_trend', category: 'direct_dynamics', answer: 'accelerating' },
+      { qa_id: 'qa_3', clip_id: 'x', question_id: 'stop_and_go', category: 'direct_dynamics', answer: 'no' },
+    ];
+    const recs = predictionRecords({ id: 'x', source: 'carla' }, questions, { speed_trend: 'steady', stop_and_go: 'no' }, { qa });
+    expect(recs).toEqual([
+      { qa_id: 'qa_9', clip_id: 'x', question_id: 'speed_trend', category: 'direct_dynamics', oracle_label: 'accelerating', model_answer: 'steady', source: 'carla' },
+      { qa_id: 'qa_3', clip_id: 'x', question_id: 'stop_and_go', category: 'direct_dynamics', oracle_label: 'no', model_answer: 'no', source: 'carla' },
     ]);
   });
 

@@ -4,12 +4,11 @@
  * (with the ground-truth oracle label) that `egogeo grade` scores.
  */
 import type { Command } from 'commander';
-import { SingleBar } from 'cli-progress';
-import { evenFrames, GEOMETRIC_SUBSET, predictClip, selectFrames, type Prediction } from '../../baseline/baseline.js';
-import { kittiClips, readKittiSequence } from '../../datasets/kitti.js';
+import { readDataset } from '../../datasets/benchmark.js';
+import { readKittiSequence } from '../../datasets/kitti.js';
 import { InputError } from '../../core/trajectory.js';
 import { loadQuestions, DEFAULT_QUESTIONS_PATH } from '../../oracle/index.js';
-import { estimateClipAsync } from '../../vo/estimate.js';
+import { answerClips } from '../../run/clips.js';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../io/atomic.js';
 import { guardOutputs } from '../../io/safety.js';
@@ -42,53 +41,21 @@ export function registerBaseline(program: Command): void {
       if (!(count >= 2) || (o.frames !== 'all' && !Number.isInteger(count))) {
         throw new InputError(`--frames must be 'all' or an integer >= 2, got '${o.frames}'`);
       }
-      const answer = o.questions === 'subset' ? new Set<string>(GEOMETRIC_SUBSET) : null;
-      const seq = readKittiSequence(o.kitti);
-      const clips = kittiClips(seq);
-      if (clips.length === 0) throw new InputError(`${o.kitti}: fewer than 31 frames, no benchmark window`);
-      if (o.scale === 'gt' && !seq.groundTruth) throw new InputError(`${o.kitti}: --scale gt needs poses.txt`);
-
-      const bar = process.stderr.isTTY ? new SingleBar({ format: 'baseline {bar} {value}/{total} clips | {rate} clips/s | ETA {eta}s', hideCursor: true }) : null;
-      bar?.start(clips.length, 0, { rate: '0.0' });
-      const t0 = Date.now();
-      const records: Prediction[][] = new Array(clips.length);
-      let done = 0;
-      // Two clips in flight keep both cores busy; each runs whole inside C++ on the libuv pool.
-      const run = async (i: number) => {
-        const clip = selectFrames(clips[i], evenFrames(clips[i].frames.length, count));
-        const est = await estimateClipAsync(clip, {
-          scale: o.scale as 'road' | 'gt' | 'none',
-          gtSpeeds: o.scale === 'gt' ? gtSpeeds(clip) : undefined,
-        }).catch((e: Error) => {
-          throw new InputError(`clip ${clip.id}: ${e.message}`);
-        });
-        records[i] = predictClip(clip, est.trajectory, questions, answer, i * questions.questions.length);
-        done++;
-        bar?.update(done, { rate: (done / ((Date.now() - t0) / 1000)).toFixed(1) });
-      };
-      let next = 0;
-      await Promise.all(Array.from({ length: 2 }, async () => {
-        while (next < clips.length) await run(next++);
-      }));
-      bar?.stop();
-      const text = records.flat().map((r) => JSON.stringify(r)).join('\n') + '\n';
+      readKittiSequence(o.kitti); // a KITTI sequence, or one line saying what is missing
+      const { clips } = readDataset(o.kitti);
+      if (o.scale === 'gt' && clips.some((c) => !c.truth)) throw new InputError(`${o.kitti}: --scale gt needs poses.txt`);
+      // The same per-clip path as `egogeo run` (src/run/clips.ts), records kept in memory.
+      const r = await answerClips(clips, {
+        questions: o.questions,
+        frames: Number.isFinite(count) ? count : null,
+        config: o.config ?? DEFAULT_QUESTIONS_PATH,
+        questionSet: questions,
+        scale: o.scale as 'road' | 'gt' | 'none',
+        label: 'baseline',
+      });
+      if (r.failed.length > 0) throw new InputError(`clip ${r.failed[0].clip_id}: ${r.failed[0].reason}`);
+      const text = r.records.map((x) => JSON.stringify(x)).join('\n') + '\n';
       if (o.output) writeFileAtomic(o.output, text);
       else process.stdout.write(text);
     });
-}
-
-/** Ground-truth speed per frame pair, for `--scale gt`. */
-function gtSpeeds(clip: { timestamps: Float64Array; groundTruth?: { t: Float64Array; x: Float64Array; y: Float64Array } }): number[] {
-  const g = clip.groundTruth!;
-  const at = (t: number) => {
-    let i = 0;
-    while (i < g.t.length - 2 && g.t[i + 1] < t) i++;
-    const f = (t - g.t[i]) / (g.t[i + 1] - g.t[i]);
-    return [g.x[i] + f * (g.x[i + 1] - g.x[i]), g.y[i] + f * (g.y[i + 1] - g.y[i])];
-  };
-  const ts = clip.timestamps;
-  return Array.from({ length: ts.length - 1 }, (_, k) => {
-    const a = at(ts[k]), b = at(ts[k + 1]);
-    return Math.hypot(b[0] - a[0], b[1] - a[1]) / (ts[k + 1] - ts[k]);
-  });
 }

@@ -12,7 +12,9 @@ import { GEOMETRIC_SUBSET } from '../../baseline/baseline.js';
 import { evaluate, type GradeMetrics } from '../../grade/index.js';
 import { DEFAULT_QUESTIONS_PATH, type QuestionSet } from '../../oracle/index.js';
 import { defaultWorkers } from '../../pool/index.js';
-import { runBaseline } from '../../synth/baseline.js';
+import { InputError } from '../../core/trajectory.js';
+import { readDataset } from '../../datasets/benchmark.js';
+import { answerClips } from '../../run/clips.js';
 import { synthesize } from '../../synth/index.js';
 import { writeFileAtomic } from '../../io/atomic.js';
 import { guardOutputs, parseWorkers } from '../../io/safety.js';
@@ -82,10 +84,18 @@ export function registerDemo(program: Command): void {
           progress: o.progress === false ? false : undefined,
         });
         process.stderr.write(`rendered ${s.frames} frames in ${s.seconds.toFixed(1)} s (${(s.frames / s.seconds).toFixed(1)} frames/s); running visual odometry\n`);
-        const run = await runBaseline(s.clips, s.dir, s.questions, { concurrency: workers, frames });
-        const all = evaluate(run.predictions, s.questions);
+        // The rendered set is a dataset like any other: read it, answer it on the run's pool.
+        const { clips: dataset } = readDataset(s.dir);
+        const presetOf = new Map(s.clips.map((c) => [c.id, c.preset]));
+        for (const c of dataset) c.source = `synthetic-${presetOf.get(c.id)}`;
+        const run = await answerClips(dataset, {
+          questions: 'all', frames: frames ?? null, config: DEFAULT_QUESTIONS_PATH, questionSet: s.questions, workers, label: 'demo',
+          progress: o.progress === false ? false : undefined,
+        });
+        if (run.failed.length > 0) throw new InputError(`clip ${run.failed[0].clip_id}: ${run.failed[0].reason}`);
+        const all = evaluate(run.records, s.questions);
         const sub = new Set<string>(GEOMETRIC_SUBSET);
-        const subset = evaluate(run.predictions.filter((p) => sub.has(p.question_id)), s.questions);
+        const subset = evaluate(run.records.filter((p) => sub.has(p.question_id)), s.questions);
         process.stdout.write(`answer distribution of the rendered set:\n${formatDistribution(s)}\n\n`);
         process.stdout.write(`${formatReport(all, subset, s.questions)}\n\n`);
         process.stdout.write(

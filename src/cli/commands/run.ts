@@ -67,12 +67,12 @@ export function registerRun(program: Command): void {
     .option('--frames <n>', "frames per clip the estimator sees: 'all' or a count spread evenly (published baselines: 10)", 'all')
     .option('--shard <i/n>', 'run only the clips whose index % n == i (merge the shards with egogeo merge)')
     .option('--config <yaml>', 'question file', DEFAULT_QUESTIONS_PATH)
-    .option('--scale <mode>', "metric scale: 'road' (camera height) or 'none'", 'road')
+    .option('--scale <mode>', "metric scale: 'road' (camera height), 'gt' (ground-truth speeds from KITTI poses, diagnosis) or 'none'", 'road')
     .option('--model <name>', `model name in the results manifest (default: egogeo_<carla domain> on the published layout, else ${DEFAULT_MODEL})`)
     .option('--no-progress', 'no progress bar (default: shown on a terminal)')
     .action(async (o: Opts) => {
       if (o.questions !== 'subset' && o.questions !== 'all') throw new InputError(`--questions must be 'subset' or 'all', got '${o.questions}'`);
-      if (o.scale !== 'road' && o.scale !== 'none') throw new InputError(`--scale must be road or none, got '${o.scale}'`);
+      if (o.scale !== 'road' && o.scale !== 'gt' && o.scale !== 'none') throw new InputError(`--scale must be road, gt or none, got '${o.scale}'`);
       let frames: number | null = null;
       if (o.frames !== 'all') {
         frames = Number(o.frames);
