@@ -16,6 +16,8 @@ import { registerReport } from './commands/report.js';
 import { registerSynth } from './commands/synth.js';
 import { registerDemo } from './commands/demo.js';
 import { registerDoctor } from './commands/doctor.js';
+import { registerAudit } from './commands/audit.js';
+import { registerEgogears } from './commands/egogears.js';
 
 export function buildProgram(): Command {
   const program = new Command('egogeo')
@@ -33,6 +35,8 @@ export function buildProgram(): Command {
   registerSynth(program);
   registerDemo(program);
   registerDoctor(program);
+  registerAudit(program);
+  registerEgogears(program);
   return program;
 }
 

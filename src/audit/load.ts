@@ -1,0 +1,133 @@
+/**
+ * audit/load — reads the clip lists the audits run on, every error one line naming the file, line
+ * and field. May import: core/, io/, grade/.
+ *
+ * Accepted (several may be given, comma-separated, and are concatenated):
+ * - a JSON list like the benchmark's `selected_clips.json`: `[{id, source, answers{question: label}, …}]`
+ *   (every key but `answers` is a field);
+ * - a benchmark folder holding `qa.jsonl` (`{clip_id, question_id, answer}` per line) and
+ *   `clips_index.jsonl` (`{clip_id, …}` per line: every key is a field), or the `qa.jsonl` itself
+ *   (its `clips_index.jsonl` beside it). A record without `source` gets the grader's rule (clip ids
+ *   starting with `clip_` are nuScenes, the rest CARLA).
+ */
+import { existsSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { InputError } from '../core/trajectory.js';
+import { sourceOfClip } from '../grade/metrics.js';
+import { readInputText } from '../io/safety.js';
+import type { AuditClip } from './shortcut.js';
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** JSON lines of objects (blank lines skipped); a bad line is one error naming file:line. */
+export function readJsonl(path: string, what: string): { line: number; rec: Record<string, unknown> }[] {
+  const text = readInputText(path, what);
+  const out: { line: number; rec: Record<string, unknown> }[] = [];
+  text.split('\n').forEach((l, i) => {
+    if (!l.trim()) return;
+    let v: unknown;
+    try {
+      v = JSON.parse(l);
+    } catch (e) {
+      throw new InputError(`${path}:${i + 1}: not JSON (${(e as Error).message})`);
+    }
+    if (!isObj(v)) throw new InputError(`${path}:${i + 1}: expected a JSON object per line`);
+    out.push({ line: i + 1, rec: v });
+  });
+  return out;
+}
+
+/** A JSON document read whole; a parse error is one line naming the file. */
+export function readJson(path: string, what: string): unknown {
+  const text = readInputText(path, what);
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new InputError(`${path}: not JSON (${(e as Error).message})`);
+  }
+}
+
+const label = (v: unknown): string | null => (typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : null);
+
+function fromSelected(path: string): AuditClip[] {
+  const data = readJson(path, 'clip list');
+  if (!Array.isArray(data)) throw new InputError(`${path}: expected a JSON list of clips {id, source, answers{question_id: label}}`);
+  return data.map((r, i) => {
+    if (!isObj(r)) throw new InputError(`${path}: clip ${i + 1} is not an object`);
+    const id = r.id ?? r.clip_id;
+    if (typeof id !== 'string') throw new InputError(`${path}: clip ${i + 1} has no string "id"`);
+    if (!isObj(r.answers)) throw new InputError(`${path}: clip ${i + 1} (${id}) has no "answers" object`);
+    const answers: Record<string, string> = {};
+    for (const [q, v] of Object.entries(r.answers)) {
+      const y = label(v);
+      if (y === null) throw new InputError(`${path}: clip ${i + 1} (${id}) answers.${q} is not a label`);
+      answers[q] = y;
+    }
+    const fields: Record<string, unknown> = { ...r };
+    delete fields.answers;
+    if (fields.source === undefined) fields.source = sourceOfClip(id);
+    return { id, answers, fields };
+  });
+}
+
+function fromQa(qaPath: string, indexPath: string): AuditClip[] {
+  const index = new Map<string, Record<string, unknown>>();
+  if (existsSync(indexPath)) {
+    for (const { line, rec } of readJsonl(indexPath, 'clips index')) {
+      const id = rec.clip_id ?? rec.id;
+      if (typeof id !== 'string') throw new InputError(`${indexPath}:${line}: no string "clip_id"`);
+      index.set(id, rec);
+    }
+  }
+  const clips = new Map<string, { answers: Record<string, string> }>();
+  for (const { line, rec } of readJsonl(qaPath, 'QA file')) {
+    const id = rec.clip_id;
+    if (typeof id !== 'string') throw new InputError(`${qaPath}:${line}: no string "clip_id"`);
+    if (typeof rec.question_id !== 'string') throw new InputError(`${qaPath}:${line}: no string "question_id"`);
+    const y = label(rec.answer ?? rec.oracle_label);
+    if (y === null) throw new InputError(`${qaPath}:${line}: "answer" is not a label`);
+    let c = clips.get(id);
+    if (!c) clips.set(id, (c = { answers: {} }));
+    c.answers[rec.question_id] = y;
+  }
+  return [...clips].map(([id, c]) => {
+    const fields: Record<string, unknown> = { id, ...(index.get(id) ?? {}) };
+    if (fields.source === undefined) fields.source = sourceOfClip(id);
+    return { id, answers: c.answers, fields };
+  });
+}
+
+/** The clips of one path (see the module comment). */
+export function loadAuditPath(path: string): AuditClip[] {
+  let isDir = false;
+  try {
+    isDir = statSync(path).isDirectory();
+  } catch {
+    /* readInputText names a missing file */
+  }
+  if (isDir) {
+    const qa = join(path, 'qa.jsonl');
+    if (!existsSync(qa)) throw new InputError(`${path}: a folder without qa.jsonl (expected the benchmark layout: qa.jsonl + clips_index.jsonl)`);
+    return fromQa(qa, join(path, 'clips_index.jsonl'));
+  }
+  if (path.endsWith('.jsonl')) return fromQa(path, join(dirname(path), 'clips_index.jsonl'));
+  return fromSelected(path);
+}
+
+/** `--clips a,b`: the clips of every path, concatenated; a clip id given twice is an error. */
+export function loadAuditClips(spec: string): AuditClip[] {
+  const paths = spec.split(',').map((s) => s.trim()).filter(Boolean);
+  if (paths.length === 0) throw new InputError('--clips: expected a file or folder');
+  const out: AuditClip[] = [];
+  const seen = new Map<string, string>();
+  for (const p of paths) {
+    for (const c of loadAuditPath(p)) {
+      const prev = seen.get(c.id);
+      if (prev !== undefined) throw new InputError(`${p}: clip ${c.id} is also in ${prev}`);
+      seen.set(c.id, p);
+      out.push(c);
+    }
+  }
+  if (out.length === 0) throw new InputError(`${spec}: no clips`);
+  return out;
+}

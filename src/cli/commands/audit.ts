@@ -1,0 +1,146 @@
+/**
+ * `egogeo audit shortcut` — the best score reachable without the image (answers from record fields
+ * alone), per question, pooled and per cell, with chance beside it and, with --leaderboard, how many
+ * published rows score at or below it. `egogeo audit turn-geometry` — the a-priori bound of a
+ * stated-turn question set from the camera's geometry. Thin: src/audit/ computes.
+ */
+import type { Command } from 'commander';
+import { InputError } from '../../core/trajectory.js';
+import { loadAuditClips, readJson } from '../../audit/load.js';
+import { compareLeaderboard, type LeaderboardComparison, type LeaderRow, shortcutBound, type ShortcutMetric, type ShortcutReport } from '../../audit/shortcut.js';
+import { turnGeometry, type TurnReport } from '../../audit/turn.js';
+import { writeFileAtomic } from '../../io/atomic.js';
+import { guardOutputs } from '../../io/safety.js';
+
+const f3 = (x: number): string => (Number.isNaN(x) ? '-' : x.toFixed(3));
+const f4 = (x: number): string => (Number.isNaN(x) ? '-' : x.toFixed(4));
+
+function table(header: string[], rows: string[][], left = 1): string {
+  const w = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const fmt = (r: string[]): string => r.map((c, i) => (i < left ? c.padEnd(w[i]) : c.padStart(w[i]))).join('  ').trimEnd();
+  return [fmt(header), w.map((x) => '-'.repeat(x)).join('  '), ...rows.map(fmt)].join('\n');
+}
+
+export function formatShortcut(r: ShortcutReport, lb?: LeaderboardComparison, lbFile?: string): string {
+  const m = r.metric === 'acc' ? 'accuracy' : 'balanced accuracy';
+  const out: string[] = [];
+  out.push(`shortcut bound from ${r.by.join(', ')} alone: ${r.n_clips} clips, ${r.questions.length} questions (${m})`, '');
+  out.push(
+    table(
+      ['question', 'bound', 'chance', 'labels', 'answer per cell'],
+      r.questions.map((q) => {
+        const b = r.per_question[q];
+        return [q, f3(b.bound), f3(b.chance), String(b.n_labels), Object.entries(b.answers).sort(([a], [c]) => (a < c ? -1 : a > c ? 1 : 0)).map(([c, y]) => `${c}: ${y}`).join('; ')];
+      }),
+      1,
+    ),
+    '',
+  );
+  out.push(`pooled over all ${r.questions.length} questions: ${f3(r.pooled14)} (chance ${f3(r.pooled14_chance)}; the pooled metric's own optimum ${f3(r.pooled14_max)})`);
+  if (r.subset.length) out.push(`pooled over the ${r.subset.length}-question subset: ${f3(r.pooled6)} (chance ${f3(r.pooled6_chance)}; own optimum ${f3(r.pooled6_max)})`);
+  out.push(`mean per question: ${f3(r.mean_bound)} (chance ${f3(r.mean_chance)})`);
+  for (const [s, v] of Object.entries(r.per_source)) out.push(`  source ${s}: ${v.n_clips} clips, pooled ${f3(v.pooled14)}${r.subset.length ? `, subset ${f3(v.pooled6)}` : ''}`);
+  out.push('', 'per cell: what each cell gives away (its share of bound − chance; sums over cells to bound − chance)', '');
+  out.push(
+    table(
+      ['cell', 'clips', 'mean gain', ...r.questions],
+      r.cells.map((c) => [c.cell, String(c.n_clips), f4(c.gain_mean), ...r.questions.map((q) => (c.per_question[q] ? `${c.per_question[q].answer} ${f3(c.per_question[q].gain)}` : '-'))]),
+      1,
+    ),
+  );
+  if (lb) {
+    out.push('', `leaderboard ${lbFile}: ${lb.n_rows} published rows; rows at or below the bound (rows answering the ${r.subset.length}-question subset against the subset bound)`);
+    out.push(`  pooled: ${lb.pooled.at_or_below}/${lb.n_rows}${lb.pooled.models.length ? ` (${lb.pooled.models.join(', ')})` : ''}`);
+    for (const [s, v] of Object.entries(lb.per_source)) out.push(`  ${s}: ${v.at_or_below}/${v.n_rows}${v.models.length ? ` (${v.models.join(', ')})` : ''}`);
+  }
+  return out.join('\n');
+}
+
+export function formatTurns(r: TurnReport): string {
+  const out: string[] = [];
+  out.push(
+    `camera ${r.camera.width}x${r.camera.height}, vertical field of view ${r.camera.vfovDeg}°: f = ${r.focal.toFixed(4)} px (fy from the vertical field of view, fx = fy)`,
+    `horizontal half-angle ${r.halfAngleDeg.toFixed(4)}° (horizontal field of view ${r.hfovDeg.toFixed(4)}°)`,
+    `answers: the object's sector after the turn (${r.sectors} sectors); start bearing uniform over the view; turns to the right (left is the mirror image)`,
+    '',
+  );
+  out.push(
+    table(
+      ['turn', 'bearing after', 'reachable answers (share of the view)', 'bound', 'answer', 'chance'],
+      r.turns.map((t) => [
+        `${t.turn}°`,
+        `[${t.after[0].toFixed(1)}°, ${t.after[1].toFixed(1)}°]`,
+        t.reachable.map((a) => `${a.answer} ${(100 * a.share).toFixed(1)}%`).join(', '),
+        f3(t.bound),
+        t.best,
+        f3(t.chance),
+      ]),
+      3,
+    ),
+  );
+  out.push('', `mean bound over the ${r.turns.length} turns: ${f3(r.mean_bound)}`);
+  return out.join('\n');
+}
+
+const num = (s: string, flag: string): number => {
+  const v = Number(s);
+  if (s.trim() === '' || !Number.isFinite(v)) throw new InputError(`${flag}: expected a number, got '${s}'`);
+  return v;
+};
+
+export function registerAudit(program: Command): void {
+  const audit = program.command('audit').description('bounds reachable without the image: record-field shortcuts, stated-turn geometry');
+  audit
+    .command('shortcut')
+    .description('the best score reachable from record fields alone (per question, pooled, per cell), with chance beside it')
+    .requiredOption('--clips <file>', 'selected_clips.json, or a benchmark folder / qa.jsonl (with clips_index.jsonl beside it); several comma-separated')
+    .requiredOption('--by <fields>', 'comma-separated record fields that make a cell (e.g. source, behavior, features.x)')
+    .option('--metric <m>', 'bacc (balanced accuracy, the published grader) or acc', 'bacc')
+    .option('--leaderboard <file>', 'count the published rows that score at or below the bound')
+    .option('--json <out>', 'also write the report as JSON (atomically)')
+    .action((o: { clips: string; by: string; metric: string; leaderboard?: string; json?: string }) => {
+      if (o.metric !== 'bacc' && o.metric !== 'acc') throw new InputError(`--metric: expected bacc or acc, got '${o.metric}'`);
+      guardOutputs([o.json !== undefined ? { path: o.json, flag: '--json' } : undefined], [...o.clips.split(','), o.leaderboard]);
+      const by = o.by.split(',').map((s) => s.trim()).filter(Boolean);
+      if (by.length === 0) throw new InputError('--by: expected a comma-separated list of fields');
+      const clips = loadAuditClips(o.clips);
+      for (const f of by) {
+        if (!clips.some((c) => c.fields[f] !== undefined || f.includes('.'))) throw new InputError(`--by: no clip in ${o.clips} has the field '${f}'`);
+      }
+      const report = shortcutBound(clips, by, o.metric as ShortcutMetric);
+      let lb: LeaderboardComparison | undefined;
+      if (o.leaderboard) {
+        const data = readJson(o.leaderboard, 'leaderboard');
+        if (!Array.isArray(data)) throw new InputError(`${o.leaderboard}: expected a JSON list of leaderboard rows`);
+        data.forEach((r, i) => {
+          if (typeof r !== 'object' || r === null || typeof (r as LeaderRow).model !== 'string' || typeof (r as LeaderRow).balanced_acc !== 'number') {
+            throw new InputError(`${o.leaderboard}: row ${i + 1} has no string "model" and numeric "balanced_acc"`);
+          }
+        });
+        lb = compareLeaderboard(report, data as LeaderRow[]);
+      }
+      if (o.json) {
+        const { pooled14, pooled6, per_question, ...rest } = report;
+        const j = { pooled14, pooled6, per_question, ...rest, ...(lb ? { leaderboard: lb } : {}) };
+        writeFileAtomic(o.json, `${JSON.stringify(j, (_k, v) => (typeof v === 'number' && Number.isNaN(v) ? null : v), 2)}\n`);
+      }
+      process.stdout.write(`${formatShortcut(report, lb, o.leaderboard)}\n`);
+    });
+  audit
+    .command('turn-geometry')
+    .description('the a-priori bound of a stated-turn question set from camera geometry')
+    .requiredOption('--width <px>', 'image width in pixels')
+    .requiredOption('--height <px>', 'image height in pixels')
+    .requiredOption('--vfov <deg>', 'vertical field of view in degrees')
+    .option('--turns <list>', 'comma-separated turns in degrees (right positive)', '30,60,90,120,180')
+    .option('--sectors <n>', 'answer sectors: 4 (front/right/behind/left) or 8', '4')
+    .option('--json <out>', 'also write the report as JSON (atomically)')
+    .action((o: { width: string; height: string; vfov: string; turns: string; sectors: string; json?: string }) => {
+      guardOutputs([o.json !== undefined ? { path: o.json, flag: '--json' } : undefined], []);
+      if (o.sectors !== '4' && o.sectors !== '8') throw new InputError(`--sectors: expected 4 or 8, got '${o.sectors}'`);
+      const turns = o.turns.split(',').map((s) => s.trim()).filter(Boolean).map((s) => num(s, '--turns'));
+      const r = turnGeometry({ width: num(o.width, '--width'), height: num(o.height, '--height'), vfovDeg: num(o.vfov, '--vfov') }, turns, Number(o.sectors) as 4 | 8);
+      if (o.json) writeFileAtomic(o.json, `${JSON.stringify(r, null, 2)}\n`);
+      process.stdout.write(`${formatTurns(r)}\n`);
+    });
+}
