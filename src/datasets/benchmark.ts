@@ -23,9 +23,10 @@
  * (record > metadata.json > KITTI's 1.65 m under KITTI frames > known rig for the source > the
  * engine's default). Parsing only: nothing is decoded here. May import: core/, io/, datasets/.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { InputError, type Trajectory } from '../core/trajectory.js';
+import { readInputText } from '../io/safety.js';
 import type { Intrinsics } from '../native/index.js';
 import { type CameraOverrides, overrideCamera, readCamerasFile } from './cameras.js';
 import { type KittiCache, kittiTrajectory } from './groundtruth.js';
@@ -130,12 +131,7 @@ export function inferSource(clipId: string): string {
 
 /** Reads a JSONL file into records; errors name `file:line`. Blank lines are skipped. */
 export function readJsonlRecords(path: string): { rec: Record<string, unknown>; line: number }[] {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new InputError(`${path}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-  }
+  const text = readInputText(path, 'JSONL file');
   const out: { rec: Record<string, unknown>; line: number }[] = [];
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
@@ -155,12 +151,12 @@ export function readJsonlRecords(path: string): { rec: Record<string, unknown>; 
 
 /** A `selected_clips.json`-style list → [{id, source?}] in file order; duplicates are an error. */
 export function readClipList(path: string): { id: string; source?: string }[] {
+  const text = readInputText(path, 'clip list');
   let doc: unknown;
   try {
-    doc = JSON.parse(readFileSync(path, 'utf8'));
+    doc = JSON.parse(text);
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new InputError(`${path}: ${code ? `cannot read (${code})` : `invalid JSON (${(e as Error).message.split('\n')[0]})`}`);
+    throw new InputError(`${path}: invalid JSON (${(e as Error).message.split('\n')[0]})`);
   }
   const list = Array.isArray(doc) ? doc : (doc as { clips?: unknown })?.clips;
   if (!Array.isArray(list)) throw new InputError(`${path}: expected a JSON list of clip ids or of {id, source} objects`);
@@ -380,7 +376,7 @@ function readCameras(root: string): Map<string, Camera> {
   if (!existsSync(p)) return out;
   let meta: { cameras?: Record<string, Record<string, unknown>>; clip_presets?: Record<string, string> };
   try {
-    meta = JSON.parse(readFileSync(p, 'utf8'));
+    meta = JSON.parse(readInputText(p, 'metadata file'));
   } catch (e) {
     throw new InputError(`${p}: invalid JSON (${(e as Error).message.split('\n')[0]})`);
   }

@@ -8,8 +8,8 @@
  * `height` is the camera's height above the road in metres. Every field is optional.
  * May import: core/.
  */
-import { readFileSync, statSync } from 'node:fs';
 import { InputError } from '../core/trajectory.js';
+import { readInputText } from '../io/safety.js';
 import type { Intrinsics } from '../native/index.js';
 
 /** A clip's camera as the run uses it (intrinsics or a field of view, height, road normal). */
@@ -49,13 +49,12 @@ const FIELDS = new Set(['hfov_deg', 'fx', 'fy', 'cx', 'cy', 'height']);
 
 /** Reads a `--cameras` file; any problem is one line naming the file and the field. */
 export function readCamerasFile(path: string): CameraOverrides {
+  const text = readInputText(path, 'cameras file');
   let doc: unknown;
   try {
-    if (!statSync(path).isFile()) throw Object.assign(new Error('not a regular file'), { code: 'not a regular file' });
-    doc = JSON.parse(readFileSync(path, 'utf8'));
+    doc = JSON.parse(text);
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new InputError(`${path}: ${code ? `cannot read (${code})` : `invalid JSON (${(e as Error).message.split('\n')[0]})`}`);
+    throw new InputError(`${path}: invalid JSON (${(e as Error).message.split('\n')[0]})`);
   }
   if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw new InputError(`${path}: expected {"<source>": {hfov_deg | fx, fy, cx, cy, height}, …}`);
   const out = new Map<string, Omit<Camera, 'from'>>();

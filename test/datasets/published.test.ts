@@ -199,7 +199,7 @@ describe('published layout', () => {
       expect(() => readCamerasFile(p)).toThrow(msg);
       expect(() => readCamerasFile(p)).toThrow(InputError);
     }
-    expect(() => readCamerasFile(d)).toThrow(/not a regular file/);
+    expect(() => readCamerasFile(d)).toThrow(/is a folder, expected a cameras file/);
   });
 
   it.skipIf(!NATIVE_BUILT || !pub.videos)('egogeo run answers every clip, sources as the grader expects, the camera of each clip in the manifest, model per CARLA domain', async () => {
