@@ -97,6 +97,21 @@ function rawDecodeObject(text: string, start: number): unknown {
   return undefined;
 }
 
+/** Python's `repr` of a JSON value (str quoting as CPython chooses it; enough for error texts). */
+export function pyRepr(v: unknown): string {
+  if (v === null || v === undefined) return 'None';
+  if (v === true) return 'True';
+  if (v === false) return 'False';
+  if (typeof v === 'number') return Number.isInteger(v) ? String(v) : String(v);
+  if (typeof v === 'string') {
+    const q = v.includes("'") && !v.includes('"') ? '"' : "'";
+    const body = v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/\r/g, '\\r').replace(/\t/g, '\\t');
+    return q + (q === "'" ? body.replace(/'/g, "\\'") : body) + q;
+  }
+  if (Array.isArray(v)) return `[${v.map(pyRepr).join(', ')}]`;
+  return `{${Object.entries(v as object).map(([k, x]) => `${pyRepr(k)}: ${pyRepr(x)}`).join(', ')}}`;
+}
+
 const ANSWER_ITEM = /^(?:option\s+)?\(?([A-Z])\)?[.):]?$/i;
 const pyStripWs = (s: string): string => s.replace(/^[\s\x1c-\x1f\x85]+|[\s\x1c-\x1f\x85]+$/gu, '');
 
@@ -111,11 +126,11 @@ export function parseAnswer(raw: string | null | undefined, letters: readonly st
   if (found === null) return { letters: null, error: 'No JSON object with an "answer" key' };
   let answer = found.answer;
   if (typeof answer === 'string') answer = pyStripWs(answer).split(/\s*[,;/]\s*/);
-  if (!Array.isArray(answer)) return { letters: null, error: `Answer is not a list: ${JSON.stringify(answer)}`.slice(0, 200) };
+  if (!Array.isArray(answer)) return { letters: null, error: `Answer is not a list: ${pyRepr(answer)}`.slice(0, 200) };
   const chosen = new Set<string>();
   for (const item of answer) {
     const m = typeof item === 'string' ? ANSWER_ITEM.exec(pyStripWs(item)) : null;
-    if (!m) return { letters: null, error: `Unrecognized answer item: ${JSON.stringify(item)}`.slice(0, 200) };
+    if (!m) return { letters: null, error: `Unrecognized answer item: ${pyRepr(item)}`.slice(0, 200) };
     const letter = m[1].toUpperCase();
     if (!letters.includes(letter)) return { letters: null, error: `Answer letter ${letter} is not among the shown options` };
     chosen.add(letter);
@@ -236,7 +251,8 @@ function chance(spec: { n_options: number; n_select: number }[]): [number, numbe
     n2 += (s.n_select * s.n_select) / s.n_options;
     d += s.n_select;
   }
-  return [(100 * ex) / spec.length, d ? (100 * n2) / d : 0];
+  // score.py: ex = Σ / len, ov = num / den; printed as 100 * value
+  return [100 * (ex / spec.length), d ? 100 * (n2 / d) : 0];
 }
 
 const asSet = (v: unknown): Set<unknown> | null => (Array.isArray(v) ? new Set(v) : null);
