@@ -1,6 +1,6 @@
 /**
  * audit/load — reads the clip lists the audits run on, every error one line naming the file, line
- * and field. May import: core/, io/, grade/.
+ * and field. May import: core/, io/, grade/, datasets/benchmark (its JSONL reader).
  *
  * Accepted (several may be given, comma-separated, and are concatenated):
  * - a JSON list like the benchmark's `selected_clips.json`: `[{id, source, answers{question: label}, …}]`
@@ -14,28 +14,11 @@ import { existsSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { InputError } from '../core/trajectory.js';
 import { sourceOfClip } from '../grade/metrics.js';
+import { readJsonlRecords } from '../datasets/benchmark.js';
 import { readInputText } from '../io/safety.js';
 import type { AuditClip } from './shortcut.js';
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** JSON lines of objects (blank lines skipped); a bad line is one error naming file:line. */
-export function readJsonl(path: string, what: string): { line: number; rec: Record<string, unknown> }[] {
-  const text = readInputText(path, what);
-  const out: { line: number; rec: Record<string, unknown> }[] = [];
-  text.split('\n').forEach((l, i) => {
-    if (!l.trim()) return;
-    let v: unknown;
-    try {
-      v = JSON.parse(l);
-    } catch (e) {
-      throw new InputError(`${path}:${i + 1}: not JSON (${(e as Error).message})`);
-    }
-    if (!isObj(v)) throw new InputError(`${path}:${i + 1}: expected a JSON object per line`);
-    out.push({ line: i + 1, rec: v });
-  });
-  return out;
-}
 
 /** A JSON document read whole; a parse error is one line naming the file. */
 export function readJson(path: string, what: string): unknown {
@@ -73,14 +56,14 @@ function fromSelected(path: string): AuditClip[] {
 function fromQa(qaPath: string, indexPath: string): AuditClip[] {
   const index = new Map<string, Record<string, unknown>>();
   if (existsSync(indexPath)) {
-    for (const { line, rec } of readJsonl(indexPath, 'clips index')) {
+    for (const { line, rec } of readJsonlRecords(indexPath)) {
       const id = rec.clip_id ?? rec.id;
       if (typeof id !== 'string') throw new InputError(`${indexPath}:${line}: no string "clip_id"`);
       index.set(id, rec);
     }
   }
   const clips = new Map<string, { answers: Record<string, string> }>();
-  for (const { line, rec } of readJsonl(qaPath, 'QA file')) {
+  for (const { line, rec } of readJsonlRecords(qaPath)) {
     const id = rec.clip_id;
     if (typeof id !== 'string') throw new InputError(`${qaPath}:${line}: no string "clip_id"`);
     if (typeof rec.question_id !== 'string') throw new InputError(`${qaPath}:${line}: no string "question_id"`);

@@ -2,10 +2,10 @@
  * egogears/load — reads EgoGears question files (JSONL: `{id | review_id, unit, question_type,
  * options{letter: text}, answer[letters], …}`) and prediction / result files (JSONL keyed by
  * `question_id`, else `id` / `review_id`; the last line of a question wins, as `load_results` keeps
- * it). Errors are one line naming file, line and field. May import: core/, io/, audit/load.
+ * it). Errors are one line naming file, line and field. May import: core/, io/, datasets/benchmark (its JSONL reader).
  */
 import { InputError } from '../core/trajectory.js';
-import { readJsonl } from '../audit/load.js';
+import { readJsonlRecords } from '../datasets/benchmark.js';
 import { DATASETS, type GearsQuestion } from './score.js';
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -25,7 +25,7 @@ export function loadQuestionFile(path: string, dataset?: string): QuestionFile {
   if (dataset !== undefined && !(DATASETS as readonly string[]).includes(dataset)) {
     throw new InputError(`--dataset: expected one of ${DATASETS.join(', ')}, got '${dataset}'`);
   }
-  const rows = readJsonl(path, 'question file');
+  const rows = readJsonlRecords(path);
   if (rows.length === 0) throw new InputError(`${path}: no questions`);
   const ds = dataset ?? (typeof rows[0].rec.review_id === 'string' ? 'mixed_1487' : 'single_567_human');
   const idField = ds.startsWith('single_') ? 'id' : 'review_id';
@@ -47,7 +47,7 @@ export function loadQuestionFile(path: string, dataset?: string): QuestionFile {
 /** Prediction or result rows: question id → the last row given for it. */
 export function loadPredictions(path: string): Map<string, Record<string, unknown>> {
   const out = new Map<string, Record<string, unknown>>();
-  for (const { line, rec } of readJsonl(path, 'predictions file')) {
+  for (const { line, rec } of readJsonlRecords(path)) {
     const id = rec.question_id ?? rec.id ?? rec.review_id;
     if (typeof id !== 'string') throw new InputError(`${path}:${line}: no string "question_id" (or "id" / "review_id")`);
     out.set(id, rec);

@@ -165,7 +165,7 @@ describe('bad input: one line naming the file or field, exit 1', () => {
     return p;
   };
   it.each([
-    ['not JSON', 'bad1.jsonl', '{"id": "a", "options": {"A": "x"}, "answer": ["A"]}\n{oops\n', /bad1\.jsonl:2: not JSON/],
+    ['not JSON', 'bad1.jsonl', '{"id": "a", "options": {"A": "x"}, "answer": ["A"]}\n{oops\n', /bad1\.jsonl:2: invalid JSON/],
     ['answer outside options', 'bad2.jsonl', '{"id": "a", "options": {"A": "x"}, "answer": ["B"]}\n', /bad2\.jsonl:1: "answer"/],
     ['no id', 'bad3.jsonl', '{"options": {"A": "x"}, "answer": ["A"]}\n', /bad3\.jsonl:1: no string "id"/],
   ])('%s', async (_n, name, text, re) => {

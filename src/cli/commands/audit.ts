@@ -7,7 +7,8 @@
 import type { Command } from 'commander';
 import { InputError } from '../../core/trajectory.js';
 import { loadAuditClips, readJson } from '../../audit/load.js';
-import { compareLeaderboard, type LeaderboardComparison, type LeaderRow, shortcutBound, type ShortcutMetric, type ShortcutReport } from '../../audit/shortcut.js';
+import { parseLeaderboard } from '../../report/leaderboard.js';
+import { compareLeaderboard, type LeaderboardComparison, shortcutBound, type ShortcutMetric, type ShortcutReport } from '../../audit/shortcut.js';
 import { turnGeometry, type TurnReport } from '../../audit/turn.js';
 import { writeFileAtomic } from '../../io/atomic.js';
 import { guardOutputs } from '../../io/safety.js';
@@ -110,14 +111,8 @@ export function registerAudit(program: Command): void {
       const report = shortcutBound(clips, by, o.metric as ShortcutMetric);
       let lb: LeaderboardComparison | undefined;
       if (o.leaderboard) {
-        const data = readJson(o.leaderboard, 'leaderboard');
-        if (!Array.isArray(data)) throw new InputError(`${o.leaderboard}: expected a JSON list of leaderboard rows`);
-        data.forEach((r, i) => {
-          if (typeof r !== 'object' || r === null || typeof (r as LeaderRow).model !== 'string' || typeof (r as LeaderRow).balanced_acc !== 'number') {
-            throw new InputError(`${o.leaderboard}: row ${i + 1} has no string "model" and numeric "balanced_acc"`);
-          }
-        });
-        lb = compareLeaderboard(report, data as LeaderRow[]);
+        const data = parseLeaderboard(readJson(o.leaderboard, 'leaderboard'), o.leaderboard);
+        lb = compareLeaderboard(report, data);
       }
       if (o.json) {
         const { pooled14, pooled6, per_question, ...rest } = report;
