@@ -2,6 +2,7 @@
 // Every call owns its request (pixel buffers are copied), so the async path never touches JS
 // memory and no state is shared between calls or worker threads.
 #include "binding.h"
+#include "road_scale.h"
 
 #include "../napi_util.h"
 #include "pipeline.h"
@@ -166,6 +167,8 @@ std::unique_ptr<Request> parse(const Napi::CallbackInfo& info) {
     o.road_margin = a.number(op, "roadMargin", "options", o.road_margin, 0, 0.9);
     o.scale_smoothing = a.number(op, "scaleSmoothing", "options", o.scale_smoothing, 0, 1e9);
     o.relative_scale = a.boolean(op, "relativeScale", "options", o.relative_scale);
+    o.speed_smoother = a.boolean(op, "speedSmoother", "options", o.speed_smoother);
+    o.jerk_psd = a.number(op, "jerkPsd", "options", o.jerk_psd, 0, 1e6);
     const std::string photometric = a.choice(op, "photometric", "options", "none", {"none", "global", "equalize", "clahe", "gain", "match", "pair"});
     o.photometric = photometric == "global"     ? Photometric::Global
                     : photometric == "equalize" ? Photometric::Equalize
@@ -226,9 +229,25 @@ Napi::Object to_js(Napi::Env env, Output& o) {
     po.Set("roadPoints", p.road_points);
     po.Set("parallax", p.parallax);
     po.Set("distance", p.scale);
+    po.Set("speedSigma", p.speed_sigma);
     pairs.Set(static_cast<uint32_t>(i), po);
   }
   out.Set("pairs", pairs);
+  {
+    Napi::Object sp = Napi::Object::New(env);
+    auto arr = [&](const std::vector<double>& x) {
+      auto f = Napi::Float64Array::New(env, x.size());
+      for (size_t i = 0; i < x.size(); ++i) f[i] = x[i];
+      return f;
+    };
+    sp.Set("speed", arr(r.speed));
+    sp.Set("speedSigma", arr(r.speed_sigma));
+    sp.Set("accel", arr(r.accel));
+    sp.Set("accelSigma", arr(r.accel_sigma));
+    sp.Set("jerkPsd", r.jerk_psd);
+    sp.Set("noiseScale", r.noise_scale);
+    out.Set("speedProfile", sp);
+  }
   Napi::Object tracks = Napi::Object::New(env);
   tracks.Set("meanLength", r.mean_track_length);
   tracks.Set("created", r.tracks_created);
@@ -342,12 +361,64 @@ Napi::Value ProbeVideo(const Napi::CallbackInfo& info) {
   return out;
 }
 
+/// smoothSpeed({timestamps, distances, distanceSigma, logRatios, ratioSigma, jerkPsd?}) → {speed,
+/// speedSigma, jerkPsd, roadScale, ratioScale}: the engine's speed smoother (road_scale.h) on given
+/// per-pair measurements, for tests and studies. Per pair: a road distance (m; not > 0 = none)
+/// with the standard deviation of its log, and the log ratio of its distance to the previous
+/// pair's with its standard deviation (not > 0 = none). Every pair is taken as moving.
+Napi::Value SmoothSpeed(const Napi::CallbackInfo& info) {
+  const napi::Args a(info.Env(), "smoothSpeed");
+  if (info.Length() < 1 || !info[0].IsObject()) a.fail("expected ({timestamps, distances, distanceSigma, logRatios, ratioSigma})");
+  const Napi::Object o = info[0].As<Napi::Object>();
+  const std::vector<double> ts = a.numbers(o.Get("timestamps"), "timestamps");
+  const std::vector<double> d = a.numbers(o.Get("distances"), "distances");
+  const std::vector<double> ds = a.numbers(o.Get("distanceSigma"), "distanceSigma");
+  const std::vector<double> lr = a.numbers(o.Get("logRatios"), "logRatios");
+  const std::vector<double> rs = a.numbers(o.Get("ratioSigma"), "ratioSigma");
+  const size_t n = d.size();
+  if (ts.size() != n + 1 || ds.size() != n || lr.size() != n || rs.size() != n) a.fail("timestamps needs one entry more than the per-pair arrays, which need equal lengths");
+  for (size_t i = 1; i < ts.size(); ++i)
+    if (!(ts[i] > ts[i - 1])) a.fail("timestamps must be strictly increasing");
+  SpeedPrior prior;
+  const Napi::Value q = o.Get("jerkPsd");
+  if (q.IsNumber()) prior.jerk_psd = q.As<Napi::Number>().DoubleValue();
+  std::vector<double> v(n, 0.0), road(n, 0.0), wr(n, 0.0), rho(n, 0.0), wq(n, 0.0), var, cov;
+  std::vector<bool> moving(n, true);
+  for (size_t k = 0; k < n; ++k) {
+    if (d[k] > 0 && ds[k] > 0) {
+      road[k] = std::log(d[k]);
+      wr[k] = 1.0 / (ds[k] * ds[k]);
+    }
+    if (k >= 1 && rs[k] > 0) {
+      rho[k] = lr[k];
+      wq[k] = 1.0 / (rs[k] * rs[k]);
+    }
+    v[k] = d[k] > 0 ? d[k] / (ts[k + 1] - ts[k]) : 0.0;
+  }
+  const SpeedFit fit = smooth_speed(v, moving, ts, road, wr, rho, wq, prior, &var, &cov);
+  if (!fit.ok) a.fail("no road distance to anchor the speed");
+  Napi::Env env = info.Env();
+  auto sp = Napi::Float64Array::New(env, n), sg = Napi::Float64Array::New(env, n);
+  for (size_t k = 0; k < n; ++k) {
+    sp[k] = v[k];
+    sg[k] = v[k] * std::sqrt(var[k]);
+  }
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("speed", sp);
+  out.Set("speedSigma", sg);
+  out.Set("jerkPsd", fit.jerk_psd);
+  out.Set("roadScale", fit.road_scale);
+  out.Set("ratioScale", fit.ratio_scale);
+  return out;
+}
+
 }  // namespace
 
 void register_exports(Napi::Env env, Napi::Object exports) {
   exports.Set("probeVideo", Napi::Function::New(env, ProbeVideo, "probeVideo"));
   exports.Set("processClip", Napi::Function::New(env, ProcessClip, "processClip"));
   exports.Set("processClipAsync", Napi::Function::New(env, ProcessClipAsync, "processClipAsync"));
+  exports.Set("smoothSpeed", Napi::Function::New(env, SmoothSpeed, "smoothSpeed"));
 }
 
 }  // namespace egogeo::vo

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <string>
 
 namespace egogeo::vo {
@@ -94,6 +95,43 @@ void fill_failed_pairs(std::vector<PairMotion>& pairs, const std::vector<double>
     cv::Rodrigues(rate, R);
     pairs[k].R = cv::Matx33d(R);
     if (cv::norm(dir) > 0) pairs[k].t_dir = dir * (1.0 / cv::norm(dir));
+  }
+}
+
+/// Per-frame speed and acceleration (with standard deviations) from the pairs' mean speeds and
+/// their posterior covariances: a frame's speed interpolates its two pairs linearly in time (their
+/// midpoints), its acceleration is their difference over the midpoints' distance; the first and
+/// last frame take their one pair's speed and their neighbour's acceleration.
+void speed_profile(ClipResult& res, const std::vector<double>& ts) {
+  const size_t np = res.pairs.size(), n = np + 1;
+  res.speed.assign(n, 0.0);
+  res.speed_sigma.assign(n, 0.0);
+  res.accel.assign(n, 0.0);
+  res.accel_sigma.assign(n, 0.0);
+  auto v = [&](size_t k) { return res.pairs[k].scale / (ts[k + 1] - ts[k]); };
+  auto var = [&](size_t k) { return res.pairs[k].speed_sigma * res.pairs[k].speed_sigma; };
+  for (size_t i = 0; i < n; ++i) {
+    if (i == 0 || i == np) {
+      const size_t k = i == 0 ? 0 : np - 1;
+      res.speed[i] = v(k);
+      res.speed_sigma[i] = res.pairs[k].speed_sigma;
+      continue;
+    }
+    const double h0 = 0.5 * (ts[i] - ts[i - 1]), h1 = 0.5 * (ts[i + 1] - ts[i]), h = h0 + h1;
+    const double w0 = h1 / h, w1 = h0 / h;  // weight of pair i-1 and pair i
+    const double c = res.pairs[i].speed_cov_prev;
+    res.speed[i] = w0 * v(i - 1) + w1 * v(i);
+    res.speed_sigma[i] = std::sqrt(std::max(0.0, w0 * w0 * var(i - 1) + w1 * w1 * var(i) + 2 * w0 * w1 * c));
+    res.accel[i] = (v(i) - v(i - 1)) / h;
+    res.accel_sigma[i] = std::sqrt(std::max(0.0, var(i - 1) + var(i) - 2 * c)) / h;
+  }
+  if (n >= 3) {
+    res.accel[0] = res.accel[1];
+    res.accel_sigma[0] = res.accel_sigma[1];
+    res.accel[n - 1] = res.accel[n - 2];
+    res.accel_sigma[n - 1] = res.accel_sigma[n - 2];
+  } else {
+    res.accel_sigma[0] = res.accel_sigma[1] = std::isfinite(res.speed_sigma[0]) ? 0.0 : res.speed_sigma[0];
   }
 }
 
@@ -179,12 +217,16 @@ ClipResult process_clip(const ClipInput& in, const Options& opt) {
     if (opt.scale == ScaleMode::Road) {
       const auto ratios = opt.relative_scale ? relative_scales(all, inliers, res.pairs, intr) : std::vector<ScaleRatio>{};
       road.solve(res.pairs, in.timestamps, ratios, res.road_normal);
+      res.jerk_psd = road.speed_fit().ok ? road.speed_fit().jerk_psd : 0.0;
+      res.noise_scale = road.speed_fit().ok ? std::sqrt(road.speed_fit().road_scale * road.speed_fit().ratio_scale) : 0.0;
     } else {
       for (size_t k = 0; k + 1 < n; ++k) {
         auto& p = res.pairs[k];
         const bool still = p.quality == PairQuality::LowParallax;
         p.scale = opt.scale == ScaleMode::GroundTruth ? opt.gt_speeds[k] * (in.timestamps[k + 1] - in.timestamps[k])
                                                       : (still ? 0.0 : 1.0);
+        p.speed_sigma = opt.scale == ScaleMode::GroundTruth ? 0.0 : std::numeric_limits<double>::quiet_NaN();
+        p.speed_cov_prev = 0.0;
       }
     }
   }
@@ -200,6 +242,7 @@ ClipResult process_clip(const ClipInput& in, const Options& opt) {
     res.t.push_back(cw + Rw * (-(p.R.t() * t)));
     res.R.push_back(Rw * p.R.t());
   }
+  speed_profile(res, in.timestamps);
   res.mean_track_length = tracker.mean_track_length();
   res.tracks_created = tracker.tracks_created();
   return res;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace egogeo::vo {
 
@@ -94,8 +95,11 @@ namespace {
 // Fuses the noisy absolute road distances with the precise relative scales between consecutive
 // pairs: least squares over log distances L_k with road terms (robust), ratio terms
 // L_k - L_{k-1} = rho_k, and a weak smoothness prior on log speed that bridges pairs with neither.
-void fuse_relative(std::vector<double>& v, std::vector<double>& conf, const std::vector<ScaleRatio>& ratios,
-                   const std::vector<PairMotion>& pairs, const std::vector<double>& ts) {
+// Returns the final robust weights of the road (wr_out) and ratio (wq_out) terms and the road
+// log distances (road_out) for the speed smoother; false when nothing was fused.
+bool fuse_relative(std::vector<double>& v, std::vector<double>& conf, const std::vector<ScaleRatio>& ratios,
+                   const std::vector<PairMotion>& pairs, const std::vector<double>& ts, std::vector<double>& road_out,
+                   std::vector<double>& wr_out, std::vector<double>& wq_out) {
   const int n = static_cast<int>(v.size());
   std::vector<double> logdt(n);
   for (int k = 0; k < n; ++k) logdt[k] = std::log(ts[k + 1] - ts[k]);
@@ -110,7 +114,7 @@ void fuse_relative(std::vector<double>& v, std::vector<double>& conf, const std:
       wr[k] = 1.0 / (sr * sr);
       ++anchors;
     }
-  if (anchors == 0) return;
+  if (anchors == 0) return false;
   std::vector<double> L(n, 0.0);
   std::vector<double> w = wr, wq(n, 0.0);
   for (int k = 1; k < n; ++k)
@@ -137,7 +141,7 @@ void fuse_relative(std::vector<double>& v, std::vector<double>& conf, const std:
       if (k >= 1 && moving(k - 1)) add2(k, k - 1, 1.0 / (0.2 * 0.2), logdt[k] - logdt[k - 1]);
     }
     cv::Mat x;
-    if (!cv::solve(A, b, x, cv::DECOMP_CHOLESKY)) return;
+    if (!cv::solve(A, b, x, cv::DECOMP_CHOLESKY)) return false;
     for (int k = 0; k < n; ++k) L[k] = x.at<double>(k);
     // Robust terms: a road estimate or a ratio that disagrees with the rest loses weight.
     for (int k = 0; k < n; ++k) {
@@ -151,9 +155,178 @@ void fuse_relative(std::vector<double>& v, std::vector<double>& conf, const std:
     v[k] = std::exp(L[k] - logdt[k]);
     conf[k] = 1.0;
   }
+  road_out = road;
+  wr_out = w;
+  wq_out.assign(n, 0.0);
+  for (int k = 1; k < n; ++k)
+    if (ratios[k].valid && moving(k) && moving(k - 1)) wq_out[k] = wq[k];
+  return true;
 }
 
 }  // namespace
+
+SpeedFit smooth_speed(std::vector<double>& v, const std::vector<bool>& moving, const std::vector<double>& ts,
+                      const std::vector<double>& road, const std::vector<double>& wr0, const std::vector<double>& rho,
+                      const std::vector<double>& wq0, const SpeedPrior& prior, std::vector<double>* var,
+                      std::vector<double>* cov_prev) {
+  const int n = static_cast<int>(v.size());
+  SpeedFit fit;
+  if (var) var->assign(n, 0.0);
+  if (cov_prev) cov_prev->assign(n, 0.0);
+  std::vector<double> logdt(n), tm(n);
+  for (int k = 0; k < n; ++k) {
+    logdt[k] = std::log(ts[k + 1] - ts[k]);
+    tm[k] = 0.5 * (ts[k] + ts[k + 1]);
+  }
+  int anchors = 0;
+  std::vector<double> levels;
+  for (int k = 0; k < n; ++k)
+    if (moving[k] && wr0[k] > 0) {
+      ++anchors;
+      levels.push_back(road[k] - logdt[k]);
+    }
+  if (anchors == 0) return fit;
+  const double level = median(levels);  // log speed for a tiny ridge (segments without a road anchor)
+  // Terms of the quadratic objective: weight * (c . x[idx] - rhs)^2, x_k = log distance of pair k.
+  struct Term {
+    int i[3];
+    double c[3];
+    int m;
+    double w, rhs;
+    int kind;  // 0 road, 1 ratio, 2 prior
+  };
+  std::vector<double> wr = wr0, wq = wq0, x(n, 0.0);
+  for (int k = 0; k < n; ++k) x[k] = moving[k] && v[k] > 0 ? std::log(v[k]) + logdt[k] : 0.0;
+  // Banded (bandwidth 2) Cholesky of the normal matrix: A(i, i-d) at a[3 i + d].
+  std::vector<double> a(3 * n), b(n), Lb(3 * n);
+  auto factor = [&](double& logdet) {
+    Lb = a;
+    logdet = 0;
+    for (int i = 0; i < n; ++i)
+      for (int j = std::max(0, i - 2); j <= i; ++j) {
+        double s = Lb[3 * i + (i - j)];
+        for (int k = std::max(0, i - 2); k < j; ++k) s -= Lb[3 * i + (i - k)] * Lb[3 * j + (j - k)];
+        if (i == j) {
+          if (!(s > 0)) return false;
+          Lb[3 * i] = std::sqrt(s);
+          logdet += 2 * std::log(Lb[3 * i]);
+        } else {
+          Lb[3 * i + (i - j)] = s / Lb[3 * j];
+        }
+      }
+    return true;
+  };
+  auto solve = [&](std::vector<double> y) {  // A^{-1} y from the factor
+    for (int i = 0; i < n; ++i) {
+      for (int k = std::max(0, i - 2); k < i; ++k) y[i] -= Lb[3 * i + (i - k)] * y[k];
+      y[i] /= Lb[3 * i];
+    }
+    for (int i = n - 1; i >= 0; --i) {
+      for (int k = i + 1; k <= std::min(n - 1, i + 2); ++k) y[i] -= Lb[3 * k + (k - i)] * y[k];
+      y[i] /= Lb[3 * i];
+    }
+    return y;
+  };
+  const int nq = 25, ns = 9;
+  for (int outer = 0; outer < 3; ++outer) {
+    std::vector<Term> terms;
+    for (int k = 0; k < n; ++k) {
+      if (!moving[k]) continue;
+      if (wr[k] > 0) terms.push_back({{k, 0, 0}, {1, 0, 0}, 1, wr[k], road[k], 0});
+      if (k >= 1 && wq[k] > 0) terms.push_back({{k, k - 1, 0}, {1, -1, 0}, 2, wq[k], rho[k], 1});
+      if (k >= 1 && k + 1 < n && moving[k - 1] && moving[k + 1]) {
+        // White-noise jerk: the change of acceleration between the pair midpoints, linearised in
+        // log speed about the current estimate, has variance q (h1 + h2) / 2.
+        const double h1 = tm[k] - tm[k - 1], h2 = tm[k + 1] - tm[k];
+        const double vk = std::exp(x[k] - logdt[k]);
+        const double c0 = vk / h1, c2 = vk / h2, c1 = -(c0 + c2);
+        terms.push_back({{k - 1, k, k + 1}, {c0, c1, c2}, 3, 1.0 / (0.5 * (h1 + h2)),
+                         c0 * logdt[k - 1] + c1 * logdt[k] + c2 * logdt[k + 1], 2});
+      }
+    }
+    int counts[3] = {0, 0, 0};
+    for (const auto& t : terms) ++counts[t.kind];
+    // -2 log marginal likelihood over (q, road noise scale, ratio noise scale) on a grid.
+    auto evaluate = [&](double q, double sr2, double sq2, std::vector<double>* xo, double* lds) {
+      std::fill(a.begin(), a.end(), 0.0);
+      std::fill(b.begin(), b.end(), 0.0);
+      const double scale[3] = {1 / sr2, 1 / sq2, 1 / q};
+      for (int k = 0; k < n; ++k) {
+        a[3 * k] += moving[k] ? 1e-8 : 1.0;
+        b[k] += moving[k] ? 1e-8 * (level + logdt[k]) : 0.0;
+      }
+      for (const auto& t : terms) {
+        const double w = t.w * scale[t.kind];
+        for (int p = 0; p < t.m; ++p) {
+          b[t.i[p]] += w * t.c[p] * t.rhs;
+          for (int r = 0; r < t.m; ++r)
+            if (t.i[p] >= t.i[r]) a[3 * t.i[p] + (t.i[p] - t.i[r])] += w * t.c[p] * t.c[r];
+        }
+      }
+      double logdet;
+      if (!factor(logdet)) return std::numeric_limits<double>::infinity();
+      const std::vector<double> xs = solve(b);
+      double S = 0;
+      for (const auto& t : terms) {
+        double r = -t.rhs;
+        for (int p = 0; p < t.m; ++p) r += t.c[p] * xs[t.i[p]];
+        S += t.w * scale[t.kind] * r * r;
+      }
+      if (xo) *xo = xs;
+      if (lds) *lds = logdet;
+      return S + logdet + counts[0] * std::log(sr2) + counts[1] * std::log(sq2) + counts[2] * std::log(q);
+    };
+    double best = std::numeric_limits<double>::infinity(), bq = 0, bsr = 1, bsq = 1;
+    if (prior.jerk_psd > 0) {
+      bq = prior.jerk_psd;
+    }
+    for (int iq = 0; iq < nq; ++iq) {
+      const double q = prior.jerk_psd > 0 ? prior.jerk_psd
+                                          : prior.q_min * std::pow(prior.q_max / prior.q_min, iq / double(nq - 1));
+      if (prior.jerk_psd > 0 && iq > 0) break;
+      for (int ir = 0; ir < ns; ++ir)
+        for (int iqq = 0; iqq < ns; ++iqq) {
+          const double sr2 = std::pow(2.0, ir - 2), sq2 = std::pow(2.0, iqq - 2);  // 1/4 .. 64
+          const double f = evaluate(q, sr2, sq2, nullptr, nullptr);
+          if (f < best) {
+            best = f;
+            bq = q;
+            bsr = sr2;
+            bsq = sq2;
+          }
+        }
+    }
+    if (!std::isfinite(best)) return fit;
+    std::vector<double> xs;
+    evaluate(bq, bsr, bsq, &xs, nullptr);
+    x = xs;
+    fit.jerk_psd = bq;
+    fit.road_scale = bsr;
+    fit.ratio_scale = bsq;
+    // Robust reweighting against the smooth profile: a road distance or a ratio that the motion
+    // model cannot explain loses weight (Cauchy, 2.5 sigma of its own calibrated noise).
+    for (int k = 0; k < n; ++k) {
+      if (!moving[k]) continue;
+      if (wr0[k] > 0) wr[k] = wr0[k] * cauchy((x[k] - road[k]) * std::sqrt(wr0[k] / bsr), 2.5);
+      if (k >= 1 && wq0[k] > 0) wq[k] = wq0[k] * cauchy((x[k] - x[k - 1] - rho[k]) * std::sqrt(wq0[k] / bsq), 2.5);
+    }
+  }
+  for (int k = 0; k < n; ++k) v[k] = moving[k] ? std::exp(x[k] - logdt[k]) : 0.0;
+  if (var || cov_prev) {
+    // The normal matrix of the last evaluation is still factored: its inverse is the posterior
+    // covariance of the log distances (one column per pair).
+    for (int k = 0; k < n; ++k) {
+      if (!moving[k]) continue;
+      std::vector<double> e(n, 0.0);
+      e[k] = 1.0;
+      const std::vector<double> z = solve(e);
+      if (var) (*var)[k] = z[k];
+      if (cov_prev && k >= 1 && moving[k - 1]) (*cov_prev)[k] = z[k - 1];
+    }
+  }
+  fit.ok = true;
+  return fit;
+}
 
 void RoadScale::solve(std::vector<PairMotion>& pairs, const std::vector<double>& ts, const std::vector<ScaleRatio>& ratios,
                       double normal_out[3]) {
@@ -196,7 +369,36 @@ void RoadScale::solve(std::vector<PairMotion>& pairs, const std::vector<double>&
       }
     }
   }
-  if (!ratios.empty()) fuse_relative(v, conf, ratios, pairs, ts);
+  std::vector<double> var(np, std::numeric_limits<double>::quiet_NaN()), covp(np, 0.0);
+  fit_ = SpeedFit{};
+  if (!ratios.empty() || opt_.speed_smoother) {
+    // Without relative scales the road distances alone go through the same fusion and smoother.
+    const std::vector<ScaleRatio> none(np);
+    const std::vector<ScaleRatio>& rat = ratios.empty() ? none : ratios;
+    std::vector<double> road, wr, wq;
+    if (fuse_relative(v, conf, rat, pairs, ts, road, wr, wq) && opt_.speed_smoother) {
+      std::vector<bool> moving(np);
+      std::vector<double> rho(np, 0.0);
+      for (size_t k = 0; k < np; ++k) {
+        moving[k] = pairs[k].quality != PairQuality::LowParallax;
+        if (rat[k].valid) rho[k] = rat[k].log_ratio;
+      }
+      std::vector<double> vs = v, vr, cr;
+      const SpeedPrior prior{opt_.jerk_psd, opt_.jerk_psd_min, opt_.jerk_psd_max};
+      fit_ = smooth_speed(vs, moving, ts, road, wr, rho, wq, prior, &vr, &cr);
+      if (fit_.ok) {
+        v = vs;
+        for (size_t k = 0; k < np; ++k) {
+          if (!moving[k]) {
+            var[k] = 0;
+            continue;
+          }
+          var[k] = vr[k];  // of log distance = log speed + const
+          covp[k] = cr[k];
+        }
+      }
+    }
+  }
   // Optional extra smoothing (scale_smoothing > 0; the only consistency there is when relative
   // scales are off): a robust Whittaker smoother over the per-pair speeds, so single bad pairs are
   // outvoted by their neighbours and pairs without an estimate take their neighbours' speed.
@@ -215,6 +417,10 @@ void RoadScale::solve(std::vector<PairMotion>& pairs, const std::vector<double>&
   for (size_t k = 0; k < np; ++k) {
     const double dt = ts[k + 1] - ts[k];
     pairs[k].scale = pairs[k].quality == PairQuality::LowParallax ? 0.0 : std::max(0.0, u[k]) * dt;
+    const double sp = pairs[k].scale / dt;
+    pairs[k].speed_sigma = sp * std::sqrt(var[k]);
+    pairs[k].speed_cov_prev = k >= 1 ? sp * (pairs[k - 1].scale / (ts[k] - ts[k - 1])) * covp[k] : 0.0;
+    if (pairs[k].quality == PairQuality::LowParallax) pairs[k].speed_sigma = 0;
   }
   normal_out[0] = n[0];
   normal_out[1] = n[1];

@@ -16,6 +16,30 @@
 
 namespace egogeo::vo {
 
+/// The speed smoother's motion prior: white-noise jerk of power spectral density q (m^2/s^5),
+/// fixed when jerk_psd > 0, else chosen per clip by maximum marginal likelihood within [q_min, q_max].
+struct SpeedPrior {
+  double jerk_psd = 0, q_min = 0.05, q_max = 200;
+};
+
+struct SpeedFit {
+  bool ok = false;
+  double jerk_psd = 0;     // the chosen q
+  double road_scale = 1;   // chosen factor on the road distances' nominal variances
+  double ratio_scale = 1;  // and on the relative scales'
+};
+
+/// Jerk-driven speed smoother. v: per-pair mean speed (in: initial estimate, out: the posterior
+/// mean); moving: pairs whose speed is unknown (others are held at 0 and break the chain);
+/// road/wr: log road distance per pair and its weight (1/variance, 0 = none); rho/wq: log ratio of
+/// pair k's distance to pair k-1's and its weight. Noise scales and q are chosen by maximum
+/// marginal likelihood on a grid (the clip's own residuals). var/cov_prev (optional): posterior
+/// variance of each pair's log speed and its covariance with the previous pair's.
+SpeedFit smooth_speed(std::vector<double>& v, const std::vector<bool>& moving, const std::vector<double>& timestamps,
+                      const std::vector<double>& road, const std::vector<double>& wr, const std::vector<double>& rho,
+                      const std::vector<double>& wq, const SpeedPrior& prior, std::vector<double>* var,
+                      std::vector<double>* cov_prev);
+
 class RoadScale {
  public:
   RoadScale(const Options& opt, const Intrinsics& intr, int width, int height);
@@ -26,6 +50,8 @@ class RoadScale {
   /// `ratios` (may be empty) are relative scales between consecutive pairs, fused with the road.
   void solve(std::vector<PairMotion>& pairs, const std::vector<double>& timestamps, const std::vector<ScaleRatio>& ratios,
              double normal_out[3]);
+  /// What the speed smoother chose in the last solve (ok = false when it did not run).
+  const SpeedFit& speed_fit() const { return fit_; }
 
  private:
   struct Corr {
@@ -39,6 +65,7 @@ class RoadScale {
   cv::Vec3d prior_;          // Options::road_normal, unit length
   double road_depression_;   // road region: prior_ . x >= this (x normalised, z = 1)
   std::vector<std::vector<Corr>> road_;
+  SpeedFit fit_;
 };
 
 /// Whittaker smoother: minimises sum c_k (u_k - v_k)^2 + lambda sum (second difference of u)^2.

@@ -75,6 +75,15 @@ struct Options {
   cv::Vec3d road_normal{0, 1, 0};
   bool relative_scale = true;     // fuse three-frame relative scale with the road (else road only)
   double scale_smoothing = 0.0;   // extra Whittaker weight on the 2nd difference of per-pair speed (0 = off)
+  // Speed profile under a jerk-driven motion model (road_scale.cc): the road distances and the
+  // relative scales are fused with a white-noise-jerk prior whose power spectral density q (m^2/s^5)
+  // and the measurements' noise scale are chosen per clip by maximum marginal likelihood, q within
+  // [jerk_psd_min, jerk_psd_max] (vehicle physics). jerk_psd > 0 fixes q instead. Off: the older
+  // fusion with a weak log-speed continuity prior.
+  bool speed_smoother = true;
+  double jerk_psd = 0.0;          // m^2/s^5; 0 = chosen per clip (maximum likelihood)
+  double jerk_psd_min = 0.05;     // bounds of the per-clip choice
+  double jerk_psd_max = 200.0;
   std::vector<double> gt_speeds;  // m/s per pair, for ScaleMode::GroundTruth
 };
 
@@ -113,6 +122,8 @@ struct PairMotion {
   int tracks = 0;             // correspondences available
   int inliers = 0;            // essential-matrix inliers
   int road_points = 0;        // road-region correspondences used for scale
+  double speed_sigma = 0;     // posterior standard deviation of the pair's mean speed (m/s); NaN when unknown
+  double speed_cov_prev = 0;  // posterior covariance of this pair's and the previous pair's speed (m^2/s^2)
   double parallax = 0;        // upper-quartile rotation-compensated flow (px)
   PairQuality quality = PairQuality::Ok;
 };
@@ -130,6 +141,12 @@ struct ClipResult {
   double mean_track_length = 0;      // frames a track survives, on average
   int tracks_created = 0;
   double road_normal[3] = {0, 1, 0}; // estimated road normal in the first camera frame
+  // Per frame: speed (m/s) and longitudinal acceleration (m/s^2) from the pair speeds (speed at a
+  // frame interpolates its two pairs' mean speeds; acceleration is their difference over the time
+  // between the pairs' midpoints), with their posterior standard deviations (NaN when unknown).
+  std::vector<double> speed, speed_sigma, accel, accel_sigma;
+  double jerk_psd = 0;               // the speed smoother's jerk PSD (m^2/s^5), 0 when it did not run
+  double noise_scale = 0;            // its factor on the measurements' nominal variances
   StageTimes ms;
 };
 

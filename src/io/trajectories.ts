@@ -154,14 +154,29 @@ function locateNonFinite(line: string): string | null {
   return `'${m[1]}'${m[2]} (${m[3]})`;
 }
 
-/** A trajectory as one JSONL line `{id, timestamps, x, y, yaw}` (no trailing newline). */
-export function formatTrajectoryJsonl(traj: Trajectory): string {
+/**
+ * An estimated trajectory's per-frame speed profile with its uncertainty (the engine's posterior:
+ * m/s and m/s²; null in JSON where unknown). Written as extra JSONL fields `speed`, `speed_sigma`,
+ * `accel`, `accel_sigma`, which readers ignore.
+ */
+export interface SpeedProfile {
+  speed: ArrayLike<number>;
+  speed_sigma: ArrayLike<number>;
+  accel: ArrayLike<number>;
+  accel_sigma: ArrayLike<number>;
+}
+
+/** A trajectory as one JSONL line `{id, timestamps, x, y, yaw}` (no trailing newline), plus its speed profile when it carries one. */
+export function formatTrajectoryJsonl(traj: Trajectory & { speedProfile?: SpeedProfile }): string {
+  const sp = traj.speedProfile;
+  const nums = (a: ArrayLike<number>) => Array.from(a, (v) => (Number.isFinite(v) ? v : null));
   return JSON.stringify({
     id: traj.id,
     timestamps: Array.from(traj.t),
     x: Array.from(traj.x),
     y: Array.from(traj.y),
     yaw: Array.from(traj.yaw),
+    ...(sp ? { speed: nums(sp.speed), speed_sigma: nums(sp.speed_sigma), accel: nums(sp.accel), accel_sigma: nums(sp.accel_sigma) } : {}),
   });
 }
 
@@ -292,8 +307,9 @@ export function quatToMatrix(qx: number, qy: number, qz: number, qw: number): nu
  * (−Y, 0, X), rotation about the camera's y (down) axis by −yaw; `world-flu`: position (X, Y, 0),
  * rotation about z (up) by yaw. `readTum` with the same frame gives the trajectory back.
  */
-export function formatTum(traj: Trajectory, frame: TumFrame = 'camera'): string {
+export function formatTum(traj: Trajectory & { speedProfile?: SpeedProfile }, frame: TumFrame = 'camera'): string {
   const lines = ['# timestamp tx ty tz qx qy qz qw'];
+  const sp = traj.speedProfile;
   for (let i = 0; i < traj.t.length; i++) {
     const h = traj.yaw[i] / 2;
     const pose =
@@ -301,6 +317,14 @@ export function formatTum(traj: Trajectory, frame: TumFrame = 'camera'): string 
         ? [-traj.y[i], 0, traj.x[i], 0, Math.sin(-h), 0, Math.cos(h)]
         : [traj.x[i], traj.y[i], 0, 0, 0, Math.sin(h), Math.cos(h)];
     lines.push([traj.t[i], ...pose].map(fmtNum).join(' '));
+  }
+  // An estimate's speed profile with its uncertainty rides along as comment lines (TUM readers,
+  // evo and readTum skip them): '# speed <timestamp> <m/s> <sigma> <m/s²> <sigma>' per frame.
+  if (sp) {
+    lines.push('# speed timestamp speed_m_s speed_sigma accel_m_s2 accel_sigma');
+    for (let i = 0; i < traj.t.length; i++) {
+      lines.push(`# speed ${[traj.t[i], sp.speed[i], sp.speed_sigma[i], sp.accel[i], sp.accel_sigma[i]].map((v) => (Number.isFinite(v) ? fmtNum(v) : 'nan')).join(' ')}`);
+    }
   }
   return `${lines.join('\n')}\n`;
 }

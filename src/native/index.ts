@@ -114,6 +114,14 @@ export interface VoOptions {
   relativeScale?: boolean;
   /** Extra Whittaker smoothing weight on per-pair speed (default 0 = off). */
   scaleSmoothing?: number;
+  /**
+   * Speed profile under a white-noise-jerk motion model (default true): road distances and
+   * relative scales fused with their uncertainties, the jerk PSD and the measurements' noise scales
+   * chosen per clip by maximum marginal likelihood (native/vo/road_scale.cc). false: the older fusion.
+   */
+  speedSmoother?: boolean;
+  /** Fixes the smoother's jerk power spectral density (m²/s⁵); default 0 = chosen per clip. */
+  jerkPsd?: number;
   /** Ground-truth speed (m/s) per frame pair, for scale 'gt'. */
   gtSpeeds?: ArrayLike<number>;
 }
@@ -128,7 +136,14 @@ export interface NativeResult {
   rotations: Float64Array;
   /** Camera centre per frame in metres. */
   positions: Float64Array;
-  pairs: { quality: PairQuality; tracks: number; inliers: number; roadPoints: number; parallax: number; distance: number }[];
+  /** speedSigma: posterior standard deviation of the pair's mean speed (m/s; 0 for scale 'gt' and still pairs, NaN for 'none'). */
+  pairs: { quality: PairQuality; tracks: number; inliers: number; roadPoints: number; parallax: number; distance: number; speedSigma: number }[];
+  /**
+   * Per frame: speed (m/s) and longitudinal acceleration (m/s²) from the pair distances, with their
+   * posterior standard deviations (NaN when unknown); jerkPsd and noiseScale: what the speed
+   * smoother chose for this clip (0 when it did not run).
+   */
+  speedProfile: { speed: Float64Array; speedSigma: Float64Array; accel: Float64Array; accelSigma: Float64Array; jerkPsd: number; noiseScale: number };
   tracks: { meanLength: number; created: number };
   roadNormal: [number, number, number];
   /** Milliseconds per stage over the whole clip. */
@@ -189,6 +204,7 @@ export interface RenderResult {
 interface Addon {
   processClip(clip: NativeClip | NativeVideoClip, options?: VoOptions): NativeResult;
   processClipAsync(clip: NativeClip | NativeVideoClip, options?: VoOptions): Promise<NativeResult>;
+  smoothSpeed(m: SpeedMeasurements): { speed: Float64Array; speedSigma: Float64Array; jerkPsd: number; roadScale: number; ratioScale: number };
   probeVideo(path: string): VideoInfo;
   renderClip(request: RenderRequest): RenderResult;
   renderClipAsync(request: RenderRequest): Promise<RenderResult>;
@@ -232,6 +248,25 @@ export function processClip(clip: NativeClip | NativeVideoClip, options: VoOptio
 }
 
 /** Runs VO over a clip (frames or a video) on the libuv pool, leaving the event loop free. */
+/** Per-pair measurements for `smoothSpeed` (see native/vo/binding.cc SmoothSpeed). */
+export interface SpeedMeasurements {
+  /** Seconds, one more than the pairs. */
+  timestamps: ArrayLike<number>;
+  /** Road-plane distance per pair (m; not > 0 = none) and the standard deviation of its log. */
+  distances: ArrayLike<number>;
+  distanceSigma: ArrayLike<number>;
+  /** Log of pair k's distance over pair k−1's and its standard deviation (not > 0 = none; entry 0 unused). */
+  logRatios: ArrayLike<number>;
+  ratioSigma: ArrayLike<number>;
+  /** Fixes the jerk PSD (m²/s⁵); default chosen by maximum likelihood. */
+  jerkPsd?: number;
+}
+
+/** The engine's jerk-driven speed smoother on given measurements (tests, studies). */
+export function smoothSpeed(m: SpeedMeasurements): { speed: Float64Array; speedSigma: Float64Array; jerkPsd: number; roadScale: number; ratioScale: number } {
+  return native().smoothSpeed(m);
+}
+
 export function processClipAsync(clip: NativeClip | NativeVideoClip, options: VoOptions = {}): Promise<NativeResult> {
   return native().processClipAsync(clip, options);
 }

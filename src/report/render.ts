@@ -109,6 +109,7 @@ const ERROR_LABELS: [ErrorKey, string][] = [
   ['rpe_rot', 'RPE rad/0.1 s'],
   ['yaw_rate_rmse', 'yaw-rate RMSE rad/s'],
   ['speed_rmse', 'speed RMSE m/s'],
+  ['accel_rmse', 'accel RMSE m/s²'],
 ];
 
 export function plots(r: Report, leaderboardRows = 3): Record<string, string> {
@@ -223,6 +224,12 @@ export function markdown(r: Report, pngs: boolean, leaderboardRows = 3): string 
     for (const [s, st] of Object.entries(r.trajectory_errors.per_source)) {
       L.push(`| ${s} | ${st.ate_se3.n} | ${ERROR_LABELS.map(([k]) => `${f3(st[k].mean)} (${f3(st[k].median)})`).join(' | ')} |`);
     }
+    const clips = r.trajectory_errors.per_clip.slice().sort((a, b) => b.accel_rmse - a.accel_rmse || a.clip_id.localeCompare(b.clip_id));
+    const shown = clips.slice(0, 40);
+    L.push('', '### Speed and acceleration per clip', '');
+    L.push(`RMSE of the oracle's speed and acceleration arrays against the ground truth, largest acceleration error first${clips.length > shown.length ? ` (${shown.length} of ${clips.length} clips; report.json has all)` : ''}.`, '');
+    L.push('| clip | source | speed RMSE m/s | accel RMSE m/s² |', '| --- | --- | ---: | ---: |');
+    for (const c of shown) L.push(`| ${c.clip_id} | ${c.source} | ${f3(c.speed_rmse)} | ${f3(c.accel_rmse)} |`);
     L.push('', `![trajectories](trajectories.${pngs ? 'png' : 'svg'})`, '');
   }
   return `${L.join('\n')}\n`;

@@ -116,9 +116,11 @@ export interface TrajectoryErrors {
   rpe_rot: number;
   yaw_rate_rmse: number;
   speed_rmse: number;
+  /** RMSE of the oracle's longitudinal acceleration array (m/s²), the braking and smoothness questions' input. */
+  accel_rmse: number;
 }
 
-export const ERROR_KEYS = ['ate_se3', 'ate_sim3', 'rpe_trans', 'rpe_rot', 'yaw_rate_rmse', 'speed_rmse'] as const;
+export const ERROR_KEYS = ['ate_se3', 'ate_sim3', 'rpe_trans', 'rpe_rot', 'yaw_rate_rmse', 'speed_rmse', 'accel_rmse'] as const;
 export type ErrorKey = (typeof ERROR_KEYS)[number];
 
 export interface WorstClip {
@@ -206,6 +208,7 @@ export function clipErrors(clipId: string, source: string, gt: DynamicsArrays, e
     rpe_rot: r.rot,
     yaw_rate_rmse: rmse(est.yaw_rate, gt.yaw_rate),
     speed_rmse: rmse(est.speed, gt.speed),
+    accel_rmse: rmse(est.accel, gt.accel),
   };
 }
 

@@ -85,15 +85,20 @@ export function rpe(est: Trajectory, gt: Trajectory, delta = 1): { trans: number
   return { trans: rmse(te), rot: rmse(re) };
 }
 
-/** RMSE of the oracle's smoothed yaw-rate (rad/s) and speed (m/s) arrays on its 10 Hz grid. */
-export function dynamicsRmse(est: Trajectory, gt: Trajectory): { yawRate: number; speed: number } {
+/**
+ * RMSE of the oracle's smoothed yaw-rate (rad/s), speed (m/s), acceleration (m/s²) and jerk (m/s³)
+ * arrays on its 10 Hz grid.
+ */
+export function dynamicsRmse(est: Trajectory, gt: Trajectory): { yawRate: number; speed: number; accel: number; jerk: number } {
   const a = computeDynamics(est), b = computeDynamics(gt);
-  const yr: number[] = [], sp: number[] = [];
+  const yr: number[] = [], sp: number[] = [], ac: number[] = [], jk: number[] = [];
   for (let i = 0; i < a.speed.length; i++) {
     yr.push(a.yaw_rate[i] - b.yaw_rate[i]);
     sp.push(a.speed[i] - b.speed[i]);
+    ac.push(a.accel[i] - b.accel[i]);
+    jk.push(a.jerk[i] - b.jerk[i]);
   }
-  return { yawRate: rmse(yr), speed: rmse(sp) };
+  return { yawRate: rmse(yr), speed: rmse(sp), accel: rmse(ac), jerk: rmse(jk) };
 }
 
 function sameLength(a: Trajectory, b: Trajectory): void {

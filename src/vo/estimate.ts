@@ -1,12 +1,19 @@
 /** Clip → estimated planar trajectory in the oracle's frame, through the native engine. */
 import type { Clip } from '../core/clip.js';
 import type { Trajectory } from '../core/trajectory.js';
+import type { SpeedProfile } from '../io/trajectories.js';
 import { type NativeResult, type Photometric, type PixelFrame, processClip, processClipAsync, type VoOptions } from '../native/index.js';
 import { planarFromCameraPoses } from './planar.js';
 
 export interface Estimate {
-  trajectory: Trajectory;
+  /** The planar trajectory, carrying the engine's per-frame speed and acceleration with their uncertainty. */
+  trajectory: Trajectory & { speedProfile: SpeedProfile };
   native: NativeResult;
+}
+
+function withSpeed(traj: Trajectory, nat: NativeResult): Estimate['trajectory'] {
+  const p = nat.speedProfile;
+  return Object.assign(traj, { speedProfile: { speed: p.speed, speed_sigma: p.speedSigma, accel: p.accel, accel_sigma: p.accelSigma } });
 }
 
 /**
@@ -57,10 +64,10 @@ function frameInput(frames: Clip['frames']): { frames: (string | PixelFrame)[] }
 
 export function estimateClip(clip: Clip, opts: VoOptions = {}): Estimate {
   const nat = processClip(...request(clip, opts));
-  return { trajectory: planarFromCameraPoses(clip.id, clip.timestamps, nat.rotations, nat.positions), native: nat };
+  return { trajectory: withSpeed(planarFromCameraPoses(clip.id, clip.timestamps, nat.rotations, nat.positions), nat), native: nat };
 }
 
 export async function estimateClipAsync(clip: Clip, opts: VoOptions = {}): Promise<Estimate> {
   const nat = await processClipAsync(...request(clip, opts));
-  return { trajectory: planarFromCameraPoses(clip.id, clip.timestamps, nat.rotations, nat.positions), native: nat };
+  return { trajectory: withSpeed(planarFromCameraPoses(clip.id, clip.timestamps, nat.rotations, nat.positions), nat), native: nat };
 }

@@ -1,0 +1,106 @@
+// The speed-profile study (issue #14): per-question balanced accuracy and the oracle's speed,
+// acceleration and jerk RMSE against ground truth on the KITTI benchmark windows, for the speed
+// estimators the engine offers: 'fusion' (road distances + relative scales, weak log-speed
+// continuity prior; the engine before the smoother), 'smoother' (the same measurements under a
+// white-noise-jerk motion model, jerk PSD and noise scales chosen per clip by maximum marginal
+// likelihood: the default) and 'gt' (ground-truth speeds, the ceiling). Nothing is tuned per window.
+// Run: npm run build && node bench/speed-profile.mjs [--kitti ROOT] [--configs 00/31,00/10,01+06/31]
+//      [--variants fusion,smoother,gt]   → bench/results/speed-profile.json
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { evenFrames, GEOMETRIC_SUBSET, predictClip, selectFrames } from '../dist/baseline/baseline.js';
+import { kittiClips, readKittiSequence } from '../dist/datasets/kitti.js';
+import { evaluate } from '../dist/grade/index.js';
+import { loadQuestions } from '../dist/oracle/index.js';
+import { dynamicsRmse } from '../dist/vo/errors.js';
+import { estimateClip } from '../dist/vo/estimate.js';
+
+const { values: args } = parseArgs({
+  options: {
+    kitti: { type: 'string', default: new URL('../../shared/data/kitti', import.meta.url).pathname },
+    configs: { type: 'string', default: '00/31,00/10,01+06/31' },
+    variants: { type: 'string', default: 'fusion,smoother,gt' },
+    out: { type: 'string', default: new URL('./results/speed-profile.json', import.meta.url).pathname },
+  },
+});
+const VARIANTS = {
+  fusion: { speedSmoother: false },
+  smoother: { speedSmoother: true },
+  gt: { scale: 'gt' },
+};
+const questions = loadQuestions();
+const subset = new Set(GEOMETRIC_SUBSET);
+const rms = (xs) => Math.sqrt(xs.reduce((s, x) => s + x * x, 0) / Math.max(1, xs.length));
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** Ground-truth mean speed per frame pair, from the window's ground-truth poses. */
+function gtSpeeds(clip, gt) {
+  const idx = clip.timestamps.map((t) => gt.t.findIndex((g) => Math.abs(g - t) < 1e-6));
+  return Float64Array.from({ length: idx.length - 1 }, (_, k) => {
+    const a = idx[k], b = idx[k + 1];
+    return Math.hypot(gt.x[b] - gt.x[a], gt.y[b] - gt.y[a]) / (gt.t[b] - gt.t[a]);
+  });
+}
+
+function run(seqs, frames, variant) {
+  const preds = [];
+  const e = { speed: [], accel: [], jerk: [], z: [], psd: [] };
+  let qa = 0;
+  for (const s of seqs) {
+    for (const clip0 of kittiClips(readKittiSequence(join(args.kitti, s)))) {
+      const clip = selectFrames(clip0, evenFrames(clip0.frames.length, frames));
+      const gt = clip0.groundTruth;
+      const opts = { ...VARIANTS[variant] };
+      if (variant === 'gt') opts.gtSpeeds = gtSpeeds(clip, gt);
+      const est = estimateClip(clip, opts);
+      preds.push(...predictClip(clip, est.trajectory, questions, null, qa));
+      qa += questions.questions.length;
+      const d = dynamicsRmse(est.trajectory, gt);
+      e.speed.push(d.speed);
+      e.accel.push(d.accel);
+      e.jerk.push(d.jerk);
+      // Calibration: per-frame speed error over the engine's own sigma.
+      const sp = est.native.speedProfile;
+      const v = gtSpeeds(clip, gt);
+      for (let i = 1; i + 1 < sp.speed.length; i++) {
+        const truth = (v[i - 1] + v[i]) / 2;
+        if (sp.speedSigma[i] > 0) e.z.push((sp.speed[i] - truth) / sp.speedSigma[i]);
+      }
+      if (sp.jerkPsd > 0) e.psd.push(sp.jerkPsd);
+    }
+  }
+  const all = evaluate(preds, questions);
+  const sub = evaluate(preds.filter((p) => subset.has(p.question_id)), questions);
+  return {
+    clips: preds.length / questions.questions.length,
+    subsetBalancedAcc: sub.global.balanced_acc,
+    allBalancedAcc: all.global.balanced_acc,
+    perQuestion: Object.fromEntries(Object.entries(all.per_question).map(([q, m]) => [q, m.balanced_acc])),
+    speedRmse: rms(e.speed),
+    accelRmse: rms(e.accel),
+    jerkRmse: rms(e.jerk),
+    speedZRms: e.z.length ? rms(e.z) : null,
+    medianJerkPsd: e.psd.length ? median(e.psd) : null,
+  };
+}
+
+const results = {};
+for (const c of args.configs.split(',')) {
+  const [seq, frames] = c.split('/');
+  for (const v of args.variants.split(',')) {
+    const r = run(seq.split('+'), Number(frames), v);
+    results[`${c} ${v}`] = r;
+    const f = (x) => (x == null ? '  -  ' : x.toFixed(3));
+    console.log(
+      `${c.padEnd(10)} ${v.padEnd(9)} clips ${r.clips}  subset ${f(r.subsetBalancedAcc)}  all14 ${f(r.allBalancedAcc)}  speed ${f(r.speedRmse)} m/s  accel ${f(r.accelRmse)} m/s²  jerk ${f(r.jerkRmse)} m/s³  z-rms ${f(r.speedZRms)}  q ${f(r.medianJerkPsd)}`,
+    );
+  }
+}
+const keys = Object.keys(results);
+console.log('\nper question (balanced accuracy): ' + keys.join(' | '));
+for (const q of Object.keys(results[keys[0]].perQuestion)) {
+  console.log(`${q.padEnd(28)} ${keys.map((k) => (results[k].perQuestion[q] ?? NaN).toFixed(3)).join('  ')}${subset.has(q) ? '  (subset)' : ''}`);
+}
+mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
+writeFileSync(args.out, JSON.stringify(results, null, 2) + '\n');

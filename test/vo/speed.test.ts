@@ -1,0 +1,93 @@
+/**
+ * The engine's jerk-driven speed smoother (native/vo/road_scale.cc smooth_speed) on analytic
+ * per-pair measurements: a known speed profile, road distances with 6% log noise and relative
+ * scales with 1% noise (the engine's nominal figures), from a seeded generator.
+ */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { smoothSpeed } from '../../src/native/index.js';
+
+const ADDON = process.env.EGOGEO_NATIVE ?? fileURLToPath(new URL('../../build/Release/egogeo_native.node', import.meta.url));
+
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  const u = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) + 0.5) / 2 ** 32;
+  return () => Math.sqrt(-2 * Math.log(u())) * Math.cos(2 * Math.PI * u());
+}
+
+/** Speed profile: `v(t)`; returns per-pair true distances, the noisy measurements and the truth at pair midpoints. */
+function measure(v: (t: number) => number, seed: number, n = 30, dt = 0.1, road = 0.06, ratio = 0.01) {
+  const g = rng(seed);
+  const ts = Array.from({ length: n + 1 }, (_, i) => i * dt);
+  const dist = Array.from({ length: n }, (_, k) => {
+    let s = 0;
+    for (let j = 0; j < 100; j++) s += v(ts[k] + ((j + 0.5) / 100) * dt) * (dt / 100);
+    return s;
+  });
+  return {
+    truth: dist.map((d) => d / dt),
+    input: {
+      timestamps: ts,
+      distances: dist.map((d) => d * Math.exp(road * g())),
+      distanceSigma: dist.map(() => road),
+      logRatios: dist.map((d, k) => (k === 0 ? 0 : Math.log(d / dist[k - 1]) + ratio * g())),
+      ratioSigma: dist.map((_, k) => (k === 0 ? 0 : ratio)),
+    },
+  };
+}
+
+const accel = (v: ArrayLike<number>, dt: number) => Array.from({ length: v.length - 1 }, (_, k) => (v[k + 1] - v[k]) / dt);
+const rmse = (a: number[], b: number[]) => Math.sqrt(a.reduce((s, x, i) => s + (x - b[i]) ** 2, 0) / a.length);
+
+describe.skipIf(!existsSync(ADDON))('speed smoother on analytic measurements', () => {
+  it('recovers a cruise with a −6 m/s² braking second, keeping the braking', () => {
+    // 12 m/s, brakes at −6 m/s² from 1.0 to 2.0 s, then 6 m/s.
+    const v = (t: number) => (t < 1 ? 12 : t < 2 ? 12 - 6 * (t - 1) : 6);
+    let worstMin = -Infinity, accSm = 0, accRaw = 0;
+    for (const seed of [1, 2, 3, 4, 5]) {
+      const { truth, input } = measure(v, seed);
+      const r = smoothSpeed(input);
+      const aTrue = accel(truth, 0.1), aSm = accel(r.speed, 0.1);
+      const aRaw = accel(input.distances.map((d) => d / 0.1), 0.1);
+      expect(rmse(Array.from(r.speed), truth)).toBeLessThan(0.35);
+      accSm += rmse(aSm, aTrue) / 5;
+      accRaw += rmse(aRaw, aTrue) / 5;
+      // The braking survives: the strongest deceleration reads at least 4.5 m/s².
+      worstMin = Math.max(worstMin, Math.min(...aSm));
+    }
+    expect(worstMin).toBeLessThan(-4.5);
+    expect(accSm).toBeLessThan(1.2);
+    expect(accSm).toBeLessThan(0.25 * accRaw);
+  });
+
+  it('reads a steady cruise as steady, with a small jerk PSD', () => {
+    for (const seed of [11, 12, 13]) {
+      const { truth, input } = measure(() => 10, seed);
+      const r = smoothSpeed(input);
+      const a = accel(r.speed, 0.1);
+      expect(Math.max(...a.map(Math.abs))).toBeLessThan(0.6);
+      expect(rmse(Array.from(r.speed), truth)).toBeLessThan(0.3);
+      expect(r.jerkPsd).toBeLessThan(1);
+    }
+  });
+
+  it('gives speed uncertainties of the right size', () => {
+    const z: number[] = [];
+    for (let seed = 20; seed < 40; seed++) {
+      const { truth, input } = measure((t) => 8 + 1.5 * Math.sin(1.5 * t), seed);
+      const r = smoothSpeed(input);
+      for (let k = 0; k < truth.length; k++) z.push((r.speed[k] - truth[k]) / r.speedSigma[k]);
+    }
+    const zrms = Math.sqrt(z.reduce((s, x) => s + x * x, 0) / z.length);
+    expect(zrms).toBeGreaterThan(0.5);
+    expect(zrms).toBeLessThan(2);
+  });
+
+  it('fixes the jerk PSD when asked and rejects bad input with a message', () => {
+    const { input } = measure(() => 10, 7);
+    expect(smoothSpeed({ ...input, jerkPsd: 3 }).jerkPsd).toBe(3);
+    expect(() => smoothSpeed({ ...input, timestamps: input.timestamps.slice(1) })).toThrow(/one entry more/);
+    expect(() => smoothSpeed({ ...input, distances: input.distances.map(() => 0) })).toThrow(/no road distance/);
+  });
+});
