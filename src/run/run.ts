@@ -177,14 +177,51 @@ export async function runBenchmark(o: RunOptions): Promise<RunSummary> {
     [o.dataset, ...['clips_index.jsonl', 'qa.jsonl', 'selected_clips.json', 'metadata.json', 'poses.txt', 'times.txt', 'calib.txt'].map((f) => join(ds, f)), o.clips, o.config, o.cameras],
   );
   const lock = lockOutput(out);
+  // One SIGINT/SIGTERM listener for the whole run, installed with the lock and never swapped
+  // (a signal arriving while Node replaces a listener can be lost): it forwards to the current
+  // stage's handler. Before the pool starts, a first signal is remembered (the run then stops
+  // before any clip) and a second one releases the lock and exits at once.
+  const signals: RunSignals = {
+    first: null,
+    handle: (sig) => {
+      if (signals.first) {
+        lock.release();
+        process.exit(sig === 'SIGTERM' ? 143 : 130);
+      }
+      signals.first = sig;
+      process.stderr.write(`egogeo: ${sig}: stopping before any clip starts (${sig} again to stop now)\n`);
+    },
+    exitBySignal: (sig) => {
+      stopListening();
+      lock.release();
+      process.kill(process.pid, sig);
+    },
+  };
+  const listener = (sig: NodeJS.Signals) => signals.handle(sig);
+  const stopListening = () => {
+    process.off('SIGINT', listener);
+    process.off('SIGTERM', listener);
+  };
+  if (o.signals ?? true) {
+    process.on('SIGINT', listener);
+    process.on('SIGTERM', listener);
+  }
   try {
-    return await runLocked(o, lock);
+    return await runLocked(o, lock, signals);
   } finally {
+    stopListening();
     lock.release();
   }
 }
 
-async function runLocked(o: RunOptions, lock: OutputLock): Promise<RunSummary> {
+/** The run's signal state: the stage's handler, a signal seen before it, the way to die by one. */
+interface RunSignals {
+  first: NodeJS.Signals | null;
+  handle: (sig: NodeJS.Signals) => void;
+  exitBySignal: (sig: NodeJS.Signals) => void;
+}
+
+async function runLocked(o: RunOptions, lock: OutputLock, sig0: RunSignals): Promise<RunSummary> {
   const t0 = Date.now();
   const config = resolve(o.config ?? DEFAULT_QUESTIONS_PATH);
   const questions = loadQuestions(config);
@@ -289,20 +326,17 @@ async function runLocked(o: RunOptions, lock: OutputLock): Promise<RunSummary> {
       } catch {
         /* the run record says running: still resumable */
       }
-      process.removeListener('SIGINT', onSignal);
-      process.removeListener('SIGTERM', onSignal);
-      lock.release();
-      process.kill(process.pid, sig);
+      sig0.exitBySignal(sig);
       return;
     }
     interrupted = sig;
     Atomics.store(cancel, 0, 1);
     process.stderr.write(`egogeo: ${sig}: finishing the clips in flight, then stopping (${sig} again to stop now)\n`);
   };
-  const signals = o.signals ?? true;
-  if (signals) {
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
+  sig0.handle = onSignal;
+  if (sig0.first) {
+    interrupted = sig0.first;
+    Atomics.store(cancel, 0, 1);
   }
 
   let finished = 0;
@@ -327,10 +361,6 @@ async function runLocked(o: RunOptions, lock: OutputLock): Promise<RunSummary> {
       });
     }
   } finally {
-    if (signals) {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-    }
     file.close();
   }
 
