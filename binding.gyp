@@ -10,6 +10,7 @@
         "native/render/texture.cc",
         "native/render/world.cc",
         "native/vo/binding.cc",
+        "native/vo/jpeg.cc",
         "native/vo/motion.cc",
         "native/vo/pipeline.cc",
         "native/vo/relative_scale.cc",
@@ -22,7 +23,8 @@
         "<!@(pkg-config --cflags-only-I opencv4 | sed s/-I//g)"
       ],
       "libraries": [
-        "<!@(pkg-config --libs opencv4)"
+        "<!@(pkg-config --libs opencv4)",
+        "-ljpeg"
       ],
       "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS", "NODE_ADDON_API_DISABLE_DEPRECATED"],
       "cflags!": ["-fno-exceptions"],

@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const args = new Set(process.argv.slice(2));
-const PACKAGES = 'libopencv-dev pkg-config cmake g++';
+const PACKAGES = 'libopencv-dev libjpeg-dev pkg-config cmake g++';
 const require = createRequire(import.meta.url);
 
 const fail = (line) => {

@@ -22,6 +22,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** Debian packages egogeo needs, with a command that shows each is there (for machines without dpkg). */
 export const PACKAGES = [
   ['libopencv-dev', null], // checked with pkg-config
+  ['libjpeg-dev', null], // the engine decodes JPEG frames with libjpeg directly (native/vo/jpeg.cc)
   ['pkg-config', 'pkg-config'],
   ['cmake', 'cmake'],
   ['g++', 'g++'],
@@ -50,6 +51,7 @@ export function detect(env = process.env, dry = false) {
   const dpkg = onPath('dpkg-query');
   const installed = (pkg, cmd) => {
     if (pkg === 'libopencv-dev') return onPath('pkg-config') && ok('pkg-config', ['--exists', 'opencv4']) !== null;
+    if (pkg === 'libjpeg-dev' && !dpkg) return existsSync('/usr/include/jpeglib.h');
     if (dpkg) return (ok('dpkg-query', ['-W', '-f=${Status}', pkg]) ?? '').includes('install ok installed');
     return onPath(cmd);
   };

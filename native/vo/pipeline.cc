@@ -1,5 +1,6 @@
 #include "pipeline.h"
 
+#include "jpeg.h"
 #include "motion.h"
 #include "relative_scale.h"
 #include "road_scale.h"
@@ -56,6 +57,11 @@ cv::Mat decode(const FrameSource& src, size_t index) {
   if (bytes.empty()) throw InputError("frame " + std::to_string(index) + ": '" + src.path + "' is empty");
   check_complete(bytes, src.path, index);
   cv::Mat img;
+  if (is_jpeg(bytes)) {
+    const std::string problem = decode_jpeg_grey(bytes, img);
+    if (!problem.empty()) throw InputError("frame " + std::to_string(index) + ": '" + src.path + "' is a corrupt JPEG (" + problem + ")");
+    return img;
+  }
   try {
     img = cv::imdecode(bytes, cv::IMREAD_GRAYSCALE);
   } catch (const cv::Exception&) {

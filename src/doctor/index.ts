@@ -31,7 +31,7 @@ export const PACKAGE_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** The OpenCV modules the native engine links (CMakeLists.txt's find_package). */
 export const ENGINE_MODULES = ['core', 'imgproc', 'imgcodecs', 'video', 'videoio', 'calib3d', 'features2d'];
 
-const APT = 'sudo apt-get install -y libopencv-dev pkg-config cmake g++ make python3';
+const APT = 'sudo apt-get install -y libopencv-dev libjpeg-dev pkg-config cmake g++ make python3';
 const first = (e: unknown) => String((e as Error)?.message ?? e).split('\n')[0];
 
 function sh(cmd: string, argv: string[]): string | null {

@@ -56,6 +56,23 @@ describe.skipIf(!NATIVE_BUILT)('hostile: egogeo run', () => {
     expect(readJsonl(out)).toEqual(others);
   }, 60_000);
 
+  it('a JPEG corrupted in the middle (still ending in FF D9) is caught by libjpeg\u2019s warning, naming the file', () => {
+    const d = copyDs('corrupt');
+    const victim = clipsOf(d)[2];
+    const f = join(d, victim.frame_paths[3]);
+    const bytes = Buffer.from(readFileSync(f));
+    bytes.fill(0, bytes.length >> 1, (bytes.length >> 1) + Math.min(2000, bytes.length >> 3));
+    writeFileSync(f, bytes);
+    const out = join(tmp, 'corrupt.jsonl');
+    const r = cli(['run', '--dataset', d, '-o', out, '--no-progress']);
+    expect(r.code).toBe(1);
+    oneLine(r.stderr);
+    const errs = readJsonl<{ clip_id: string; reason: string }>(`${out}.errors.jsonl`);
+    expect(errs.map((e) => e.clip_id)).toEqual([victim.clip_id]);
+    expect(errs[0].reason).toContain(victim.frame_paths[3].split('/').pop());
+    expect(errs[0].reason).toMatch(/corrupt JPEG \(Corrupt JPEG data/);
+  }, 60_000);
+
   it('a second run on the same output refuses at once; the first run is unharmed; a stale lock (dead pid) is taken over', () => {
     const out = join(tmp, 'lock.jsonl');
     // A live process holds the lock (as a run in progress does).

@@ -1,0 +1,65 @@
+#include "jpeg.h"
+
+#include <csetjmp>
+#include <cstdio>  // jpeglib.h needs FILE
+
+#include <jpeglib.h>
+
+namespace egogeo::vo {
+namespace {
+
+// libjpeg reports through callbacks: an error must not return (longjmp back to the decoder's
+// frame, which holds only trivially destructible objects), a warning (level < 0) is counted.
+struct ErrorManager {
+  jpeg_error_mgr pub;
+  std::jmp_buf jump;
+  char message[JMSG_LENGTH_MAX];
+  int warnings;
+};
+
+extern "C" void on_error(j_common_ptr c) {
+  auto* e = reinterpret_cast<ErrorManager*>(c->err);
+  (*c->err->format_message)(c, e->message);
+  std::longjmp(e->jump, 1);
+}
+
+extern "C" void on_message(j_common_ptr c, int level) {
+  auto* e = reinterpret_cast<ErrorManager*>(c->err);
+  if (level < 0 && e->warnings++ == 0) (*c->err->format_message)(c, e->message);
+}
+
+}  // namespace
+
+std::string decode_jpeg_grey(const std::vector<uchar>& bytes, cv::Mat& out) {
+  jpeg_decompress_struct cinfo;
+  ErrorManager err;
+  cinfo.err = jpeg_std_error(&err.pub);
+  err.pub.error_exit = on_error;
+  err.pub.emit_message = on_message;
+  err.warnings = 0;
+  err.message[0] = '\0';
+  if (setjmp(err.jump)) {
+    jpeg_destroy_decompress(&cinfo);
+    out.release();
+    return err.message[0] ? err.message : "libjpeg error";
+  }
+  jpeg_create_decompress(&cinfo);
+  jpeg_mem_src(&cinfo, bytes.data(), static_cast<unsigned long>(bytes.size()));
+  jpeg_read_header(&cinfo, TRUE);
+  cinfo.out_color_space = JCS_GRAYSCALE;
+  jpeg_start_decompress(&cinfo);
+  out.create(static_cast<int>(cinfo.output_height), static_cast<int>(cinfo.output_width), CV_8UC1);
+  while (cinfo.output_scanline < cinfo.output_height) {
+    JSAMPROW row = out.ptr<uchar>(static_cast<int>(cinfo.output_scanline));
+    jpeg_read_scanlines(&cinfo, &row, 1);
+  }
+  jpeg_finish_decompress(&cinfo);
+  jpeg_destroy_decompress(&cinfo);
+  if (err.warnings > 0) {
+    out.release();
+    return err.message;
+  }
+  return {};
+}
+
+}  // namespace egogeo::vo

@@ -1,0 +1,21 @@
+// JPEG frames decoded straight to grey by libjpeg(-turbo), with its warnings kept: libjpeg works
+// around corrupt data ("Corrupt JPEG data: N extraneous bytes", "Premature end of JPEG file") and
+// only prints a warning, which OpenCV's imdecode lets pass — the frame then decodes with grey or
+// garbage blocks and the clip is answered from it. Here any warning makes the frame unreadable.
+#pragma once
+
+#include <opencv2/core.hpp>
+
+#include <string>
+#include <vector>
+
+namespace egogeo::vo {
+
+/// True when `bytes` start with a JPEG's SOI marker (FF D8).
+inline bool is_jpeg(const std::vector<uchar>& bytes) { return bytes.size() >= 2 && bytes[0] == 0xFF && bytes[1] == 0xD8; }
+
+/// Decodes a JPEG to 8-bit grey into `out` (as OpenCV's IMREAD_GRAYSCALE does: libjpeg's own
+/// colour conversion). Returns "" on success, else libjpeg's first error or warning message.
+std::string decode_jpeg_grey(const std::vector<uchar>& bytes, cv::Mat& out);
+
+}  // namespace egogeo::vo
