@@ -32,6 +32,8 @@ struct Request {
   bool indices_given = false;
   double fps = 0;
   bool timestamps_given = false;
+  /// options.keepFrames (video clips): return the decoded grey frames used (Output::frames).
+  bool keep_frames = false;
 };
 
 /// The engine's result, plus what a video input decoded to.
@@ -42,6 +44,7 @@ struct Output {
   double video_fps = 0;
   std::vector<int> frame_indices;
   std::vector<double> timestamps;
+  std::vector<cv::Mat> frames;  // video clips with options.keepFrames: the grey frames used
 };
 
 std::unique_ptr<Request> parse(const Napi::CallbackInfo& info) {
@@ -190,6 +193,8 @@ std::unique_ptr<Request> parse(const Napi::CallbackInfo& info) {
         a.fail("options.roadNormal must point down in the camera frame (x right, y down, z forward): its y component must be at least half its length");
       }
     }
+    o.keep_matches = a.boolean(op, "keepMatches", "options", o.keep_matches);
+    req->keep_frames = a.boolean(op, "keepFrames", "options", false);
     Napi::Value gt = op.Get("gtSpeeds");
     if (!gt.IsUndefined()) o.gt_speeds = a.numbers(gt, "options.gtSpeeds");
     if (req->video.empty() && o.scale == ScaleMode::GroundTruth && o.gt_speeds.size() != req->input.frames.size() - 1) {
@@ -247,6 +252,40 @@ Napi::Object to_js(Napi::Env env, Output& o) {
     sp.Set("jerkPsd", r.jerk_psd);
     sp.Set("noiseScale", r.noise_scale);
     out.Set("speedProfile", sp);
+  }
+  if (!r.matches.empty()) {
+    Napi::Array ma = Napi::Array::New(env, r.matches.size());
+    for (size_t i = 0; i < r.matches.size(); ++i) {
+      const PairMatches& pm = r.matches[i];
+      const size_t m = pm.prev.size();
+      auto prev = Napi::Float32Array::New(env, 2 * m), curr = Napi::Float32Array::New(env, 2 * m);
+      auto ids = Napi::Int32Array::New(env, m);
+      auto inl = Napi::Uint8Array::New(env, m);
+      for (size_t j = 0; j < m; ++j) {
+        prev[2 * j] = pm.prev[j].x;
+        prev[2 * j + 1] = pm.prev[j].y;
+        curr[2 * j] = pm.curr[j].x;
+        curr[2 * j + 1] = pm.curr[j].y;
+        ids[j] = j < pm.ids.size() ? pm.ids[j] : -1;
+        inl[j] = j < pm.inliers.size() ? pm.inliers[j] : 0;
+      }
+      Napi::Object mo = Napi::Object::New(env);
+      mo.Set("prev", prev);
+      mo.Set("curr", curr);
+      mo.Set("ids", ids);
+      mo.Set("inliers", inl);
+      ma.Set(static_cast<uint32_t>(i), mo);
+    }
+    out.Set("matches", ma);
+  }
+  if (!o.frames.empty()) {
+    Napi::Array fa = Napi::Array::New(env, o.frames.size());
+    for (size_t i = 0; i < o.frames.size(); ++i) {
+      const cv::Mat& m = o.frames[i];
+      auto b = Napi::Buffer<uint8_t>::Copy(env, m.data, m.total());
+      fa.Set(static_cast<uint32_t>(i), b);
+    }
+    out.Set("frames", fa);
   }
   Napi::Object tracks = Napi::Object::New(env);
   tracks.Set("meanLength", r.mean_track_length);
@@ -333,6 +372,7 @@ bool run(const Request& req, Output& out, std::string& error) {
     const ClipInput in = video_input(req, out, frames, decode_ms);
     out.clip = process_clip(in, req.options);
     out.clip.ms.decode += decode_ms;
+    if (req.keep_frames) out.frames = std::move(frames);
   }, error);
 }
 

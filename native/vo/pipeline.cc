@@ -249,6 +249,17 @@ ClipResult process_clip(const ClipInput& in, const Options& opt) {
     res.R.push_back(Rw * p.R.t());
   }
   speed_profile(res, in.timestamps);
+  if (opt.keep_matches) {
+    res.matches.resize(all.size());
+    for (size_t k = 0; k < all.size(); ++k) {
+      PairMatches& pm = res.matches[k];
+      pm.prev = std::move(all[k].prev);
+      pm.curr = std::move(all[k].curr);
+      pm.ids = std::move(all[k].ids);
+      pm.inliers = std::move(inliers[k]);
+      pm.inliers.resize(pm.prev.size(), 0);
+    }
+  }
   res.mean_track_length = tracker.mean_track_length();
   res.tracks_created = tracker.tracks_created();
   return res;

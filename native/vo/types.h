@@ -85,6 +85,7 @@ struct Options {
   double jerk_psd_min = 0.05;     // bounds of the per-clip choice
   double jerk_psd_max = 200.0;
   std::vector<double> gt_speeds;  // m/s per pair, for ScaleMode::GroundTruth
+  bool keep_matches = false;      // keep each pair's track points and inlier flags (ClipResult::matches; the clip viewer)
 };
 
 /// One input frame: where it comes from and when it was taken.
@@ -128,6 +129,14 @@ struct PairMotion {
   PairQuality quality = PairQuality::Ok;
 };
 
+/// One frame pair's correspondences as the tracker gave them (track id, point in the previous and
+/// the current frame) and whether the pose stage kept each as an inlier. Only with keep_matches.
+struct PairMatches {
+  std::vector<cv::Point2f> prev, curr;
+  std::vector<int> ids;
+  std::vector<uchar> inliers;  // same length as the points (1 = essential-matrix / rotation-model inlier)
+};
+
 struct StageTimes {
   double decode = 0, detect = 0, track = 0, pose = 0, scale = 0;
 };
@@ -147,6 +156,7 @@ struct ClipResult {
   std::vector<double> speed, speed_sigma, accel, accel_sigma;
   double jerk_psd = 0;               // the speed smoother's jerk PSD (m^2/s^5), 0 when it did not run
   double noise_scale = 0;            // its factor on the measurements' nominal variances
+  std::vector<PairMatches> matches;  // per pair, with Options::keep_matches only (else empty)
   StageTimes ms;
 };
 

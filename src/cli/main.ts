@@ -18,6 +18,7 @@ import { registerDemo } from './commands/demo.js';
 import { registerDoctor } from './commands/doctor.js';
 import { registerAudit } from './commands/audit.js';
 import { registerEgogears } from './commands/egogears.js';
+import { registerView } from './commands/view.js';
 
 export function buildProgram(): Command {
   const program = new Command('egogeo')
@@ -37,6 +38,7 @@ export function buildProgram(): Command {
   registerDoctor(program);
   registerAudit(program);
   registerEgogears(program);
+  registerView(program);
   return program;
 }
 

@@ -124,6 +124,22 @@ export interface VoOptions {
   jerkPsd?: number;
   /** Ground-truth speed (m/s) per frame pair, for scale 'gt'. */
   gtSpeeds?: ArrayLike<number>;
+  /** Return each pair's track points and inlier flags (`NativeResult.matches`; the clip viewer). Default false. */
+  keepMatches?: boolean;
+  /** Video clips: return the decoded grey frames used (`NativeResult.frames`). Default false. */
+  keepFrames?: boolean;
+}
+
+/**
+ * One frame pair's correspondences (with `keepMatches`): track k sits at (prev[2k], prev[2k+1]) in
+ * the pair's first frame and at (curr[2k], curr[2k+1]) in its second (pixels); ids[k] is its track
+ * id; inliers[k] = 1 when the pose stage kept it (essential matrix, or the rotation-only model).
+ */
+export interface PairMatches {
+  prev: Float32Array;
+  curr: Float32Array;
+  ids: Int32Array;
+  inliers: Uint8Array;
 }
 
 export type PairQuality = 'ok' | 'low_parallax' | 'degenerate' | 'too_few_tracks';
@@ -153,6 +169,10 @@ export interface NativeResult {
   /** Video clips only: the video frames used (indices) and their timestamps (seconds). */
   frameIndices?: Int32Array;
   timestamps?: Float64Array;
+  /** With options.keepMatches: per pair, its track points and inlier flags. */
+  matches?: PairMatches[];
+  /** Video clips with options.keepFrames: the decoded 8-bit grey frames used (width*height bytes each). */
+  frames?: Buffer[];
 }
 
 /**

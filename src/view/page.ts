@@ -1,0 +1,363 @@
+/**
+ * The clip viewer's page: one HTML document with its CSS and JS inline (no CDN, works offline).
+ * It fetches /api/clips once, renders the filterable list, and on opening a clip (#clip=ID)
+ * /api/clip/ID: frames on a <canvas> with the tracked features and the essential-matrix inliers
+ * drawn from JSON points, the bird's-eye trajectories and the dynamics series as SVG, the QA table.
+ * Keys: j / k next / previous clip in the filtered list, ← / → previous / next frame, space plays.
+ * The script avoids backticks and template placeholders (it lives in a template string).
+ */
+export const PAGE = String.raw`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>egogeo view</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<style>
+*{box-sizing:border-box}
+body{margin:0;font:13px/1.35 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1d2330;background:#f4f5f7;display:flex;height:100vh;overflow:hidden}
+#side{width:300px;min-width:300px;display:flex;flex-direction:column;border-right:1px solid #d5d9e0;background:#fff}
+#filters{padding:8px;border-bottom:1px solid #e3e6eb;display:grid;gap:5px}
+#filters input,#filters select{width:100%;padding:4px 6px;font:inherit;border:1px solid #c4c9d2;border-radius:4px;background:#fff}
+#count{color:#667;font-size:12px}
+#list{list-style:none;margin:0;padding:0;overflow-y:auto;flex:1}
+#list li{padding:4px 8px;border-bottom:1px solid #f0f1f4;cursor:pointer;display:flex;justify-content:space-between;gap:6px;white-space:nowrap}
+#list li:hover{background:#f1f5fd}
+#list li.sel{background:#dde8fb}
+#list .id{overflow:hidden;text-overflow:ellipsis;font-family:ui-monospace,monospace;font-size:12px}
+.tag{font-size:11px;padding:0 5px;border-radius:8px;background:#eef0f3;color:#445}
+.tag.dis{background:#fde2e1;color:#a3211b}.tag.near{background:#fdf1cc;color:#7a5a00}.tag.ok{background:#dff3e4;color:#1d6b34}.tag.bad{background:#a3211b;color:#fff}
+#main{flex:1;overflow-y:auto;padding:10px 16px}
+#warnings div{background:#fff4d6;border:1px solid #e9c46a;padding:6px 10px;margin-bottom:6px;border-radius:4px}
+.errorbox{background:#fde2e1;border:1px solid #d9534f;color:#7d1713;padding:8px 10px;margin:6px 0;border-radius:4px;font-family:ui-monospace,monospace;white-space:pre-wrap}
+h1{font-size:17px;margin:4px 0 8px;font-family:ui-monospace,monospace}
+h2{font-size:13px;margin:12px 0 4px;text-transform:uppercase;letter-spacing:.04em;color:#556}
+#top{display:flex;gap:14px;flex-wrap:wrap;align-items:flex-start}
+#framebox{flex:1 1 560px;max-width:900px}
+#frame{width:100%;background:#222;display:block;border-radius:3px;min-height:120px}
+#controls{display:flex;gap:8px;align-items:center;margin:4px 0;flex-wrap:wrap}
+#controls input[type=range]{flex:1;min-width:150px}
+button{font:inherit;padding:2px 9px;border:1px solid #c4c9d2;border-radius:4px;background:#fff;cursor:pointer}
+#bev{width:330px;height:330px;background:#fff;border:1px solid #d5d9e0;border-radius:3px}
+#plots{display:grid;grid-template-columns:repeat(auto-fill,minmax(330px,1fr));gap:8px}
+.plot{background:#fff;border:1px solid #d5d9e0;border-radius:3px}
+.plot svg{width:100%;height:170px;display:block}
+svg text{font:10px system-ui,sans-serif;fill:#556}
+.legend{display:flex;gap:10px;flex-wrap:wrap;font-size:12px;margin:4px 0}
+.legend span::before{content:"";display:inline-block;width:14px;height:3px;margin-right:4px;vertical-align:middle;background:var(--c)}
+table{border-collapse:collapse;background:#fff;font-size:12px;margin-bottom:30px}
+th,td{border:1px solid #e0e3e8;padding:3px 7px;text-align:left;vertical-align:top}
+th{background:#f3f4f7}
+td.dis{background:#fde2e1;font-weight:600}td.near{background:#fdf1cc;font-weight:600}td.agree{background:#e8f6ec}
+.muted{color:#889}
+#status{color:#667;font-size:12px}
+kbd{border:1px solid #c4c9d2;border-bottom-width:2px;border-radius:3px;padding:0 4px;font-size:11px;background:#fafbfc}
+</style></head>
+<body>
+<aside id="side">
+ <div id="filters">
+  <input id="q" type="search" placeholder="search clip id…" autocomplete="off">
+  <select id="fsource"><option value="">all sources</option></select>
+  <select id="fquestion"><option value="">all questions</option></select>
+  <select id="fstatus">
+   <option value="">all clips</option>
+   <option value="agree">agrees with the oracle</option>
+   <option value="disagree">disagrees with the oracle</option>
+   <option value="near">near-threshold disagreement</option>
+   <option value="error">disagreement beyond the near band</option>
+  </select>
+  <div id="count"></div>
+ </div>
+ <ul id="list"></ul>
+</aside>
+<main id="main">
+ <div id="warnings"></div>
+ <div id="empty" class="muted">Pick a clip on the left (<kbd>j</kbd> / <kbd>k</kbd> next / previous clip, <kbd>←</kbd> / <kbd>→</kbd> frames, <kbd>space</kbd> plays).</div>
+ <section id="clip" hidden>
+  <h1 id="title"></h1>
+  <div id="status"></div>
+  <div id="clipErrors"></div>
+  <div id="top">
+   <div id="framebox">
+    <canvas id="frame" width="640" height="200"></canvas>
+    <div id="controls">
+     <button id="play" title="space">▶</button>
+     <input id="slider" type="range" min="0" max="0" value="0">
+     <span id="frameno"></span>
+     <label><input id="overlay" type="checkbox" checked> tracks &amp; inliers</label>
+    </div>
+    <div class="legend"><span style="--c:#2ecc40">inlier (essential matrix)</span><span style="--c:#ff4136">outlier</span><span id="pairinfo" class="muted"></span></div>
+   </div>
+   <div><h2 style="margin-top:0">Bird's-eye (m)</h2><svg id="bev" viewBox="0 0 330 330"></svg><div class="legend" id="bevlegend"></div></div>
+  </div>
+  <h2>Dynamics: ground truth against estimate (dashed: question thresholds)</h2>
+  <div class="legend" id="plotlegend"></div>
+  <div id="plots"></div>
+  <h2>Questions</h2>
+  <table id="qa"><thead></thead><tbody></tbody></table>
+ </section>
+</main>
+<script>
+(function () {
+'use strict';
+var $ = function (id) { return document.getElementById(id); };
+var COLORS = { truth: '#1d2330', engine: '#1f77b4', runs: ['#ff7f0e', '#9467bd', '#2ca02c', '#d62728', '#8c564b'] };
+var S = { meta: null, shown: [], cur: null, detail: null, frame: 0, playing: null, img: null, imgCache: {} };
+window.__egogeo = S;
+function esc(s) { return String(s == null ? '' : s).replace(/[&<>"']/g, function (c) { return { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]; }); }
+function fmt(v, d) { return v == null || !isFinite(v) ? '–' : (+v).toFixed(d == null ? 3 : d); }
+
+function classify(c) {
+  if (!c.predicted) return 'none';
+  return c.disagree.length ? 'disagree' : 'agree';
+}
+function matches(c, f) {
+  if (f.q && c.id.toLowerCase().indexOf(f.q) < 0) return false;
+  if (f.source && c.source !== f.source) return false;
+  var dq = f.question ? (c.disagree.indexOf(f.question) >= 0) : c.disagree.length > 0;
+  var nq = f.question ? (c.near.indexOf(f.question) >= 0) : c.near.length > 0;
+  if (f.question && c.questions.indexOf(f.question) < 0) return false;
+  if (f.status === 'agree') return c.predicted && !dq;
+  if (f.status === 'disagree') return dq;
+  if (f.status === 'near') return nq;
+  if (f.status === 'error') {
+    if (!f.question) return c.disagree.some(function (q) { return c.near.indexOf(q) < 0; });
+    return dq && !nq;
+  }
+  return true;
+}
+function filters() { return { q: $('q').value.trim().toLowerCase(), source: $('fsource').value, question: $('fquestion').value, status: $('fstatus').value }; }
+function renderList() {
+  var f = filters();
+  S.shown = S.meta.clips.filter(function (c) { return matches(c, f); });
+  var html = [];
+  for (var i = 0; i < S.shown.length; i++) {
+    var c = S.shown[i], k = classify(c), tags = '';
+    if (c.problem) tags += '<span class="tag bad" title="' + esc(c.problem) + '">!</span>';
+    if (k === 'disagree') tags += (c.near.length ? '<span class="tag near" title="near-threshold: ' + esc(c.near.join(', ')) + '">' + c.near.length + ' near</span>' : '') + '<span class="tag dis" title="' + esc(c.disagree.join(', ')) + '">' + c.disagree.length + ' ✗</span>';
+    else if (k === 'agree') tags += '<span class="tag ok">✓</span>';
+    tags += '<span class="tag">' + esc(c.source) + '</span>';
+    html.push('<li data-id="' + esc(c.id) + '"' + (S.cur === c.id ? ' class="sel"' : '') + '><span class="id">' + esc(c.id) + '</span><span>' + tags + '</span></li>');
+  }
+  $('list').innerHTML = html.join('');
+  $('count').textContent = S.shown.length + ' of ' + S.meta.clips.length + ' clips';
+}
+function setOptions(sel, values) {
+  sel.insertAdjacentHTML('beforeend', values.map(function (v) { return '<option value="' + esc(v) + '">' + esc(v) + '</option>'; }).join(''));
+}
+
+// ---- clip ----
+function openClip(id, push) {
+  if (!id) return;
+  if (push !== false && location.hash !== '#clip=' + encodeURIComponent(id)) { history.replaceState(null, '', '#clip=' + encodeURIComponent(id)); }
+  S.cur = id;
+  S.openStart = performance.now();
+  var li = $('list').querySelector('li.sel'); if (li) li.classList.remove('sel');
+  var el = $('list').querySelector('li[data-id="' + CSS.escape(id) + '"]');
+  if (el) { el.classList.add('sel'); el.scrollIntoView({ block: 'nearest' }); }
+  $('empty').hidden = true; $('clip').hidden = false;
+  $('title').textContent = id;
+  $('status').textContent = 'running the engine on this clip…';
+  $('clipErrors').innerHTML = '';
+  stop();
+  var want = id;
+  fetch('api/clip/' + encodeURIComponent(id)).then(function (r) { return r.json().then(function (j) { return { ok: r.ok, j: j }; }); }).then(function (x) {
+    if (S.cur !== want) return;
+    if (!x.ok) { showError(x.j.error || 'cannot open this clip'); $('status').textContent = ''; return; }
+    S.detail = x.j; S.frame = 0; S.imgCache = {};
+    renderClip();
+  }).catch(function (e) { if (S.cur === want) showError(String(e)); });
+}
+function showError(msg) { $('clipErrors').insertAdjacentHTML('beforeend', '<div class="errorbox">' + esc(msg) + '</div>'); }
+function renderClip() {
+  var d = S.detail;
+  $('title').textContent = d.id + '  ·  ' + d.source;
+  $('status').textContent = d.frames + ' frames' + (d.width ? ' · ' + d.width + '×' + d.height : '') + (d.ms.engine != null ? ' · engine ' + d.ms.engine + ' ms' : '') + (d.video ? ' · video' : '');
+  if (d.problem) showError('clip problem: ' + d.problem);
+  if (d.error) showError('engine: ' + d.error);
+  $('slider').max = Math.max(0, d.frames - 1); $('slider').value = 0;
+  drawBev(); drawPlots(); drawQa();
+  showFrame(0);
+  var done = function () { S.openMs = performance.now() - S.openStart; document.body.dataset.opened = d.id; };
+  if (d.frames > 0 && !d.error) S.onFrameDrawn = done; else done();
+  prefetch();
+}
+function prefetch() {
+  // The next clip of the list: its engine run starts while this one is looked at.
+  var i = indexShown();
+  var n = S.shown[i + 1];
+  if (n && !S.prefetched) { S.prefetched = {}; }
+  if (n && !S.prefetched[n.id]) { S.prefetched[n.id] = 1; setTimeout(function () { fetch('api/clip/' + encodeURIComponent(n.id)).catch(function () {}); }, 300); }
+}
+function frameUrl(i) { return 'frame/' + encodeURIComponent(S.detail.id) + '/' + i; }
+function showFrame(i) {
+  var d = S.detail; if (!d || d.frames === 0) { drawCanvas(null); return; }
+  i = Math.max(0, Math.min(d.frames - 1, i)); S.frame = i; $('slider').value = i;
+  $('frameno').textContent = (i + 1) + ' / ' + d.frames + (d.timestamps[i] != null ? '  t=' + fmt(d.timestamps[i] - d.timestamps[0], 2) + ' s' : '');
+  var img = S.imgCache[i];
+  if (!img) {
+    img = new Image(); S.imgCache[i] = img;
+    img.onload = function () { if (S.frame === i) drawCanvas(img); };
+    img.onerror = function () { img.failed = true; if (S.frame === i) { drawCanvas(null); showError('frame ' + i + ' could not be loaded (' + frameUrl(i) + ')'); } };
+    img.src = frameUrl(i);
+    var nx = S.imgCache[i + 1]; if (!nx && i + 1 < d.frames) { nx = new Image(); S.imgCache[i + 1] = nx; nx.src = frameUrl(i + 1); }
+  } else if (img.complete && !img.failed) drawCanvas(img);
+}
+function drawCanvas(img) {
+  var d = S.detail, cv = $('frame'), ctx = cv.getContext('2d');
+  var w = img ? img.naturalWidth : (d.width || 640), h = img ? img.naturalHeight : (d.height || 200);
+  if (cv.width !== w) cv.width = w; if (cv.height !== h) cv.height = h;
+  ctx.fillStyle = '#222'; ctx.fillRect(0, 0, w, h);
+  if (img) ctx.drawImage(img, 0, 0);
+  var drawn = 0, inl = 0;
+  var pair = S.frame > 0 ? d.matches[S.frame - 1] : d.matches[0];
+  if ($('overlay').checked && pair) {
+    var cur = S.frame > 0; // points in this frame: the pair's second frame, else the first pair's first
+    ctx.lineWidth = Math.max(1, w / 900);
+    var r = Math.max(2, w / 400);
+    for (var k = 0; k + 4 < pair.length; k += 5) {
+      var x0 = pair[k], y0 = pair[k + 1], x1 = pair[k + 2], y1 = pair[k + 3], ok = pair[k + 4] === 1;
+      var px = cur ? x1 : x0, py = cur ? y1 : y0;
+      ctx.strokeStyle = ok ? '#2ecc40' : '#ff4136';
+      ctx.beginPath(); ctx.moveTo(x0, y0); ctx.lineTo(x1, y1); ctx.stroke();
+      ctx.beginPath(); ctx.arc(px, py, r, 0, 6.2832); ctx.stroke();
+      drawn++; if (ok) inl++;
+    }
+  }
+  cv.dataset.tracks = drawn; cv.dataset.inliers = inl; cv.dataset.frame = S.frame;
+  var p = S.frame > 0 ? d.pairs[S.frame - 1] : d.pairs[0];
+  $('pairinfo').textContent = p ? (S.frame > 0 ? 'pair ' + (S.frame - 1) + '→' + S.frame : 'pair 0→1') + ': ' + p.tracks + ' tracks, ' + p.inliers + ' inliers, ' + p.quality : '';
+  if (S.onFrameDrawn && (img || !d.frames)) { var f = S.onFrameDrawn; S.onFrameDrawn = null; f(); }
+}
+function stop() { if (S.playing) { clearInterval(S.playing); S.playing = null; } $('play').textContent = '▶'; }
+function play() {
+  if (S.playing) return stop();
+  var d = S.detail; if (!d || d.frames < 2) return;
+  var dt = d.timestamps.length > 1 ? Math.max(40, 1000 * (d.timestamps[d.timestamps.length - 1] - d.timestamps[0]) / (d.timestamps.length - 1)) : 100;
+  $('play').textContent = '❚❚';
+  S.playing = setInterval(function () { showFrame(S.frame + 1 >= d.frames ? 0 : S.frame + 1); }, dt);
+}
+
+// ---- plots ----
+function seriesList() {
+  var d = S.detail, out = [];
+  if (d.series.truth) out.push({ name: 'truth', label: 'ground truth', color: COLORS.truth, s: d.series.truth });
+  if (d.series.engine) out.push({ name: 'engine', label: 'engine (this run)', color: COLORS.engine, s: d.series.engine });
+  d.series.runs.forEach(function (s, i) { if (s) out.push({ name: 'run' + i, label: d.runs[i], color: COLORS.runs[i % COLORS.runs.length], s: s }); });
+  return out;
+}
+function legend(el, list) { el.innerHTML = list.map(function (x) { return '<span style="--c:' + x.color + '">' + esc(x.label) + '</span>'; }).join(''); }
+function poly(pts, color, name, dash) {
+  return '<polyline data-series="' + name + '" data-points="' + pts.length + '" fill="none" stroke="' + color + '" stroke-width="1.6"' + (dash ? ' stroke-dasharray="4 3"' : '') + ' points="' + pts.map(function (p) { return p[0].toFixed(1) + ',' + p[1].toFixed(1); }).join(' ') + '"/>';
+}
+function finite(v) { return v != null && isFinite(v); }
+function drawBev() {
+  var list = seriesList(), W = 330, H = 330, m = 24;
+  var xs = [], ys = [];
+  list.forEach(function (x) { x.s.x.forEach(function (v, i) { if (finite(v) && finite(x.s.y[i])) { xs.push(v); ys.push(x.s.y[i]); } }); });
+  var svg = '';
+  if (!xs.length) { $('bev').innerHTML = '<text x="20" y="30">no trajectory</text>'; legend($('bevlegend'), []); return; }
+  // X forward drawn upwards, Y left drawn leftwards; equal scale.
+  var minX = Math.min.apply(null, xs), maxX = Math.max.apply(null, xs), minY = Math.min.apply(null, ys), maxY = Math.max.apply(null, ys);
+  var span = Math.max(maxX - minX, maxY - minY, 1), s = (W - 2 * m) / span;
+  var cx = (minX + maxX) / 2, cy = (minY + maxY) / 2;
+  var P = function (x, y) { return [W / 2 - (y - cy) * s, H / 2 - (x - cx) * s]; };
+  svg += '<rect x="0" y="0" width="330" height="330" fill="#fff"/>';
+  svg += '<text x="6" y="12">span ' + span.toFixed(1) + ' m · X forward ↑, Y left ←</text>';
+  list.forEach(function (x) {
+    var pts = []; x.s.x.forEach(function (v, i) { if (finite(v) && finite(x.s.y[i])) pts.push(P(v, x.s.y[i])); });
+    svg += poly(pts, x.color, x.name);
+    if (pts.length) svg += '<circle cx="' + pts[0][0].toFixed(1) + '" cy="' + pts[0][1].toFixed(1) + '" r="3" fill="' + x.color + '"/>';
+  });
+  $('bev').innerHTML = svg;
+  legend($('bevlegend'), list);
+}
+var PLOTS = [['speed', 'speed (m/s)'], ['accel', 'acceleration (m/s²)'], ['yaw_rate', 'yaw rate (rad/s)'], ['jerk', 'jerk (m/s³)']];
+function drawPlots() {
+  var d = S.detail, list = seriesList(), html = '';
+  PLOTS.forEach(function (p) {
+    var key = p[0], W = 400, H = 170, ml = 40, mr = 8, mt = 14, mb = 18;
+    var ts = [], vs = [];
+    list.forEach(function (x) { x.s[key].forEach(function (v, i) { if (finite(v)) { vs.push(v); ts.push(x.s.t[i]); } }); });
+    var thr = d.thresholds.filter(function (t) { return t.series === key; });
+    var body = '';
+    if (vs.length) {
+      var lo = Math.min.apply(null, vs), hi = Math.max.apply(null, vs);
+      // thresholds near the data range are drawn; the range grows to include them
+      var near = thr.filter(function (t) { var r = Math.max(hi - lo, 1e-3); return t.value >= lo - r && t.value <= hi + r; });
+      near.forEach(function (t) { lo = Math.min(lo, t.value); hi = Math.max(hi, t.value); });
+      if (hi - lo < 1e-6) { hi += 0.5; lo -= 0.5; }
+      var pad = (hi - lo) * 0.06; lo -= pad; hi += pad;
+      var t0 = Math.min.apply(null, ts), t1 = Math.max.apply(null, ts); if (t1 <= t0) t1 = t0 + 1;
+      var X = function (t) { return ml + (t - t0) / (t1 - t0) * (W - ml - mr); }, Y = function (v) { return mt + (hi - v) / (hi - lo) * (H - mt - mb); };
+      body += '<line x1="' + ml + '" x2="' + ml + '" y1="' + mt + '" y2="' + (H - mb) + '" stroke="#bbb"/>';
+      body += '<text x="2" y="' + (Y(hi) + 8).toFixed(1) + '">' + fmt(hi, 2) + '</text><text x="2" y="' + Y(lo).toFixed(1) + '">' + fmt(lo, 2) + '</text>';
+      body += '<text x="' + ml + '" y="' + (H - 4) + '">' + fmt(t0, 1) + ' s</text><text x="' + (W - 40) + '" y="' + (H - 4) + '">' + fmt(t1, 1) + ' s</text>';
+      if (lo < 0 && hi > 0) body += '<line x1="' + ml + '" x2="' + (W - mr) + '" y1="' + Y(0).toFixed(1) + '" y2="' + Y(0).toFixed(1) + '" stroke="#ddd"/>';
+      near.forEach(function (t) {
+        var y = Y(t.value).toFixed(1);
+        body += '<line data-threshold="' + esc(t.question) + '" x1="' + ml + '" x2="' + (W - mr) + '" y1="' + y + '" y2="' + y + '" stroke="#c0392b" stroke-dasharray="5 4" stroke-width="1"><title>' + esc(t.question) + ': ' + t.value + '</title></line>';
+        body += '<text x="' + (W - mr - 120) + '" y="' + (+y - 2) + '" style="fill:#c0392b">' + esc(t.question.slice(0, 22)) + ' ' + t.value + '</text>';
+      });
+      list.forEach(function (x) {
+        var pts = []; x.s[key].forEach(function (v, i) { if (finite(v)) pts.push([X(x.s.t[i]), Y(v)]); });
+        body += poly(pts, x.color, x.name);
+      });
+    } else body = '<text x="20" y="30">no data</text>';
+    html += '<div class="plot" data-plot="' + key + '"><svg viewBox="0 0 ' + W + ' ' + H + '" preserveAspectRatio="none"><text x="' + (ml + 4) + '" y="11" style="font-weight:600">' + p[1] + '</text>' + body + '</svg></div>';
+  });
+  $('plots').innerHTML = html;
+  legend($('plotlegend'), list);
+}
+function drawQa() {
+  var d = S.detail;
+  var head = '<tr><th>question</th><th>oracle</th>' + d.runs.map(function (r) { return '<th>' + esc(r) + '</th>'; }).join('') + '<th>engine (this run)</th><th>deciding feature</th><th>truth</th><th>estimate</th><th>threshold</th><th>margin</th></tr>';
+  $('qa').querySelector('thead').innerHTML = head;
+  $('qa').querySelector('tbody').innerHTML = d.qa.map(function (q) {
+    var cells = q.answers.map(function (a, i) {
+      var cls = a.agree === false ? (a.near ? 'near' : 'dis') : a.agree ? 'agree' : '';
+      var txt = a.present ? (a.answer == null ? '(no answer)' : a.answer) : '–';
+      return '<td class="' + cls + '" data-run="' + i + '">' + esc(txt) + (a.agree === false ? (a.near ? ' ≈' : ' ✗') : '') + '</td>';
+    }).join('');
+    var ecls = q.engineAgree === false ? (q.near ? 'near' : 'dis') : q.engineAgree ? 'agree' : '';
+    return '<tr data-question="' + esc(q.question) + '"><td title="' + esc(q.text) + '">' + esc(q.question) + '</td><td data-oracle>' + esc(q.oracle == null ? '–' : q.oracle) + '</td>' + cells +
+      '<td class="' + ecls + '">' + esc(q.engine == null ? '–' : q.engine) + '</td><td>' + esc(q.feature || '–') + '</td><td>' + fmt(q.value) + '</td><td>' + fmt(q.estimate) + '</td><td>' + fmt(q.threshold) + '</td><td>' +
+      (q.margin == null ? '–' : (100 * q.margin).toFixed(1) + '%' + (q.near ? ' (near)' : '')) + '</td></tr>';
+  }).join('');
+}
+
+// ---- navigation ----
+function indexShown() { for (var i = 0; i < S.shown.length; i++) if (S.shown[i].id === S.cur) return i; return -1; }
+function step(k) {
+  if (!S.shown.length) return;
+  var i = indexShown();
+  i = i < 0 ? 0 : Math.max(0, Math.min(S.shown.length - 1, i + k));
+  openClip(S.shown[i].id);
+}
+document.addEventListener('keydown', function (e) {
+  if (e.target && (e.target.tagName === 'INPUT' && e.target.type !== 'checkbox' && e.target.type !== 'range' || e.target.tagName === 'SELECT')) return;
+  if (e.key === 'j') { step(1); e.preventDefault(); }
+  else if (e.key === 'k') { step(-1); e.preventDefault(); }
+  else if (e.key === 'ArrowRight') { stop(); showFrame(S.frame + 1); e.preventDefault(); }
+  else if (e.key === 'ArrowLeft') { stop(); showFrame(S.frame - 1); e.preventDefault(); }
+  else if (e.key === ' ') { play(); e.preventDefault(); }
+});
+$('list').addEventListener('click', function (e) { var li = e.target.closest('li'); if (li) openClip(li.dataset.id); });
+['q', 'fsource', 'fquestion', 'fstatus'].forEach(function (id) { $(id).addEventListener('input', renderList); });
+$('slider').addEventListener('input', function () { stop(); showFrame(+this.value); });
+$('overlay').addEventListener('change', function () { showFrame(S.frame); });
+$('play').addEventListener('click', play);
+window.addEventListener('hashchange', function () { var m = /clip=([^&]+)/.exec(location.hash); if (m && decodeURIComponent(m[1]) !== S.cur) openClip(decodeURIComponent(m[1]), false); });
+
+fetch('api/clips').then(function (r) { return r.json(); }).then(function (meta) {
+  S.meta = meta;
+  var sources = []; meta.clips.forEach(function (c) { if (sources.indexOf(c.source) < 0) sources.push(c.source); });
+  setOptions($('fsource'), sources.sort());
+  setOptions($('fquestion'), meta.questions);
+  $('warnings').innerHTML = meta.warnings.map(function (w) { return '<div>⚠ ' + esc(w) + '</div>'; }).join('');
+  if (!meta.predictions.length) { $('fstatus').disabled = true; $('fstatus').title = 'give --predictions to compare with the oracle'; }
+  renderList();
+  requestAnimationFrame(function () { S.listPaintMs = performance.now(); document.body.dataset.ready = '1'; });
+  var m = /clip=([^&]+)/.exec(location.hash);
+  if (m) openClip(decodeURIComponent(m[1]), false);
+}).catch(function (e) { $('warnings').innerHTML = '<div class="errorbox">cannot load the clip list: ' + esc(e) + '</div>'; });
+})();
+</script>
+</body></html>
+`;
