@@ -106,7 +106,7 @@ export function questionThresholds(q: Question): SeriesThreshold[] {
 }
 
 function dynamicsJson(a: DynamicsArrays) {
-  return { t: arr(a.timestamps), x: arr(a.x), y: arr(a.y), speed: arr(a.speed), accel: arr(a.accel), yaw_rate: arr(a.yaw_rate, 1e5), jerk: arr(a.jerk) };
+  return { t: arr(a.timestamps), x: arr(a.x), y: arr(a.y), yaw: arr(a.yaw, 1e5), speed: arr(a.speed), accel: arr(a.accel), yaw_rate: arr(a.yaw_rate, 1e5), jerk: arr(a.jerk) };
 }
 
 interface EngineRun {

@@ -249,8 +249,15 @@ function poly(pts, color, name, dash) {
 function finite(v) { return v != null && isFinite(v); }
 function drawBev() {
   var list = seriesList(), W = 330, H = 330, m = 24;
+  // Every trajectory in its own first pose's frame (ground truth arrays may be in a world frame).
+  list.forEach(function (x) {
+    var s = x.s, i0 = 0; while (i0 < s.x.length && !(finite(s.x[i0]) && finite(s.y[i0]))) i0++;
+    var x0 = s.x[i0], y0 = s.y[i0], a = finite(s.yaw && s.yaw[i0]) ? s.yaw[i0] : 0, c = Math.cos(a), sn = Math.sin(a);
+    x.bx = s.x.map(function (v, i) { return finite(v) && finite(s.y[i]) ? c * (v - x0) + sn * (s.y[i] - y0) : null; });
+    x.by = s.x.map(function (v, i) { return finite(v) && finite(s.y[i]) ? -sn * (v - x0) + c * (s.y[i] - y0) : null; });
+  });
   var xs = [], ys = [];
-  list.forEach(function (x) { x.s.x.forEach(function (v, i) { if (finite(v) && finite(x.s.y[i])) { xs.push(v); ys.push(x.s.y[i]); } }); });
+  list.forEach(function (x) { x.bx.forEach(function (v, i) { if (finite(v)) { xs.push(v); ys.push(x.by[i]); } }); });
   var svg = '';
   if (!xs.length) { $('bev').innerHTML = '<text x="20" y="30">no trajectory</text>'; legend($('bevlegend'), []); return; }
   // X forward drawn upwards, Y left drawn leftwards; equal scale.
@@ -259,9 +266,9 @@ function drawBev() {
   var cx = (minX + maxX) / 2, cy = (minY + maxY) / 2;
   var P = function (x, y) { return [W / 2 - (y - cy) * s, H / 2 - (x - cx) * s]; };
   svg += '<rect x="0" y="0" width="330" height="330" fill="#fff"/>';
-  svg += '<text x="6" y="12">span ' + span.toFixed(1) + ' m · X forward ↑, Y left ←</text>';
+  svg += '<text x="6" y="12">span ' + span.toFixed(1) + ' m · first pose at the origin, heading ↑</text>';
   list.forEach(function (x) {
-    var pts = []; x.s.x.forEach(function (v, i) { if (finite(v) && finite(x.s.y[i])) pts.push(P(v, x.s.y[i])); });
+    var pts = []; x.bx.forEach(function (v, i) { if (finite(v)) pts.push(P(v, x.by[i])); });
     svg += poly(pts, x.color, x.name);
     if (pts.length) svg += '<circle cx="' + pts[0][0].toFixed(1) + '" cy="' + pts[0][1].toFixed(1) + '" r="3" fill="' + x.color + '"/>';
   });
