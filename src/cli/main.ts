@@ -19,6 +19,7 @@ import { registerDoctor } from './commands/doctor.js';
 import { registerAudit } from './commands/audit.js';
 import { registerEgogears } from './commands/egogears.js';
 import { registerView } from './commands/view.js';
+import { registerWorker } from './commands/worker.js';
 
 export function buildProgram(): Command {
   const program = new Command('egogeo')
@@ -39,6 +40,7 @@ export function buildProgram(): Command {
   registerAudit(program);
   registerEgogears(program);
   registerView(program);
+  registerWorker(program);
   return program;
 }
 

@@ -30,10 +30,46 @@ import { type ClipBlock, type ExpectedClip, PredictionsFile } from './output.js'
 import { writeFileAtomic as writeAtomic } from '../io/atomic.js';
 import { CANCELLED, type ClipOutput, type ClipTask } from './task.js';
 import { answeredIds, clipTasks, workerUrl } from './clips.js';
+import { createHash } from 'node:crypto';
+import { hostname } from 'node:os';
 
 export { workerUrl };
 
 export const RUN_VERSION = 1;
+
+/**
+ * What answers a run's clip tasks: the local worker pool (default) or another backend (the Redis
+ * queue of src/queue/, which `egogeo run --queue URL` plugs in). It calls `onResult` once per
+ * answered clip and `onError` once per failed one, on the main thread; the run writes the files.
+ * It should stop soon after `cancel[0]` becomes non-zero (an interrupted run).
+ */
+export interface ClipExecutorContext {
+  /** The run's identity: stable across restarts of the same run (options, shard, output, host). */
+  runId: string;
+  /** Clips already in the output (a resumed run): nothing to answer for them. */
+  done: ReadonlySet<string>;
+  workers?: number;
+  progress?: boolean;
+  label: string;
+  cancel: Int32Array;
+  onResult: (r: ClipOutput, t: ClipTask) => void;
+  onError: (e: Error, t: ClipTask) => void;
+  log: (line: string) => void;
+}
+export type ClipExecutor = (tasks: ClipTask[], ctx: ClipExecutorContext) => Promise<void>;
+
+/** The default executor: one piscina pool on this machine (src/pool/). */
+export const localExecutor: ClipExecutor = async (tasks, ctx) => {
+  await runPool<ClipTask, ClipOutput>({
+    worker: workerUrl(),
+    tasks,
+    workers: ctx.workers,
+    label: ctx.label,
+    progress: ctx.progress,
+    onResult: (r, t) => ctx.onResult(r, t),
+    onError: (e, t) => ctx.onError(e, t),
+  });
+};
 
 export interface Shard {
   index: number;
@@ -73,6 +109,8 @@ export interface RunOptions {
   signals?: boolean;
   /** Test hook: called after each clip is flushed. */
   onClip?: (id: string) => void;
+  /** Who answers the clips (default: the local worker pool, `localExecutor`). */
+  executor?: ClipExecutor;
 }
 
 /** The options that must match for a rerun to resume an output (and for shards to merge). */
@@ -342,12 +380,15 @@ async function runLocked(o: RunOptions, lock: OutputLock, sig0: RunSignals): Pro
   let finished = 0;
   try {
     if (tasks.length > 0) {
-      await runPool<ClipTask, ClipOutput>({
-        worker: workerUrl(),
-        tasks,
+      const runId = createHash('sha256').update(JSON.stringify({ key, shard, out, host: hostname() })).digest('hex').slice(0, 16);
+      await (o.executor ?? localExecutor)(tasks, {
+        runId,
+        done,
         workers: o.workers,
         label: 'run',
         progress: o.progress,
+        cancel,
+        log,
         onResult: (r) => {
           writeAtomic(`${trajDir}/${r.id}.tum`, r.tum);
           file.append(r.records.map((x) => `${JSON.stringify(x)}\n`).join(''));

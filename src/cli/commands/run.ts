@@ -13,6 +13,7 @@ import { parseShard, runBenchmark, sidecar } from '../../run/run.js';
 import { parseCarlaDomain } from '../../datasets/published.js';
 import { type Photometric, PHOTOMETRIC } from '../../native/index.js';
 import { DEFAULT_PHOTOMETRIC } from '../../vo/estimate.js';
+import { DEFAULT_QUEUE_NAME, parseQueueUrl, queueExecutor } from '../../queue/index.js';
 
 function parsePhotometric(s: string | undefined): Photometric | undefined {
   if (s === undefined) return undefined;
@@ -39,6 +40,9 @@ interface Opts {
   cache?: string | boolean;
   photometric?: string;
   progress?: boolean;
+  queue?: string;
+  queueName: string;
+  attempts: string;
 }
 
 const positiveInt = (name: string, s: string): number => {
@@ -70,6 +74,9 @@ export function registerRun(program: Command): void {
     .option('--scale <mode>', "metric scale: 'road' (camera height), 'gt' (ground-truth speeds from KITTI poses, diagnosis) or 'none'", 'road')
     .option('--model <name>', `model name in the results manifest (default: egogeo_<carla domain> on the published layout, else ${DEFAULT_MODEL})`)
     .option('--no-progress', 'no progress bar (default: shown on a terminal)')
+    .option('--queue <url>', 'hand the clips to `egogeo worker` processes through Redis (redis://HOST:PORT[/db]) instead of answering them here; the same files as a local run')
+    .option('--queue-name <name>', 'with --queue: the BullMQ queue (the workers\' --queue-name)', DEFAULT_QUEUE_NAME)
+    .option('--attempts <n>', 'with --queue: attempts per clip before it goes to the errors file', '3')
     .action(async (o: Opts) => {
       if (o.questions !== 'subset' && o.questions !== 'all') throw new InputError(`--questions must be 'subset' or 'all', got '${o.questions}'`);
       if (o.scale !== 'road' && o.scale !== 'gt' && o.scale !== 'none') throw new InputError(`--scale must be road, gt or none, got '${o.scale}'`);
@@ -97,6 +104,7 @@ export function registerRun(program: Command): void {
         cacheDir: o.cache === false ? null : typeof o.cache === 'string' ? o.cache : undefined,
         photometric: parsePhotometric(o.photometric),
         progress: o.progress === false ? false : undefined,
+        executor: o.queue === undefined ? undefined : queueExecutor({ target: parseQueueUrl(o.queue, o.queueName), attempts: positiveInt('--attempts', o.attempts) }),
       });
       const ran = s.done - s.resumed;
       const rate = `${ran} clip${ran === 1 ? '' : 's'} in ${s.seconds.toFixed(1)} s (${s.clipsPerSecond.toFixed(2)} clips/s)`;

@@ -1,0 +1,83 @@
+/**
+ * queue/ — `egogeo run --queue URL` and `egogeo worker`: a run's clips as BullMQ jobs on a Redis
+ * queue, answered by workers on any machine (src/queue/worker.ts) with the same per-clip code as a
+ * local run (src/run/task.ts in the src/run/worker.ts pool), collected by the coordinator
+ * (src/queue/coordinator.ts) into the same files a local run writes (src/run/run.ts).
+ * May import: core/, io/, run/, pool/.
+ *
+ * This file: the Redis URL and the connection options BullMQ gets.
+ */
+import type { ConnectionOptions } from 'bullmq';
+import { Redis } from 'ioredis';
+import { InputError } from '../core/trajectory.js';
+
+/** The BullMQ queue every coordinator and worker uses unless told otherwise. */
+export const DEFAULT_QUEUE_NAME = 'egogeo';
+
+export interface QueueTarget {
+  /** The URL with any password replaced by `***` (for messages). */
+  shown: string;
+  connection: ConnectionOptions & { host: string; port: number; db: number };
+  name: string;
+}
+
+/** `redis://[user:password@]host[:port][/db]` (or `rediss://` for TLS) → BullMQ connection options. */
+export function parseQueueUrl(url: string, name = DEFAULT_QUEUE_NAME): QueueTarget {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw new InputError(`--queue must be a Redis URL such as redis://127.0.0.1:6379/0, got '${url}'`);
+  }
+  if (u.protocol !== 'redis:' && u.protocol !== 'rediss:') throw new InputError(`--queue must be a redis:// or rediss:// URL, got '${url}'`);
+  if (!u.hostname) throw new InputError(`--queue ${url}: no host`);
+  const port = u.port ? Number(u.port) : 6379;
+  const path = u.pathname.replace(/^\//, '');
+  const db = path === '' ? 0 : Number(path);
+  if (!Number.isInteger(db) || db < 0) throw new InputError(`--queue ${url}: the database must be a number (redis://host:port/0), got '${path}'`);
+  if (!/^[A-Za-z0-9_.-]{1,100}$/.test(name)) throw new InputError(`--queue-name must be letters, digits, '_', '.', '-', got '${name}'`);
+  const host = u.hostname.replace(/^\[(.*)\]$/, '$1');
+  const connection: QueueTarget['connection'] = {
+    host,
+    port,
+    db,
+    ...(u.username ? { username: decodeURIComponent(u.username) } : {}),
+    ...(u.password ? { password: decodeURIComponent(u.password) } : {}),
+    ...(u.protocol === 'rediss:' ? { tls: {} } : {}),
+  };
+  const shown = u.password ? url.replace(`:${u.password}@`, ':***@') : url;
+  return { shown, connection, name };
+}
+
+/** Resolves when `ready` does, else InputError after `ms` naming the URL and the last connection error. */
+export async function reachable(t: QueueTarget, ready: Promise<unknown>, lastError: () => string | null, ms = 10_000): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new InputError(`cannot reach Redis at ${t.shown} within ${ms / 1000} s${lastError() ? ` (${lastError()})` : ''}; start one (redis-server) or check --queue`)), ms);
+  });
+  try {
+    await Promise.race([ready, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * One connection attempt (no retries) and a PING before any BullMQ object exists: an unreachable
+ * host, a refused port or a wrong password is one line naming the URL instead of endless retries.
+ */
+export async function probe(t: QueueTarget, ms = 5000): Promise<void> {
+  const r = new Redis({ ...(t.connection as object), lazyConnect: true, connectTimeout: ms, retryStrategy: () => null, maxRetriesPerRequest: 0, enableOfflineQueue: false });
+  let last: string | null = null;
+  r.on('error', (e: Error) => {
+    last = e.message.split('\n')[0];
+  });
+  try {
+    await r.connect();
+    await r.ping();
+  } catch (e) {
+    throw new InputError(`cannot reach Redis at ${t.shown} (${last ?? (e as Error).message.split('\n')[0]}); start one (redis-server) or check --queue`);
+  } finally {
+    r.disconnect();
+  }
+}

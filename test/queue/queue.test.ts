@@ -1,0 +1,185 @@
+/**
+ * `egogeo run --queue` + `egogeo worker` against a real redis-server (test/queue/redis.ts; skipped
+ * with a message when the binary is missing): the output, manifest, trajectories and errors file
+ * equal a local run's byte for byte; a bad clip ends in the errors file after its attempts with
+ * exit status 1; a worker SIGKILLed mid-run and a coordinator stopped (SIGTERM) and killed
+ * (SIGKILL) then restarted still give the local run's output, without duplicates; workers exit
+ * cleanly on SIGTERM.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeTask, encodeTask, jobId, mapPath, parsePathMap, parseQueueUrl } from '../../src/queue/index.js';
+import type { ClipTask } from '../../src/run/task.js';
+import { appendRecords, BIN, cli, ensureDist, HAS_EGODYN_KITTI, kittiSubset, NATIVE_BUILT, readJsonl, ROOT, syntheticDataset } from '../run/fixtures.js';
+import { HAS_REDIS, type RedisServer, redisCommand, startRedis } from './redis.js';
+
+const tmp = mkdtempSync(join(tmpdir(), 'egogeo-queue-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+const read = (p: string) => readFileSync(p, 'utf8');
+const lines = (p: string) => (existsSync(p) ? read(p).split('\n').filter(Boolean).length : 0);
+
+interface Proc {
+  child: ChildProcess;
+  stderr: () => string;
+  done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>;
+}
+
+function start(args: string[]): Proc {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, FORCE_COLOR: '0' } });
+  let err = '';
+  child.stderr!.on('data', (d) => (err += String(d)));
+  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('exit', (code, signal) => resolve({ code, signal, stderr: err }));
+  });
+  return { child, stderr: () => err, done };
+}
+
+async function until(what: string, ok: () => boolean, ms = 60_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** Every file a run writes beside OUT (the lock and the run record's times aside) equals the reference's. */
+function expectSameRun(out: string, ref: string): void {
+  expect(read(out)).toBe(read(ref));
+  expect(read(`${out}.errors.jsonl`)).toBe(read(`${ref}.errors.jsonl`));
+  expect(read(`${out}.manifest.json`)).toBe(read(`${ref}.manifest.json`));
+  const trajs = readdirSync(`${ref}.trajectories`).sort();
+  expect(readdirSync(`${out}.trajectories`).sort()).toEqual(trajs);
+  for (const f of trajs) expect(read(join(`${out}.trajectories`, f)), f).toBe(read(join(`${ref}.trajectories`, f)));
+  const preds = readJsonl<{ clip_id: string; question_id: string }>(out);
+  expect(new Set(preds.map((p) => `${p.clip_id}/${p.question_id}`)).size).toBe(preds.length);
+}
+
+describe('queue codec and URLs (no Redis)', () => {
+  it('round-trips a task with typed arrays exactly; job ids are per run and clip; paths map by whole components', () => {
+    const t = { clip: { index: 3, id: 'a:b c', source: 's', qa: [], truth: { id: 'x', t: Float64Array.of(0.1, 1 / 3), x: Float64Array.of(-0, 1e-300), y: Float64Array.of(2), yaw: Float64Array.of(Math.PI) } }, qa: [], frames: null, config: '/q.yaml', questionIds: ['a'], qaBase: 0, scale: 'road', cancel: new Int32Array(1) } as unknown as ClipTask;
+    const back = decodeTask(encodeTask(t));
+    expect(back.cancel).toBeUndefined();
+    expect(back.clip.truth!.t).toEqual(t.clip.truth!.t);
+    expect(back.clip.truth!.yaw[0]).toBe(Math.PI);
+    expect(jobId('r1', 'a:b c')).toBe('r1.a%3Ab%20c');
+    const maps = [parsePathMap('/data/egodyn/=/mnt/e')];
+    expect(mapPath('/data/egodyn/frames/1.jpg', maps)).toBe('/mnt/e/frames/1.jpg');
+    expect(mapPath('/data/egodynX/1.jpg', maps)).toBe('/data/egodynX/1.jpg');
+    expect(() => parsePathMap('data=/x')).toThrow(/absolute/);
+    expect(parseQueueUrl('redis://:pw@h:7000/2').connection).toMatchObject({ host: 'h', port: 7000, db: 2, password: 'pw' });
+    expect(parseQueueUrl('redis://:pw@h:7000/2').shown).toBe('redis://:***@h:7000/2');
+    expect(() => parseQueueUrl('http://h')).toThrow(/redis:\/\//);
+  });
+
+  it('a coordinator without a reachable Redis stops with one line naming the URL', async () => {
+    if (!NATIVE_BUILT) return;
+    ensureDist();
+    const ds = syntheticDataset(join(tmp, 'unreachable'), [{ id: 'c', speed: 8, yawRate: 0, frames: 4 }]);
+    const r = cli(['run', '--dataset', ds, '--queue', 'redis://127.0.0.1:1', '-o', join(tmp, 'unreachable.jsonl')]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/cannot reach Redis at redis:\/\/127\.0\.0\.1:1/);
+  });
+});
+
+describe.skipIf(!NATIVE_BUILT || !HAS_REDIS)('egogeo run --queue + egogeo worker on a rendered dataset (real redis-server)', () => {
+  let redis: RedisServer;
+  let ds = '';
+  let ref = '';
+  beforeAll(async () => {
+    ensureDist();
+    redis = await startRedis();
+    ds = syntheticDataset(join(tmp, 'synth'), [
+      { id: 'straight', speed: 8, yawRate: 0 },
+      { id: 'left', speed: 8, yawRate: 0.3, seed: 2 },
+      { id: 'right', speed: 8, yawRate: -0.3, seed: 3 },
+      { id: 'slow', speed: 3, yawRate: 0, seed: 4 },
+    ]);
+    const index = readJsonl<{ frame_paths: string[]; frame_timestamps: number[] }>(join(ds, 'clips_index.jsonl'));
+    const bad = { clip_id: 'bad_frame', source: 'synthetic', frame_paths: [...index[0].frame_paths.slice(0, 5), 'frames/nowhere/0005.pgm'], frame_timestamps: index[0].frame_timestamps.slice(0, 6) };
+    writeFileSync(join(ds, 'clips_index.jsonl'), '');
+    appendRecords(ds, [index[0], bad, index[1], index[2], index[3]]);
+    ref = join(tmp, 'synth-local.jsonl');
+    const r = cli(['run', '--dataset', ds, '-o', ref, '--workers', '2']);
+    expect(r.code, r.stderr).toBe(1);
+  });
+  afterAll(async () => redis?.stop());
+
+  it('two workers: the same files as a local run, the bad clip in the errors file after its attempts, exit 1; workers stop cleanly on SIGTERM', async () => {
+    const workers = [start(['worker', '--queue', redis.url, '--lock-seconds', '3']), start(['worker', '--queue', `${redis.url}/0`, '--lock-seconds', '3'])];
+    const out = join(tmp, 'synth-queue.jsonl');
+    const c = await start(['run', '--dataset', ds, '--queue', redis.url, '--attempts', '2', '-o', out]).done;
+    expect(c.code, c.stderr).toBe(1);
+    expect(c.stderr).toMatch(/5 clips enqueued/);
+    expect(c.stderr).toMatch(/1 clip failed .*bad_frame: missing frame .*nowhere/);
+    expectSameRun(out, ref);
+    const attempts = workers.map((w) => w.stderr()).join('').match(/bad_frame: failed \(attempt \d\/2\)/g) ?? [];
+    expect(attempts.length).toBe(2);
+    for (const w of workers) w.child.kill('SIGTERM');
+    for (const w of workers) {
+      const r = await w.done;
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toMatch(/SIGTERM: taking no new clips/);
+    }
+    // Collected jobs are removed: only the queue's bookkeeping keys remain.
+    const keys = await redisCommand(redis.port, 'KEYS', 'bull:egogeo:*');
+    expect(keys).not.toMatch(/bull:egogeo:[0-9a-f]{16}\./);
+  });
+});
+
+describe.skipIf(!NATIVE_BUILT || !HAS_REDIS || !HAS_EGODYN_KITTI)('egogeo run --queue on egodyn_kitti (../shared, real redis-server)', () => {
+  const IDS = ['kitti00_000000', 'kitti00_000005', 'kitti00_000010', 'kitti00_000015', 'kitti00_000020', 'kitti00_000025', 'kitti00_000030', 'kitti00_000035'];
+  let redis: RedisServer;
+  let ds = '';
+  let ref = '';
+  beforeAll(async () => {
+    ensureDist();
+    redis = await startRedis();
+    ds = kittiSubset(join(tmp, 'kitti'), IDS);
+    ref = join(tmp, 'kitti-local.jsonl');
+    const r = cli(['run', '--dataset', ds, '-o', ref, '--workers', '2']);
+    expect(r.code, r.stderr).toBe(0);
+  });
+  afterAll(async () => redis?.stop());
+
+  it('a worker SIGKILLed mid-run, the coordinator stopped (SIGTERM) and killed (SIGKILL) and restarted: the local run\'s output, no duplicates', async () => {
+    const out = join(tmp, 'kitti-queue.jsonl');
+    const args = ['run', '--dataset', ds, '--queue', redis.url, '-o', out];
+    const w1 = start(['worker', '--queue', redis.url, '--lock-seconds', '2']);
+    // Coordinator 1: SIGTERM once the first clip is written; it exits 143 and leaves its jobs queued.
+    const c1 = start(args);
+    await until('the first clip', () => lines(out) >= 14);
+    c1.child.kill('SIGTERM');
+    // Worker 1 keeps answering without a coordinator; SIGKILL it in the middle of its next clip
+    // (it takes the next job as soon as it has returned one).
+    const answered = () => (w1.stderr().match(/records in/g) ?? []).length;
+    const before = answered();
+    await until('worker 1 answering', () => answered() > before);
+    w1.child.kill('SIGKILL');
+    expect((await w1.done).signal).toBe('SIGKILL');
+    const r1 = await c1.done;
+    expect(r1.code, r1.stderr).toBe(143);
+    expect(r1.stderr).toMatch(/left on the queue for the next coordinator/);
+    expect(lines(out)).toBeLessThan(IDS.length * 14);
+    // Coordinator 2 (collects what finished meanwhile), killed outright; worker 2 takes over the
+    // dead worker's clip once its lock expires.
+    const w2 = start(['worker', '--queue', redis.url, '--lock-seconds', '2']);
+    const c2 = start(args);
+    await until('coordinator 2 collecting', () => /enqueued/.test(c2.stderr()));
+    c2.child.kill('SIGKILL');
+    await c2.done;
+    // Coordinator 3 finishes the run.
+    const r3 = await start(args).done;
+    expect(r3.code, r3.stderr).toBe(0);
+    expect(r3.stderr).toMatch(/8\/8 clips/);
+    expectSameRun(out, ref);
+    w2.child.kill('SIGTERM');
+    expect((await w2.done).code).toBe(0);
+    // Every clip was answered at least once by a worker; the killed worker's clip by worker 2.
+    const all = (w1.stderr() + w2.stderr()).match(/kitti00_\d+: \d+ records/g) ?? [];
+    expect(new Set(all.map((l) => l.split(':')[0])).size).toBe(IDS.length);
+  });
+});
