@@ -180,6 +180,8 @@ async function runOnQueue(tasks: ClipTask[], ctx: ClipExecutorContext, qo: Queue
   } finally {
     bar?.stop();
     const closing = Promise.all([events.close().catch(() => undefined), queue.close().catch(() => undefined)]);
-    await Promise.race([closing, sleep(5000)]);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([closing, new Promise((r) => (timer = setTimeout(r, 5000)))]);
+    clearTimeout(timer);
   }
 }

@@ -61,7 +61,7 @@ export async function runQueueWorker(o: QueueWorkerOptions): Promise<QueueWorker
     try {
       const r = (await pool.run(task)) as ClipOutput;
       summary.done++;
-      log(`${task.clip.id}: ${r.records.length} records in ${(r.ms.total / 1000).toFixed(2)} s (attempt ${job.attemptsMade + 1})`);
+      log(`${task.clip.id}: ${r.records.length} records in ${(r.ms.total / 1000).toFixed(3)} s (attempt ${job.attemptsMade + 1})`);
       return r;
     } catch (e) {
       summary.failed++;
