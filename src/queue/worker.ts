@@ -39,6 +39,13 @@ export interface QueueWorkerSummary {
   signal: NodeJS.Signals | null;
 }
 
+/** `p`, or nothing after `ms`. */
+async function bounded(p: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([p, new Promise((r) => (timer = setTimeout(r, ms)))]);
+  clearTimeout(timer);
+}
+
 export async function runQueueWorker(o: QueueWorkerOptions): Promise<QueueWorkerSummary> {
   const log = o.log ?? ((l: string) => process.stderr.write(`egogeo worker: ${l}\n`));
   const concurrency = Math.max(1, Math.floor(o.concurrency ?? 1));
@@ -54,7 +61,16 @@ export async function runQueueWorker(o: QueueWorkerOptions): Promise<QueueWorker
   const pool = new Piscina({ filename: workerUrl().href, minThreads: concurrency, maxThreads: concurrency, idleTimeout: 60_000 });
   const summary: QueueWorkerSummary = { done: 0, failed: 0, signal: null };
 
+  let inflight = 0;
   const processor = async (job: Job<ClipJobData>): Promise<ClipOutput> => {
+    inflight++;
+    try {
+      return await answer(job);
+    } finally {
+      inflight--;
+    }
+  };
+  const answer = async (job: Job<ClipJobData>): Promise<ClipOutput> => {
     const d = job.data;
     if (d?.v !== JOB_VERSION) throw new UnrecoverableError(`job format ${String(d?.v)} but this egogeo worker reads ${JOB_VERSION} (run the same egogeo version on the coordinator and the workers)`);
     const task = mapTask({ ...decodeTask(d.task), config: questionFile(d.questions) }, maps);
@@ -85,11 +101,18 @@ export async function runQueueWorker(o: QueueWorkerOptions): Promise<QueueWorker
   queue.on('error', noteError);
 
   let stopping: Promise<void> | null = null;
+  let markStopped = () => {};
+  const stopped = new Promise<void>((r) => (markStopped = r));
   const stop = (): Promise<void> =>
     (stopping ??= (async () => {
-      await worker.close(); // waits for the clips in flight; their answers go back to Redis
-      await queue.close().catch(() => undefined);
+      // No new jobs; the clips in flight finish and their answers go back to Redis. Closing the
+      // connections is bounded, so a worker whose Redis is gone still exits.
+      const closing = worker.close().catch(noteError);
+      while (inflight > 0) await new Promise((r) => setTimeout(r, 100));
+      await bounded(closing, 5000);
+      await bounded(queue.close().catch(() => undefined), 2000);
       await pool.destroy();
+      markStopped();
     })());
 
   const listener = (sig: NodeJS.Signals) => {
@@ -136,7 +159,8 @@ export async function runQueueWorker(o: QueueWorkerOptions): Promise<QueueWorker
         })();
       }, 1000);
     }
-    await running;
+    // Either the worker's loop ends, or a stop finishes (bounded even when Redis is gone).
+    await Promise.race([running.catch(noteError), stopped]);
     await stop();
     clearInterval(idleTimer);
     log(`stopped: ${summary.done} clip${summary.done === 1 ? '' : 's'} answered, ${summary.failed} failed attempt${summary.failed === 1 ? '' : 's'}`);

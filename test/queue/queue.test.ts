@@ -27,8 +27,15 @@ interface Proc {
   done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>;
 }
 
+/** Every process the tests start, killed after them (a failed test must not leave workers behind). */
+const started: ChildProcess[] = [];
+afterAll(() => {
+  for (const c of started) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+});
+
 function start(args: string[]): Proc {
   const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, FORCE_COLOR: '0' } });
+  started.push(child);
   let err = '';
   child.stderr!.on('data', (d) => (err += String(d)));
   const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>((resolve, reject) => {
@@ -124,6 +131,13 @@ describe.skipIf(!NATIVE_BUILT || !HAS_REDIS)('egogeo run --queue + egogeo worker
       expect(r.code, r.stderr).toBe(0);
       expect(r.stderr).toMatch(/SIGTERM: taking no new clips/);
     }
+    // A worker whose Redis has gone away still stops on SIGTERM.
+    const other = await startRedis();
+    const lonely = start(['worker', '--queue', other.url]);
+    await until('the lonely worker', () => /clip at a time/.test(lonely.stderr()));
+    await other.stop();
+    lonely.child.kill('SIGTERM');
+    expect((await lonely.done).code).toBe(0);
     // Collected jobs are removed: only the queue's bookkeeping keys remain.
     const keys = await redisCommand(redis.port, 'KEYS', 'bull:egogeo:*');
     expect(keys).not.toMatch(/bull:egogeo:[0-9a-f]{16}\./);

@@ -42,5 +42,7 @@ export function registerWorker(program: Command): void {
         lockSeconds: positive('--lock-seconds', o.lockSeconds),
         idleExitSeconds: o.idleExit === undefined ? undefined : positive('--idle-exit', o.idleExit),
       });
+      // The worker has stopped; a Redis client still retrying a lost server must not keep the process.
+      setTimeout(() => process.exit(), 2000).unref();
     });
 }
