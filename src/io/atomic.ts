@@ -87,19 +87,7 @@ export async function writeDirAtomic<T>(
     const r = await fill(stage);
     const late = faultFor(out);
     if (late) throw late;
-    if (existsSync(out)) {
-      const old = `${stage}.old`;
-      renameSync(out, old);
-      try {
-        renameSync(stage, out);
-      } catch (e) {
-        renameSync(old, out);
-        throw e;
-      }
-      rmSync(old, { recursive: true, force: true });
-    } else {
-      renameSync(stage, out);
-    }
+    publishDir(stage, out);
     return r;
   } catch (e) {
     cleanup();
@@ -109,4 +97,21 @@ export async function writeDirAtomic<T>(
   } finally {
     process.removeListener('exit', cleanup);
   }
+}
+
+/** Moves a staging folder to `out`, replacing an existing folder only once the new one is in place. */
+export function publishDir(stage: string, out: string): void {
+  if (!existsSync(out)) {
+    renameSync(stage, out);
+    return;
+  }
+  const old = `${stage}.old`;
+  renameSync(out, old);
+  try {
+    renameSync(stage, out);
+  } catch (e) {
+    renameSync(old, out);
+    throw e;
+  }
+  rmSync(old, { recursive: true, force: true });
 }

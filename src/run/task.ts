@@ -84,24 +84,13 @@ export function loadFrames(c: BenchmarkClip): { frames: (string | VideoFrame)[];
   return { frames: Array.from({ length: n }, (_, index) => ({ video, index })), timestamps };
 }
 
-export async function runClipTask(task: ClipTask): Promise<ClipOutput> {
-  if (task.cancel && Atomics.load(task.cancel, 0) !== 0) throw new Error(CANCELLED);
-  const t0 = performance.now();
-  const c = task.clip;
+/**
+ * A dataset clip as the engine takes it: its frames loaded (file checks, a video's frame count and
+ * rate) and its camera. The one place a BenchmarkClip becomes a Clip (runs, the viewer).
+ */
+export function engineClip(c: BenchmarkClip): Clip {
   const loaded = loadFrames(c);
-  let gt: DynamicsArrays | null = null;
-  if (c.arrays) {
-    if (!existsSync(c.arrays)) throw new ClipDataError(`missing array file ${c.arrays}`);
-    try {
-      gt = readNpzArrays(c.arrays);
-    } catch (e) {
-      throw new ClipDataError(`unreadable array file ${(e as Error).message.split('\n')[0]}`);
-    }
-  }
-  if (loaded.frames.length < 2) throw new ClipDataError(`only ${loaded.frames.length} frame(s); VO needs at least 2`);
-  const t1 = performance.now();
-
-  const full: Clip = {
+  return {
     id: c.id,
     source: c.source,
     frames: loaded.frames,
@@ -111,6 +100,24 @@ export async function runClipTask(task: ClipTask): Promise<ClipOutput> {
     cameraHeight: c.cameraHeight,
     roadNormal: c.roadNormal,
   };
+}
+
+export async function runClipTask(task: ClipTask): Promise<ClipOutput> {
+  if (task.cancel && Atomics.load(task.cancel, 0) !== 0) throw new Error(CANCELLED);
+  const t0 = performance.now();
+  const c = task.clip;
+  const full = engineClip(c);
+  let gt: DynamicsArrays | null = null;
+  if (c.arrays) {
+    if (!existsSync(c.arrays)) throw new ClipDataError(`missing array file ${c.arrays}`);
+    try {
+      gt = readNpzArrays(c.arrays);
+    } catch (e) {
+      throw new ClipDataError(`unreadable array file ${(e as Error).message.split('\n')[0]}`);
+    }
+  }
+  if (full.frames.length < 2) throw new ClipDataError(`only ${full.frames.length} frame(s); VO needs at least 2`);
+  const t1 = performance.now();
   const clip = task.frames === null ? full : selectFrames(full, evenFrames(full.frames.length, task.frames));
   let est;
   try {

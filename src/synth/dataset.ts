@@ -20,6 +20,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSy
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { InputError } from '../core/trajectory.js';
+import { publishDir } from '../io/atomic.js';
 import { writeNpz } from '../io/npz.js';
 import { native } from '../native/index.js';
 import { DEFAULT_QUESTIONS_PATH, loadQuestions, type QuestionSet } from '../oracle/index.js';
@@ -221,7 +222,7 @@ export async function synthesize(o: SynthOptions): Promise<SynthSummary> {
     writeFileSync(join(stage, 'metadata.json'), `${JSON.stringify(meta, null, 2)}\n`);
     // The index last: a reader that finds it finds everything it names.
     writeFileSync(join(stage, 'clips_index.jsonl'), `${index.join('\n')}\n`);
-    publish(stage, out);
+    publishDir(stage, out);
   } catch (e) {
     rmSync(stage, { recursive: true, force: true });
     // A write that failed in a render worker (full disk) reaches here as a message: name the output.
@@ -235,19 +236,3 @@ export async function synthesize(o: SynthOptions): Promise<SynthSummary> {
   return { dir: out, clips, frames, bytes, seconds: (Date.now() - t0) / 1000, timing, questions };
 }
 
-/** Moves the staging folder to `out` (replacing an existing folder only after the new one is in place). */
-function publish(stage: string, out: string): void {
-  if (!existsSync(out)) {
-    renameSync(stage, out);
-    return;
-  }
-  const old = `${stage}.old`;
-  renameSync(out, old);
-  try {
-    renameSync(stage, out);
-  } catch (e) {
-    renameSync(old, out);
-    throw e;
-  }
-  rmSync(old, { recursive: true, force: true });
-}

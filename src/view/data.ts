@@ -16,8 +16,7 @@ import { readTum } from '../io/trajectories.js';
 import { clipData, computeDynamics, DEFAULT_QUESTIONS_PATH, type DynamicsArrays, labelClip, loadQuestions, type Question, type QuestionSet, runOracle, summaryFeatures } from '../oracle/index.js';
 import { decisionMargin, type Margin } from '../report/margins.js';
 import { sidecar } from '../run/run.js';
-import { loadFrames } from '../run/task.js';
-import type { Clip } from '../core/clip.js';
+import { engineClip } from '../run/task.js';
 import { estimateClipAsync } from '../vo/estimate.js';
 import type { NativeResult } from '../native/index.js';
 
@@ -253,20 +252,10 @@ export class ViewData {
     if (p) return p;
     const job = async (): Promise<EngineRun> => {
       if (!c.problem && !c.frames && !c.video) throw new Error(`clip ${c.id} has no frames here (nuScenes clips of the published layout need --nuscenes-root)`);
-      const loaded = loadFrames(c);
-      const clip: Clip = {
-        id: c.id,
-        source: c.source,
-        frames: loaded.frames,
-        timestamps: Float64Array.from(loaded.timestamps),
-        intrinsics: c.intrinsics,
-        hfovDeg: c.hfovDeg,
-        cameraHeight: c.cameraHeight,
-        roadNormal: c.roadNormal,
-      };
+      const clip = engineClip(c);
       const est = await estimateClipAsync(clip, { keepMatches: true, keepFrames: true });
       const o = runOracle(est.trajectory, this.questions);
-      return { native: est.native, labels: o.labels, arrays: o.arrays, frames: loaded.frames.length, timestamps: loaded.timestamps };
+      return { native: est.native, labels: o.labels, arrays: o.arrays, frames: clip.frames.length, timestamps: Array.from(clip.timestamps) };
     };
     p = this.queue.then(job, job);
     this.queue = p.catch(() => {});
