@@ -1,0 +1,113 @@
+// Side-by-side speed of the published VO proxy and egogeo, whole processes, on ONE core, in ONE run
+// (machines here differ by 1.6x from day to day: the ratio is only meaningful measured together).
+//
+//   proxy:  python3 ../shared/tools/anchor_vo_proxy.py REF KITTI GOLD OUT SEQ
+//           (the reference repository's VOProxyBaseline on 10 evenly spaced frames per window)
+//   egogeo: node bin/egogeo.js baseline --kitti KITTI/SEQ --frames 10
+//
+// Both read JPEG frames from disk, answer every window of the sequence and write predictions; each
+// is timed as a whole process (start-up included) pinned to the same core with taskset, runs
+// alternating (proxy, egogeo, egogeo, proxy, …) so a slow patch of the machine hits both alike.
+// Seconds per clip = process wall time / windows; the ratio is proxy / egogeo per run, median
+// over runs. Pooled balanced accuracy of both (the reference grader's `global`) comes with it.
+//
+//   npm run build && node bench/vo-vs-proxy.mjs --ref DIR [--seq 00[,01,…]] [--runs 3] [--core 0]
+//     --ref  a working tree of TUM-AVS/EgoDyn-Bench (or EGODYN_REF); the proxy needs Debian's
+//            python3-opencv, python3-scipy, python3-yaml (/usr/bin/python3)
+// Writes bench/results/vo-vs-proxy.json.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const SHARED = join(ROOT, '../shared');
+const arg = (name, dflt) => {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : dflt;
+};
+const REF = arg('--ref', process.env.EGODYN_REF);
+const SEQS = arg('--seq', '00').split(',');
+const RUNS = Number(arg('--runs', '3'));
+const CORE = arg('--core', '0');
+const PYTHON = arg('--python', '/usr/bin/python3');
+const KITTI = join(SHARED, 'data/kitti');
+const GOLD = join(SHARED, 'golden/oracle_cases.jsonl');
+const PROXY = join(SHARED, 'tools/anchor_vo_proxy.py');
+
+const die = (line) => {
+  console.error(`bench/vo-vs-proxy.mjs: ${line}`);
+  process.exit(1);
+};
+if (!REF || !existsSync(join(REF, 'baselines/vo_proxy_baseline.py'))) die('--ref DIR (or EGODYN_REF) must be a working tree of TUM-AVS/EgoDyn-Bench (baselines/vo_proxy_baseline.py)');
+for (const p of [PROXY, GOLD, ...SEQS.map((s) => join(KITTI, s))]) if (!existsSync(p)) die(`${p} is missing (../shared)`);
+if (!existsSync(join(ROOT, 'dist/cli/main.js')) && !existsSync(join(ROOT, 'dist/index.js'))) die('build first (npm run build)');
+const probe = spawnSync(PYTHON, ['-c', 'import cv2, numpy, scipy, yaml'], { encoding: 'utf8' });
+if (probe.status !== 0) die(`${PYTHON} cannot import cv2/numpy/scipy/yaml (apt-get install python3-opencv python3-scipy python3-yaml)`);
+if (spawnSync('taskset', ['-c', CORE, 'true']).status !== 0) die(`taskset -c ${CORE} does not work here`);
+
+const tmp = mkdtempSync(join(tmpdir(), 'egogeo-vo-vs-proxy-'));
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+/** Runs argv pinned to CORE; returns wall seconds and stdout. */
+function timed(argv, what) {
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync('taskset', ['-c', CORE, ...argv], { encoding: 'utf8', maxBuffer: 1 << 26, env: { ...process.env, OMP_NUM_THREADS: '1' } });
+  const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+  if (r.status !== 0) die(`${what} failed (exit ${r.status ?? r.signal}): ${(r.stderr || '').trim().split('\n').slice(-3).join(' | ')}`);
+  return { seconds, stdout: r.stdout };
+}
+
+function proxy(seq, k) {
+  const out = join(tmp, `proxy-${seq}-${k}.jsonl`);
+  const { seconds, stdout } = timed([PYTHON, PROXY, REF, KITTI, GOLD, out, seq], `the VO proxy on ${seq}`);
+  const j = JSON.parse(stdout.slice(stdout.indexOf('{')));
+  return { seconds, clips: j.clips, secPerClipInsidePredict: j.sec_per_clip, bacc: j.bacc };
+}
+
+function egogeo(seq, k) {
+  const out = join(tmp, `egogeo-${seq}-${k}.jsonl`);
+  const { seconds } = timed([process.execPath, join(ROOT, 'bin/egogeo.js'), 'baseline', '--kitti', join(KITTI, seq), '--frames', '10', '--questions', 'all', '-o', out], `egogeo baseline on ${seq}`);
+  const lines = readFileSync(out, 'utf8').split('\n').filter(Boolean);
+  const clips = new Set(lines.map((l) => JSON.parse(l).clip_id)).size;
+  const g = spawnSync(process.execPath, [join(ROOT, 'bin/egogeo.js'), 'grade', out, '--json', `${out}.grade.json`], { encoding: 'utf8' });
+  const bacc = g.status === 0 ? JSON.parse(readFileSync(`${out}.grade.json`, 'utf8')).global?.balanced_acc : null;
+  return { seconds, clips, bacc };
+}
+
+const machine = { cpus: cpus().length, model: cpus()[0]?.model?.trim(), node: process.version, core: Number(CORE) };
+const results = [];
+console.log(`VO proxy vs egogeo, whole processes on core ${CORE}, 10 frames per window, ${RUNS} run(s) alternating`);
+for (const seq of SEQS) {
+  const runs = [];
+  for (let k = 0; k < RUNS; k++) {
+    const order = k % 2 ? ['egogeo', 'proxy'] : ['proxy', 'egogeo'];
+    const r = {};
+    for (const who of order) r[who] = who === 'proxy' ? proxy(seq, k) : egogeo(seq, k);
+    if (r.proxy.clips !== r.egogeo.clips) die(`${seq}: the proxy answered ${r.proxy.clips} windows, egogeo ${r.egogeo.clips}`);
+    const p = r.proxy.seconds / r.proxy.clips, e = r.egogeo.seconds / r.egogeo.clips;
+    runs.push({ clips: r.proxy.clips, proxySecPerClip: p, egogeoSecPerClip: e, ratio: p / e, proxySecPerClipInsidePredict: r.proxy.secPerClipInsidePredict, proxyBacc: r.proxy.bacc, egogeoBacc: r.egogeo.bacc });
+    console.log(`  ${seq} run ${k + 1}: proxy ${p.toFixed(3)} s/clip, egogeo ${e.toFixed(3)} s/clip -> ${(p / e).toFixed(2)}x`);
+  }
+  const row = {
+    sequence: seq,
+    clips: runs[0].clips,
+    proxySecPerClip: median(runs.map((r) => r.proxySecPerClip)),
+    egogeoSecPerClip: median(runs.map((r) => r.egogeoSecPerClip)),
+    ratioMedian: median(runs.map((r) => r.ratio)),
+    ratios: runs.map((r) => +r.ratio.toFixed(3)),
+    bacc14: { proxy: runs[0].proxyBacc, egogeo: runs[0].egogeoBacc },
+    runs,
+  };
+  results.push(row);
+  console.log(`${seq}: ${row.clips} windows  proxy ${row.proxySecPerClip.toFixed(3)} s/clip  egogeo ${row.egogeoSecPerClip.toFixed(3)} s/clip  egogeo is ${row.ratioMedian.toFixed(2)}x faster (runs ${row.ratios.join(', ')})  pooled BAcc: proxy ${row.bacc14.proxy?.toFixed(3)} (its questions), egogeo ${row.bacc14.egogeo?.toFixed(3)} (all 14)`);
+}
+rmSync(tmp, { recursive: true, force: true });
+mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
+const file = join(ROOT, 'bench/results/vo-vs-proxy.json');
+writeFileSync(file, `${JSON.stringify({ command: `node bench/vo-vs-proxy.mjs ${process.argv.slice(2).filter((a) => a !== REF).join(' ').replace('--ref', '--ref REF')}`.trim(), date: new Date().toISOString().slice(0, 10), machine, target: 'egogeo >= 8x faster per clip than the published VO proxy (one core, whole processes, same run)', results }, null, 2)}\n`);
+console.log(`wrote ${file}`);
