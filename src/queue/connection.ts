@@ -8,7 +8,6 @@
  * This file: the Redis URL and the connection options BullMQ gets.
  */
 import type { ConnectionOptions } from 'bullmq';
-import { Redis } from 'ioredis';
 import { InputError } from '../core/trajectory.js';
 
 /** The BullMQ queue every coordinator and worker uses unless told otherwise. */
@@ -67,6 +66,7 @@ export async function reachable(t: QueueTarget, ready: Promise<unknown>, lastErr
  * host, a refused port or a wrong password is one line naming the URL instead of endless retries.
  */
 export async function probe(t: QueueTarget, ms = 5000): Promise<void> {
+  const { Redis } = await import('ioredis'); // loaded on use: every egogeo command imports this file
   const r = new Redis({ ...(t.connection as object), lazyConnect: true, connectTimeout: ms, retryStrategy: () => null, maxRetriesPerRequest: 0, enableOfflineQueue: false });
   let last: string | null = null;
   r.on('error', (e: Error) => {

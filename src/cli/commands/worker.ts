@@ -6,7 +6,8 @@
 import type { Command } from 'commander';
 import { InputError } from '../../core/trajectory.js';
 import { parseWorkers } from '../../io/safety.js';
-import { DEFAULT_QUEUE_NAME, parsePathMap, parseQueueUrl, runQueueWorker } from '../../queue/index.js';
+import { DEFAULT_QUEUE_NAME, parseQueueUrl } from '../../queue/connection.js';
+import { parsePathMap } from '../../queue/codec.js';
 
 interface Opts {
   queue: string;
@@ -35,6 +36,7 @@ export function registerWorker(program: Command): void {
     .option('--idle-exit <s>', 'exit once the queue has been empty this long (batch jobs: Slurm, Kubernetes Jobs)')
     .action(async (o: Opts) => {
       const target = parseQueueUrl(o.queue, o.queueName);
+      const { runQueueWorker } = await import('../../queue/worker.js'); // BullMQ only when this command runs
       await runQueueWorker({
         target,
         concurrency: o.concurrency === undefined ? 1 : parseWorkers(o.concurrency, '--concurrency'),
