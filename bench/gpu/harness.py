@@ -356,6 +356,14 @@ def main():
     with open(a.out, 'w') as f:
         json.dump(result, f, indent=1)
     print(f'wrote {a.out}')
+    failed = [k for k, v in result['accuracy'].items() if isinstance(v, dict) and v.get('pass') is False]
+    if not result['accuracy']['detection']['identical'] == result['accuracy']['detection']['frames']:
+        failed.append('detection')
+    if not result.get('ctest', {'ok': True})['ok']:
+        failed.append('ctest')
+    if failed:
+        print(f'FAILED: {", ".join(failed)}')
+        sys.exit(1)
 
 
 if __name__ == '__main__':
