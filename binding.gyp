@@ -15,6 +15,7 @@
         "native/vo/pipeline.cc",
         "native/vo/relative_scale.cc",
         "native/vo/road_scale.cc",
+        "native/vo/gpu_backend.cc",
         "native/vo/tracker.cc",
         "native/vo/video.cc"
       ],
@@ -24,7 +25,8 @@
       ],
       "libraries": [
         "<!@(pkg-config --libs opencv4)",
-        "-ljpeg"
+        "-ljpeg",
+        "-ldl"
       ],
       "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS", "NODE_ADDON_API_DISABLE_DEPRECATED"],
       "cflags!": ["-fno-exceptions"],

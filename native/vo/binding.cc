@@ -5,6 +5,7 @@
 #include "road_scale.h"
 
 #include "../napi_util.h"
+#include "gpu_backend.h"
 #include "pipeline.h"
 #include "video.h"
 
@@ -194,6 +195,8 @@ std::unique_ptr<Request> parse(const Napi::CallbackInfo& info) {
       }
     }
     o.keep_matches = a.boolean(op, "keepMatches", "options", o.keep_matches);
+    // 'auto' is resolved in JS (src/native/index.ts resolveDevice); the addon takes a decision.
+    o.device = a.choice(op, "device", "options", "cpu", {"cpu", "gpu"}) == "gpu" ? Options::Device::Gpu : Options::Device::Cpu;
     req->keep_frames = a.boolean(op, "keepFrames", "options", false);
     Napi::Value gt = op.Get("gtSpeeds");
     if (!gt.IsUndefined()) o.gt_speeds = a.numbers(gt, "options.gtSpeeds");
@@ -454,11 +457,24 @@ Napi::Value SmoothSpeed(const Napi::CallbackInfo& info) {
 
 }  // namespace
 
+/// gpuInfo() -> {loaded, path, devices, device, reason}: the CUDA library beside the addon (gpu_backend.h).
+static Napi::Value GpuInfoJs(const Napi::CallbackInfo& info) {
+  const GpuInfo g = gpu_probe();
+  Napi::Object out = Napi::Object::New(info.Env());
+  out.Set("loaded", g.loaded);
+  out.Set("path", g.path);
+  out.Set("devices", g.devices);
+  out.Set("device", g.device);
+  out.Set("reason", g.reason);
+  return out;
+}
+
 void register_exports(Napi::Env env, Napi::Object exports) {
   exports.Set("probeVideo", Napi::Function::New(env, ProbeVideo, "probeVideo"));
   exports.Set("processClip", Napi::Function::New(env, ProcessClip, "processClip"));
   exports.Set("processClipAsync", Napi::Function::New(env, ProcessClipAsync, "processClipAsync"));
   exports.Set("smoothSpeed", Napi::Function::New(env, SmoothSpeed, "smoothSpeed"));
+  exports.Set("gpuInfo", Napi::Function::New(env, GpuInfoJs, "gpuInfo"));
 }
 
 }  // namespace egogeo::vo

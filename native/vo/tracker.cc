@@ -20,6 +20,7 @@ Tracker::Tracker(const Options& opt) : opt_(opt), threshold_(opt.fast_threshold)
   // Clahe: VINS-Mono's front end (clip limit 3, 8x8 tiles).
   if (opt.photometric == Photometric::Equalize) clahe_ = cv::createCLAHE(2.0, cv::Size(1, 1));
   if (opt.photometric == Photometric::Clahe) clahe_ = cv::createCLAHE(3.0, cv::Size(8, 8));
+  if (opt.device == Options::Device::Gpu) gpu_ = std::make_unique<GpuKlt>(opt);  // [gpu] gpu_backend.cc
 }
 
 double estimate_noise_sigma(const cv::Mat& img) {
@@ -152,6 +153,7 @@ cv::Mat Tracker::prepare(const cv::Mat& raw) {
 }
 
 void Tracker::build_pyramid(const cv::Mat& img, std::vector<cv::Mat>& pyr) const {
+  if (gpu_) return pyr.assign(1, img);  // [gpu] the device builds (and keeps) the pyramid of pyr[0]
   cv::buildOpticalFlowPyramid(img, pyr, cv::Size(opt_.klt_window, opt_.klt_window), opt_.klt_levels, false);
 }
 
@@ -208,7 +210,8 @@ void Tracker::detect(const cv::Mat& img) {
   std::vector<cv::KeyPoint> kps;
   if (auto* fast = dynamic_cast<cv::FastFeatureDetector*>(detector_.get())) fast->setThreshold(threshold_);
   if (auto* orb = dynamic_cast<cv::ORB*>(detector_.get())) orb->setFastThreshold(threshold_);
-  detector_->detect(img, kps);
+  if (gpu_ && opt_.detector == Detector::Fast) gpu_->detect(img, threshold_, kps);  // [gpu]
+  else detector_->detect(img, kps);
   std::sort(kps.begin(), kps.end(), [](const cv::KeyPoint& a, const cv::KeyPoint& b) { return a.response > b.response; });
   const int quota = std::max(1, opt_.max_features / (cols * rows));
   const int border = 4;
@@ -263,10 +266,14 @@ Matches Tracker::step(const cv::Mat& raw, StageTimes& ms) {
       std::vector<float> err;
       const cv::Size win(opt_.klt_window, opt_.klt_window);
       const cv::TermCriteria term(cv::TermCriteria::COUNT | cv::TermCriteria::EPS, opt_.klt_iterations, 0.03);
+      if (gpu_) {  // [gpu] the same two calls on the device
+        gpu_->track(prev_pyr_[0], (*track_pyr)[0], pts_, fwd, back, st1, st2);
+      } else {
       cv::calcOpticalFlowPyrLK(prev_pyr_, *track_pyr, pts_, fwd, st1, err, win, opt_.klt_levels, term);
       back = pts_;
       cv::calcOpticalFlowPyrLK(*track_pyr, prev_pyr_, fwd, back, st2, err, win, opt_.klt_levels, term,
                                cv::OPTFLOW_USE_INITIAL_FLOW);
+      }
       std::vector<cv::Point2f> keep_pts;
       std::vector<int> keep_ids, keep_ages;
       const float fb2 = static_cast<float>(opt_.fb_threshold * opt_.fb_threshold);

@@ -1,12 +1,14 @@
 // Feature tracking: bucketed FAST/ORB corners tracked by pyramidal KLT with a forward-backward check.
 #pragma once
 
+#include "gpu_backend.h"
 #include "types.h"
 
 #include <opencv2/core.hpp>
 #include <opencv2/features2d.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include <memory>
 #include <vector>
 
 namespace egogeo::vo {
@@ -57,6 +59,7 @@ class Tracker {
   int next_id_ = 0;
   long long finished_age_sum_ = 0;
   int finished_ = 0;
+  std::unique_ptr<GpuKlt> gpu_;  // Options::Device::Gpu: pyramids, FAST and KLT on the device
 };
 
 }  // namespace egogeo::vo

@@ -86,6 +86,7 @@ struct Options {
   double jerk_psd_max = 200.0;
   std::vector<double> gt_speeds;  // m/s per pair, for ScaleMode::GroundTruth
   bool keep_matches = false;      // keep each pair's track points and inlier flags (ClipResult::matches; the clip viewer)
+  enum class Device { Cpu, Gpu } device = Device::Cpu;  // Gpu: pyramids, FAST and KLT on CUDA (gpu_backend.h)
 };
 
 /// One input frame: where it comes from and when it was taken.

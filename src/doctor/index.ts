@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { native, nativePath } from '../native/index.js';
+import { type GpuInfo, gpuInfo, native, nativePath } from '../native/index.js';
 
 export type Status = 'ok' | 'warn' | 'fail';
 
@@ -123,11 +123,28 @@ function opencv4nodejsCheck(): Check {
   return { name, status: 'ok', detail: `loads, OpenCV ${version}${video === 'true' ? ', VideoCapture' : ''} (${why})`, required: false };
 }
 
-function cudaCheck(): Check {
-  const gpus = sh('nvidia-smi', ['-L']);
-  if (!gpus) return { name: 'cuda', status: 'ok', detail: 'no CUDA device (not needed: the engine runs on the CPU)', required: false };
-  const list = gpus.split('\n').map((l) => l.replace(/ \(UUID.*\)$/, '').trim()).join('; ');
-  return { name: 'cuda', status: 'ok', detail: `${list} (not used: Debian's OpenCV is built without CUDA; the engine runs on the CPU)`, required: false };
+/** The GPU path: whether libegogeo_gpu was built and loads beside the addon, and the device it sees. */
+function cudaCheck(addonOk: boolean): Check {
+  const name = 'cuda';
+  const smi = sh('nvidia-smi', ['-L']);
+  const listed = smi ? `; nvidia-smi: ${smi.split('\n').map((l) => l.replace(/ \(UUID.*\)$/, '').trim()).join('; ')}` : '';
+  if (!addonOk) return { name, status: 'ok', detail: `GPU library not checked (needs the addon)${listed}`, required: false };
+  let g: GpuInfo;
+  try {
+    g = gpuInfo();
+  } catch (e) {
+    return { name, status: 'warn', detail: `the addon cannot report its GPU library (${first(e)})`, fix: 'npm run build:native', required: false };
+  }
+  const lib = g.path.replace(PACKAGE_ROOT, '');
+  if (g.devices > 0) return { name, status: 'ok', detail: `${lib} loads; device ${g.device} (--device auto uses it)${listed}`, required: false };
+  if (g.loaded) return { name, status: 'ok', detail: `${lib} loads but sees no CUDA device (--device auto runs on the CPU)${listed}`, required: false };
+  return {
+    name,
+    status: 'ok',
+    detail: `GPU library not built or not loadable (${g.reason.slice(0, 160)}); --device auto runs on the CPU${listed}`,
+    ...(smi ? { fix: 'install the CUDA toolkit (nvcc) and run npm run build:native' } : {}),
+    required: false,
+  };
 }
 
 function sharedCheck(): Check {
@@ -148,7 +165,7 @@ function sharedCheck(): Check {
 /** Every check, in the order `egogeo doctor` prints them. */
 export function runChecks(): Check[] {
   const addon = addonCheck();
-  return [nodeCheck(), opencvCheck(), addon, videoCheck(addon.status === 'ok'), opencv4nodejsCheck(), cudaCheck(), sharedCheck()];
+  return [nodeCheck(), opencvCheck(), addon, videoCheck(addon.status === 'ok'), opencv4nodejsCheck(), cudaCheck(addon.status === 'ok'), sharedCheck()];
 }
 
 /** One line per check, then the fixes; `ok` is false when a required check failed. */

@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { InputError } from '../core/trajectory.js';
 
 export interface Intrinsics {
   fx: number;
@@ -128,6 +129,30 @@ export interface VoOptions {
   keepMatches?: boolean;
   /** Video clips: return the decoded grey frames used (`NativeResult.frames`). Default false. */
   keepFrames?: boolean;
+  /**
+   * Where pyramids, FAST and KLT run: 'cpu' (default) or 'gpu' (libegogeo_gpu.so beside the addon;
+   * the engine throws '--device gpu: no CUDA device (…)' without it). Pose and scale stay on the CPU.
+   * 'auto' is for callers: `resolveDevice`.
+   */
+  device?: Device;
+}
+
+/** `--device`: 'auto' = the GPU when its library loads and sees a device, else the CPU. */
+export const DEVICES = ['auto', 'cpu', 'gpu'] as const;
+export type DeviceChoice = (typeof DEVICES)[number];
+export type Device = Exclude<DeviceChoice, 'auto'>;
+
+/** What the addon's GPU loader finds (native/vo/gpu_backend.h). */
+export interface GpuInfo {
+  /** libegogeo_gpu.so was found and loaded (built only where nvcc exists). */
+  loaded: boolean;
+  /** The library it tried: $EGOGEO_GPU_LIB, else beside the addon. */
+  path: string;
+  devices: number;
+  /** Device 0's name ('' when none). */
+  device: string;
+  /** Why the GPU path is unusable ('' when a device is there). */
+  reason: string;
 }
 
 /**
@@ -229,6 +254,7 @@ interface Addon {
   renderClip(request: RenderRequest): RenderResult;
   renderClipAsync(request: RenderRequest): Promise<RenderResult>;
   setThreads(n: number): void;
+  gpuInfo(): GpuInfo;
   opencvVersion: string;
   /** How the addon was compiled: 'release' (optimised), 'debug' or 'asan' (sanitizer build). */
   buildType: 'release' | 'debug' | 'asan';
@@ -304,4 +330,24 @@ export function renderClip(request: RenderRequest): RenderResult {
 /** Renders a synthetic clip on the libuv pool; argument errors reject the promise. */
 export function renderClipAsync(request: RenderRequest): Promise<RenderResult> {
   return native().renderClipAsync(request);
+}
+
+/** The addon's view of the CUDA library and device (loads and unloads the library each call). */
+export function gpuInfo(): GpuInfo {
+  return native().gpuInfo();
+}
+
+/**
+ * A `--device` value → the device the engine gets: 'auto' is 'gpu' when the library loads and sees
+ * a device, else 'cpu'; 'gpu' without a device throws one line naming why. `flag` names the option
+ * in messages.
+ */
+export function resolveDevice(choice: string | undefined, flag = '--device'): Device {
+  const c = choice ?? 'auto';
+  if (!(DEVICES as readonly string[]).includes(c)) throw new InputError(`${flag} must be one of ${DEVICES.join(', ')}, got '${c}'`);
+  if (c === 'cpu') return 'cpu';
+  const g = gpuInfo();
+  if (c === 'auto') return g.devices > 0 ? 'gpu' : 'cpu';
+  if (g.devices === 0) throw new InputError(`${flag} gpu: no CUDA device (${g.reason || 'none found'})`);
+  return 'gpu';
 }

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { GEOMETRIC_SUBSET, type Prediction } from '../baseline/baseline.js';
 import type { BenchmarkClip } from '../datasets/benchmark.js';
-import type { Photometric } from '../native/index.js';
+import type { Device, Photometric } from '../native/index.js';
 import type { QuestionSet } from '../oracle/index.js';
 import { runPool } from '../pool/index.js';
 import type { ClipOutput, ClipTask } from './task.js';
@@ -23,6 +23,7 @@ export interface AnswerOptions {
   questionSet: QuestionSet;
   scale?: 'road' | 'gt' | 'none';
   photometric?: Photometric;
+  device?: Device;
   cancel?: Int32Array;
 }
 
@@ -43,6 +44,7 @@ export function clipTasks(clips: readonly BenchmarkClip[], o: AnswerOptions): Cl
     qaBase: c.index * o.questionSet.questions.length,
     scale: o.scale ?? 'road',
     photometric: o.photometric,
+    device: o.device,
     cancel: o.cancel,
   }));
 }

@@ -3,6 +3,7 @@
  * ("Baseline") and input ("Vision") as the leaderboard lists them, and the answers per clip; the
  * run's settings ride along so a result can be traced to how it was made.
  */
+import type { Device } from '../native/index.js';
 import type { RunKey } from './run.js';
 
 export interface ManifestClip {
@@ -31,13 +32,15 @@ export interface Manifest {
     source_label: string | null;
     nuscenes_root: string | null;
     carla_domain: string | null;
+    /** Where tracking ran (runs before --device: absent). */
+    device?: Device;
   };
   predictions: { clip_id: string; source: string; answers: Record<string, string | null>; camera?: Record<string, unknown> }[];
 }
 
 export const DEFAULT_MODEL = 'egogeo_vo';
 
-export function buildManifest(clips: readonly ManifestClip[], key: RunKey, model = DEFAULT_MODEL): Manifest {
+export function buildManifest(clips: readonly ManifestClip[], key: RunKey, model = DEFAULT_MODEL, device?: Device): Manifest {
   const questions: string[] = [];
   const perSource: Record<string, number> = {};
   let n = 0;
@@ -70,6 +73,7 @@ export function buildManifest(clips: readonly ManifestClip[], key: RunKey, model
       source_label: key.source_label,
       nuscenes_root: key.nuscenes_root ?? null,
       carla_domain: key.carla_domain ?? null,
+      ...(device ? { device } : {}),
     },
     predictions,
   };

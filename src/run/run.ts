@@ -23,7 +23,7 @@ import { cameraRecord } from '../datasets/cameras.js';
 import { isPublishedRoot } from '../datasets/published.js';
 import { DEFAULT_QUESTIONS_PATH, loadQuestions } from '../oracle/index.js';
 import { runPool } from '../pool/index.js';
-import type { Photometric } from '../native/index.js';
+import type { Device, Photometric } from '../native/index.js';
 import { DEFAULT_PHOTOMETRIC } from '../vo/estimate.js';
 import { buildManifest, DEFAULT_MODEL, type ManifestClip } from './manifest.js';
 import { type ClipBlock, type ExpectedClip, PredictionsFile } from './output.js';
@@ -104,6 +104,8 @@ export interface RunOptions {
   cacheDir?: string | null;
   /** The tracker's photometric stage (default DEFAULT_PHOTOMETRIC). */
   photometric?: Photometric;
+  /** Where pyramids, FAST and KLT run (default 'cpu'; `resolveDevice` turns --device into this). */
+  device?: Device;
   progress?: boolean;
   /** Handle SIGINT/SIGTERM (stop scheduling, flush, report). Default true. */
   signals?: boolean;
@@ -144,6 +146,8 @@ export interface RunRecord {
   clips: [number, string, string, number][];
   /** The camera each clip ran with (intrinsics or field of view, height, road normal, origin). */
   cameras?: Record<string, Record<string, unknown>>;
+  /** Where this run's tracking ran (not part of the key: either device resumes the other's run). */
+  device?: Device;
   status: 'running' | 'complete' | 'interrupted';
   started: string;
   finished?: string;
@@ -316,6 +320,7 @@ async function runLocked(o: RunOptions, lock: OutputLock, sig0: RunSignals): Pro
     clips_total: all.length,
     clips: mine.map((c) => [c.index, c.id, c.source, expected.get(c.id)!.count]),
     cameras: Object.fromEntries(mine.map((c) => [c.id, cameraRecord({ intrinsics: c.intrinsics, hfovDeg: c.hfovDeg, height: c.cameraHeight, roadNormal: c.roadNormal, from: c.cameraFrom ?? 'default' })])),
+    device: o.device ?? 'cpu',
     status: 'running',
     started: new Date().toISOString(),
   };
@@ -349,7 +354,7 @@ async function runLocked(o: RunOptions, lock: OutputLock, sig0: RunSignals): Pro
   // A clip id names its trajectory file: one that is not a safe file name ('../x') is refused.
   const unsafe = (c: BenchmarkClip) => (isSafeFileName(c.id) ? undefined : `clip id ${JSON.stringify(c.id)} is not a safe file name (no '/', '\\', control characters, '.' or '..'; at most 200 characters)`);
   for (const c of todo) if (c.problem || unsafe(c)) fail(c, (c.problem ?? unsafe(c))!);
-  const tasks = clipTasks(todo.filter((c) => !c.problem && !unsafe(c)), { questions: o.questions, frames: o.frames, config, questionSet: questions, scale, photometric: key.photometric, cancel });
+  const tasks = clipTasks(todo.filter((c) => !c.problem && !unsafe(c)), { questions: o.questions, frames: o.frames, config, questionSet: questions, scale, photometric: key.photometric, device: o.device, cancel });
 
   let interrupted: NodeJS.Signals | null = null;
   const onSignal = (sig: NodeJS.Signals) => {
@@ -432,8 +437,8 @@ async function runLocked(o: RunOptions, lock: OutputLock, sig0: RunSignals): Pro
 }
 
 /** Writes `OUT.manifest.json` from the canonical blocks. */
-export function writeManifest(out: string, blocks: readonly ClipBlock[], record: Pick<RunRecord, 'key' | 'clips' | 'model' | 'cameras'>): void {
+export function writeManifest(out: string, blocks: readonly ClipBlock[], record: Pick<RunRecord, 'key' | 'clips' | 'model' | 'cameras' | 'device'>): void {
   const sources = new Map(record.clips.map(([, id, source]) => [id, source]));
   const clips: ManifestClip[] = blocks.map((b) => ({ clip_id: b.id, source: sources.get(b.id) ?? 'unknown', text: b.text, camera: record.cameras?.[b.id] }));
-  writeAtomic(sidecar.manifest(out), `${JSON.stringify(buildManifest(clips, record.key, record.model), null, 1)}\n`);
+  writeAtomic(sidecar.manifest(out), `${JSON.stringify(buildManifest(clips, record.key, record.model, record.device), null, 1)}\n`);
 }

@@ -11,7 +11,7 @@ import type { Trajectory } from '../core/trajectory.js';
 import type { Clip } from '../core/clip.js';
 import { type BenchmarkClip, ClipDataError, type QaItem } from '../datasets/benchmark.js';
 import { formatTum } from '../io/trajectories.js';
-import { type Photometric, probeVideo, type VideoFrame } from '../native/index.js';
+import { type Device, type Photometric, probeVideo, type VideoFrame } from '../native/index.js';
 import { groundTruthArrays, readNpzArrays } from '../datasets/groundtruth.js';
 import { clipData, type DynamicsArrays, labelClip, loadQuestions, runOracle, summaryFeatures } from '../oracle/index.js';
 import { estimateClip } from '../vo/estimate.js';
@@ -31,6 +31,8 @@ export interface ClipTask {
   scale: 'road' | 'gt' | 'none';
   /** The tracker's photometric stage (VoOptions.photometric). */
   photometric?: Photometric;
+  /** Where pyramids, FAST and KLT run (VoOptions.device; default cpu). */
+  device?: Device;
   /** Shared flag: non-zero once the run is interrupted; queued tasks then return at once. */
   cancel?: Int32Array;
 }
@@ -122,7 +124,7 @@ export async function runClipTask(task: ClipTask): Promise<ClipOutput> {
   let est;
   try {
     const gtSpeeds = task.scale === 'gt' ? pairSpeeds(c.truth, clip.timestamps) : undefined;
-    est = estimateClip(clip, { scale: task.scale, photometric: task.photometric, gtSpeeds });
+    est = estimateClip(clip, { scale: task.scale, photometric: task.photometric, device: task.device, gtSpeeds });
   } catch (e) {
     // The engine names unreadable images and bad input; either way this clip cannot be answered.
     throw new ClipDataError(`VO failed: ${(e as Error).message.split('\n')[0]}`);

@@ -11,7 +11,7 @@ import { defaultWorkers } from '../../pool/index.js';
 import { DEFAULT_MODEL } from '../../run/manifest.js';
 import { parseShard, runBenchmark, sidecar } from '../../run/run.js';
 import { parseCarlaDomain } from '../../datasets/published.js';
-import { type Photometric, PHOTOMETRIC } from '../../native/index.js';
+import { DEVICES, type Photometric, PHOTOMETRIC, resolveDevice } from '../../native/index.js';
 import { DEFAULT_PHOTOMETRIC } from '../../vo/estimate.js';
 import { DEFAULT_QUEUE_NAME, parseQueueUrl } from '../../queue/connection.js';
 
@@ -19,6 +19,12 @@ function parsePhotometric(s: string | undefined): Photometric | undefined {
   if (s === undefined) return undefined;
   if (!(PHOTOMETRIC as readonly string[]).includes(s)) throw new InputError(`--photometric must be one of ${PHOTOMETRIC.join(', ')}, got '${s}'`);
   return s as Photometric;
+}
+
+/** With --queue the workers' engines run the clips: check the spelling only. */
+function resolveQueueDevice(s: string): 'cpu' | 'gpu' {
+  if (s !== 'cpu' && s !== 'gpu') throw new InputError(`--device must be one of ${DEVICES.join(', ')}, got '${s}'`);
+  return s;
 }
 
 interface Opts {
@@ -39,6 +45,7 @@ interface Opts {
   cameras?: string;
   cache?: string | boolean;
   photometric?: string;
+  device: string;
   progress?: boolean;
   queue?: string;
   queueName: string;
@@ -62,6 +69,7 @@ export function registerRun(program: Command): void {
     .option('--cache <dir>', 'where the nuScenes table join is cached (default: $EGOGEO_CACHE_DIR or ~/.cache/egogeo)')
     .option('--no-cache', 'do not cache the nuScenes table join')
     .option('--photometric <mode>', `the tracker's photometric stage: ${PHOTOMETRIC.join(', ')} (default ${DEFAULT_PHOTOMETRIC}: gain-compensated KLT per frame pair)`)
+    .option('--device <mode>', `where pyramids, FAST and KLT run: ${DEVICES.join(', ')} (auto: the GPU when libegogeo_gpu loads and sees a device, else the CPU; with --queue each worker's engine decides and auto means cpu); pose and scale always run on the CPU`, 'auto')
     .requiredOption('-o, --output <path>', 'predictions JSONL (appended per clip while running, canonical order when complete)')
     .option('--source-label <label>', 'source recorded on every prediction (default: the record\'s source, else inferred from the clip id)')
     .option('--clips <json>', 'selected_clips.json-style list: run only these clips, in this order')
@@ -85,6 +93,8 @@ export function registerRun(program: Command): void {
         frames = Number(o.frames);
         if (!Number.isInteger(frames) || frames < 2) throw new InputError(`--frames must be 'all' or an integer >= 2, got '${o.frames}'`);
       }
+      // Resolved once here (one clear error for a missing GPU, not one per clip); recorded in the manifest.
+      const device = o.queue === undefined ? resolveDevice(o.device) : o.device === 'auto' ? 'cpu' : resolveQueueDevice(o.device);
       const s = await runBenchmark({
         dataset: o.dataset,
         output: o.output,
@@ -103,6 +113,7 @@ export function registerRun(program: Command): void {
         cameras: o.cameras,
         cacheDir: o.cache === false ? null : typeof o.cache === 'string' ? o.cache : undefined,
         photometric: parsePhotometric(o.photometric),
+        device,
         progress: o.progress === false ? false : undefined,
         // BullMQ loads only for a queued run (it alone costs a fifth of a second at every start).
         executor: o.queue === undefined ? undefined : (await import('../../queue/coordinator.js')).queueExecutor({ target: parseQueueUrl(o.queue, o.queueName), attempts: positiveInt('--attempts', o.attempts) }),

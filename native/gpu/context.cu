@@ -1,0 +1,522 @@
+// libegogeo_gpu's device side: the context (stream, device pools, pinned staging), the kernels and
+// the C entry points. The per-pixel and per-point arithmetic is klt_core.h, shared with the host
+// reference; this file only moves data and launches.
+#include "internal.h"
+#include "klt_core.h"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstring>
+#include <new>
+#include <string>
+#include <vector>
+
+using namespace egogeo::gpu;
+
+namespace {
+
+/// One image operation of a batched launch (blockIdx.z picks the operation).
+struct PlaneOp {
+  const uint8_t* src;
+  void* dst;
+  int w, h, spitch;  // the source (pyrDown: the finer level)
+  int dw, dh, dpitch;
+  int threshold;     // FAST
+  int* count;        // NMS: corner counter
+  int capacity;
+};
+
+/// One track job as the kernel sees it.
+struct TrackDesc {
+  Level from[kMaxLevels + 1];
+  Level to[kMaxLevels + 1];
+  int top, n, offset, w, h;
+};
+
+constexpr int kBlock = 16;
+
+__global__ void k_pyrdown(const PlaneOp* ops) {
+  const PlaneOp op = ops[blockIdx.z];
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= op.dw || y >= op.dh) return;
+  static_cast<uint8_t*>(op.dst)[y * op.dpitch + x] = pyrdown_pixel(op.src, op.w, op.h, op.spitch, x, y);
+}
+
+__global__ void k_scharr(const PlaneOp* ops) {
+  const PlaneOp op = ops[blockIdx.z];
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= op.w || y >= op.h) return;
+  int16_t* d = static_cast<int16_t*>(op.dst) + (y * op.dpitch + x) * 2;
+  scharr_pixel(op.src, op.w, op.h, op.spitch, x, y, d, d + 1);
+}
+
+__global__ void k_fast(const PlaneOp* ops) {
+  const PlaneOp op = ops[blockIdx.z];
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= op.w || y >= op.h) return;
+  // OpenCV's FAST looks at rows and columns 3 .. n-4 only; the rest scores 0 (no corner).
+  const bool inner = x >= 3 && y >= 3 && x < op.w - 3 && y < op.h - 3;
+  static_cast<uint16_t*>(op.dst)[y * op.dpitch + x] = inner ? static_cast<uint16_t>(fast_score(op.src, op.spitch, x, y, op.threshold)) : 0;
+}
+
+/// Strict 3x3 non-maximum suppression of the FAST scores (OpenCV's rule), appending survivors.
+__global__ void k_nms(const PlaneOp* ops) {
+  const PlaneOp op = ops[blockIdx.z];
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < 3 || y < 3 || x >= op.w - 3 || y >= op.h - 3) return;
+  const uint16_t* s = reinterpret_cast<const uint16_t*>(op.src);
+  const uint16_t v = s[y * op.dpitch + x];
+  if (v == 0) return;
+  for (int dy = -1; dy <= 1; ++dy)
+    for (int dx = -1; dx <= 1; ++dx)
+      if ((dx || dy) && s[(y + dy) * op.dpitch + x + dx] >= v) return;
+  const int i = atomicAdd(op.count, 1);
+  Corner* out = static_cast<Corner*>(op.dst);
+  if (i < op.capacity) out[i] = Corner{static_cast<uint16_t>(x), static_cast<uint16_t>(y), v, 0};
+}
+
+/// One thread per point: forward KLT, backward KLT from the forward result, then the checks.
+__global__ void k_track(const TrackDesc* jobs, const float2* pts, float2* fwd, float2* back, uint8_t* status, int window, int iterations,
+                        float eps2, float min_eig, float fb2) {
+  const TrackDesc& J = jobs[blockIdx.y];
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= J.n) return;
+  int16_t scratch[3 * kMaxWindow * kMaxWindow];
+  const int k = J.offset + i;
+  const float2 p = pts[k];
+  float fx, fy, bx, by;
+  const bool s1 = lk_point(J.from, J.to, J.top, window, iterations, eps2, min_eig, p.x, p.y, 0, 0, false, scratch, &fx, &fy);
+  const bool s2 = lk_point(J.to, J.from, J.top, window, iterations, eps2, min_eig, fx, fy, p.x, p.y, true, scratch, &bx, &by);
+  fwd[k] = make_float2(fx, fy);
+  back[k] = make_float2(bx, by);
+  const float dx = bx - p.x, dy = by - p.y;
+  status[k] = static_cast<uint8_t>((s1 ? EGOGEO_GPU_FWD : 0) | (s2 ? EGOGEO_GPU_BACK : 0) |
+                                   (fx >= 0 && fy >= 0 && fx < J.w - 1 && fy < J.h - 1 ? EGOGEO_GPU_INSIDE : 0) |
+                                   (dx * dx + dy * dy < fb2 ? EGOGEO_GPU_FB : 0));
+}
+
+/// A pyramid buffer in the device pool: level l of the largest frame fits at img[l] / der[l].
+struct Buffer {
+  uint8_t* img[kMaxLevels + 1] = {};
+  int16_t* der[kMaxLevels + 1] = {};
+  int w = 0, h = 0, top = -1;  // the frame it holds (top < 0: none yet)
+};
+
+size_t align_up(size_t v) { return (v + 255) & ~size_t(255); }
+
+}  // namespace
+
+struct egogeo_gpu_context {
+  egogeo_gpu_params p{};
+  std::string error;
+  cudaStream_t stream = nullptr;
+  cudaEvent_t staged = nullptr;  // recorded after the last copy out of pinned staging
+  bool started = false;          // `staged` has been recorded at least once
+  int max_top = 0;
+  int mw[kMaxLevels + 1] = {}, mh[kMaxLevels + 1] = {};
+  uint8_t* dpool = nullptr;
+  uint8_t* hpool = nullptr;  // pinned
+  std::vector<Buffer> buffers;  // slot * p.buffers + buffer
+  // Device areas.
+  PlaneOp* d_ops = nullptr;
+  TrackDesc* d_jobs = nullptr;
+  float2 *d_pts = nullptr, *d_fwd = nullptr, *d_back = nullptr;
+  uint8_t* d_status = nullptr;
+  uint16_t* d_score = nullptr;  // per detect job: max_width * max_height scores
+  Corner* d_corners = nullptr;  // per detect job: corner_cap corners
+  int* d_counts = nullptr;
+  size_t corner_cap = 0;
+  // Pinned host areas (staging for the copies above).
+  uint8_t* h_frames = nullptr;
+  PlaneOp* h_ops = nullptr;
+  TrackDesc* h_jobs = nullptr;
+  float2 *h_pts = nullptr, *h_fwd = nullptr, *h_back = nullptr;
+  uint8_t* h_status = nullptr;
+  int* h_counts = nullptr;
+  size_t ops_cap = 0;
+  std::vector<Corner> corners;  // pageable: a few thousand per frame
+
+  int fail(int code, const std::string& msg) {
+    error = msg;
+    return code;
+  }
+  int cuda(cudaError_t e, const char* what) {
+    if (e == cudaSuccess) return EGOGEO_GPU_OK;
+    cudaGetLastError();  // clear a sticky launch error so later calls report their own
+    return fail(e == cudaErrorMemoryAllocation ? EGOGEO_GPU_ENOMEM : EGOGEO_GPU_ECUDA, std::string(what) + ": " + cudaGetErrorString(e));
+  }
+  /// Pinned staging may be rewritten only once the copies queued from it have run.
+  int wait_staging() {
+    if (!started) return EGOGEO_GPU_OK;
+    return cuda(cudaEventSynchronize(staged), "cudaEventSynchronize");
+  }
+  int mark_staging() {
+    started = true;
+    return cuda(cudaEventRecord(staged, stream), "cudaEventRecord");
+  }
+  Buffer* buffer(int slot, int b) {
+    if (slot < 0 || slot >= p.batch || b < 0 || b >= p.buffers) return nullptr;
+    return &buffers[static_cast<size_t>(slot) * p.buffers + b];
+  }
+};
+
+#define EGG_TRY(expr)                       \
+  do {                                      \
+    const int egg_rc = (expr);              \
+    if (egg_rc != EGOGEO_GPU_OK) return egg_rc; \
+  } while (0)
+
+extern "C" {
+
+int egogeo_gpu_abi_version(void) { return EGOGEO_GPU_ABI; }
+
+int egogeo_gpu_device_count(void) {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return n;
+}
+
+int egogeo_gpu_device_name(int device, char* buf, size_t len) {
+  const int n = egogeo_gpu_device_count();
+  if (device < 0 || device >= n) {
+    put_message(buf, len, n == 0 ? "no CUDA device" : "no CUDA device " + std::to_string(device) + " (" + std::to_string(n) + " present)");
+    return EGOGEO_GPU_ENODEV;
+  }
+  cudaDeviceProp prop;
+  if (cudaGetDeviceProperties(&prop, device) != cudaSuccess) {
+    cudaGetLastError();
+    put_message(buf, len, "cudaGetDeviceProperties failed");
+    return EGOGEO_GPU_ECUDA;
+  }
+  const double gib = static_cast<double>(prop.totalGlobalMem) / (1024.0 * 1024.0 * 1024.0);
+  put_message(buf, len, std::string(prop.name) + " (sm_" + std::to_string(prop.major) + std::to_string(prop.minor) + ", " +
+                            std::to_string(static_cast<int>(gib + 0.5)) + " GiB)");
+  return EGOGEO_GPU_OK;
+}
+
+void egogeo_gpu_default_params(egogeo_gpu_params* p) {
+  if (!p) return;
+  *p = egogeo_gpu_params{};
+  p->device = 0;
+  p->max_width = 1600;
+  p->max_height = 900;
+  p->levels = 3;
+  p->window = 13;
+  p->iterations = 10;
+  p->epsilon = 0.03f;
+  p->min_eig = 1e-4f;
+  p->fb_threshold = 1.0f;
+  p->max_points = 2048;
+  p->batch = 1;
+  p->buffers = 3;
+}
+
+const char* egogeo_gpu_last_error(const egogeo_gpu_context* ctx) { return ctx ? ctx->error.c_str() : "no context"; }
+
+void egogeo_gpu_destroy(egogeo_gpu_context* ctx) {
+  if (!ctx) return;
+  if (ctx->stream) {
+    cudaSetDevice(ctx->p.device);
+    cudaStreamSynchronize(ctx->stream);
+    cudaStreamDestroy(ctx->stream);
+  }
+  if (ctx->staged) cudaEventDestroy(ctx->staged);
+  if (ctx->dpool) cudaFree(ctx->dpool);
+  if (ctx->hpool) cudaFreeHost(ctx->hpool);
+  cudaGetLastError();
+  delete ctx;
+}
+
+int egogeo_gpu_create(const egogeo_gpu_params* params, egogeo_gpu_context** out) {
+  if (!out) return EGOGEO_GPU_EINVAL;
+  *out = nullptr;
+  auto* ctx = new (std::nothrow) egogeo_gpu_context();
+  if (!ctx) return EGOGEO_GPU_ENOMEM;
+  *out = ctx;
+  if (!params) return ctx->fail(EGOGEO_GPU_EINVAL, "create: params is NULL");
+  const std::string bad = check_params(*params);
+  if (!bad.empty()) return ctx->fail(EGOGEO_GPU_EINVAL, "create: " + bad);
+  ctx->p = *params;
+  const egogeo_gpu_params& p = ctx->p;
+  int count = 0;
+  const cudaError_t ce = cudaGetDeviceCount(&count);
+  if (ce != cudaSuccess || count == 0) {
+    cudaGetLastError();
+    return ctx->fail(EGOGEO_GPU_ENODEV, std::string("no CUDA device (") + (ce != cudaSuccess ? cudaGetErrorString(ce) : "none found") + ")");
+  }
+  if (p.device >= count) return ctx->fail(EGOGEO_GPU_ENODEV, "no CUDA device " + std::to_string(p.device) + " (" + std::to_string(count) + " present)");
+  EGG_TRY(ctx->cuda(cudaSetDevice(p.device), "cudaSetDevice"));
+  EGG_TRY(ctx->cuda(cudaStreamCreateWithFlags(&ctx->stream, cudaStreamNonBlocking), "cudaStreamCreate"));
+  EGG_TRY(ctx->cuda(cudaEventCreateWithFlags(&ctx->staged, cudaEventDisableTiming), "cudaEventCreate"));
+
+  ctx->max_top = pyramid_top(p.max_width, p.max_height, p.levels, p.window);
+  level_sizes(p.max_width, p.max_height, ctx->max_top, ctx->mw, ctx->mh);
+  const size_t slots = static_cast<size_t>(p.batch) * p.buffers;
+  const size_t pts = static_cast<size_t>(p.batch) * p.max_points;
+  const size_t pixels = static_cast<size_t>(p.max_width) * p.max_height;
+  // Strict 3x3 maxima are never 8-adjacent: at most one per 2x2 block, so no corner is ever lost.
+  ctx->corner_cap = static_cast<size_t>((p.max_width + 1) / 2) * ((p.max_height + 1) / 2);
+  ctx->ops_cap = static_cast<size_t>(p.batch) * (ctx->max_top + 1) * 2;
+
+  // One device allocation carved into every area (nothing is allocated after creation).
+  size_t per_buffer = 0;
+  for (int l = 0; l <= ctx->max_top; ++l) per_buffer += align_up(static_cast<size_t>(ctx->mw[l]) * ctx->mh[l]) + align_up(static_cast<size_t>(ctx->mw[l]) * ctx->mh[l] * 4);
+  size_t dsize = 0;
+  auto carve = [&](size_t bytes) {
+    const size_t at = dsize;
+    dsize += align_up(bytes);
+    return at;
+  };
+  const size_t o_buffers = carve(per_buffer * slots);
+  const size_t o_ops = carve(sizeof(PlaneOp) * ctx->ops_cap);
+  const size_t o_jobs = carve(sizeof(TrackDesc) * p.batch);
+  const size_t o_pts = carve(sizeof(float2) * pts), o_fwd = carve(sizeof(float2) * pts), o_back = carve(sizeof(float2) * pts);
+  const size_t o_status = carve(pts);
+  const size_t o_score = carve(sizeof(uint16_t) * pixels * p.batch);
+  const size_t o_corners = carve(sizeof(Corner) * ctx->corner_cap * p.batch);
+  const size_t o_counts = carve(sizeof(int) * p.batch);
+  EGG_TRY(ctx->cuda(cudaMalloc(&ctx->dpool, dsize), "cudaMalloc (device pool)"));
+  uint8_t* d = ctx->dpool;
+  ctx->buffers.resize(slots);
+  for (size_t s = 0; s < slots; ++s) {
+    uint8_t* at = d + o_buffers + s * per_buffer;
+    for (int l = 0; l <= ctx->max_top; ++l) {
+      ctx->buffers[s].img[l] = at;
+      at += align_up(static_cast<size_t>(ctx->mw[l]) * ctx->mh[l]);
+      ctx->buffers[s].der[l] = reinterpret_cast<int16_t*>(at);
+      at += align_up(static_cast<size_t>(ctx->mw[l]) * ctx->mh[l] * 4);
+    }
+  }
+  ctx->d_ops = reinterpret_cast<PlaneOp*>(d + o_ops);
+  ctx->d_jobs = reinterpret_cast<TrackDesc*>(d + o_jobs);
+  ctx->d_pts = reinterpret_cast<float2*>(d + o_pts);
+  ctx->d_fwd = reinterpret_cast<float2*>(d + o_fwd);
+  ctx->d_back = reinterpret_cast<float2*>(d + o_back);
+  ctx->d_status = d + o_status;
+  ctx->d_score = reinterpret_cast<uint16_t*>(d + o_score);
+  ctx->d_corners = reinterpret_cast<Corner*>(d + o_corners);
+  ctx->d_counts = reinterpret_cast<int*>(d + o_counts);
+
+  size_t hsize = 0;
+  auto hcarve = [&](size_t bytes) {
+    const size_t at = hsize;
+    hsize += align_up(bytes);
+    return at;
+  };
+  const size_t h_frames = hcarve(pixels * p.batch);
+  const size_t h_ops = hcarve(sizeof(PlaneOp) * ctx->ops_cap);
+  const size_t h_jobs = hcarve(sizeof(TrackDesc) * p.batch);
+  const size_t h_pts = hcarve(sizeof(float2) * pts), h_fwd = hcarve(sizeof(float2) * pts), h_back = hcarve(sizeof(float2) * pts);
+  const size_t h_status = hcarve(pts);
+  const size_t h_counts = hcarve(sizeof(int) * p.batch);
+  EGG_TRY(ctx->cuda(cudaHostAlloc(&ctx->hpool, hsize, cudaHostAllocDefault), "cudaHostAlloc (pinned staging)"));
+  uint8_t* h = ctx->hpool;
+  ctx->h_frames = h + h_frames;
+  ctx->h_ops = reinterpret_cast<PlaneOp*>(h + h_ops);
+  ctx->h_jobs = reinterpret_cast<TrackDesc*>(h + h_jobs);
+  ctx->h_pts = reinterpret_cast<float2*>(h + h_pts);
+  ctx->h_fwd = reinterpret_cast<float2*>(h + h_fwd);
+  ctx->h_back = reinterpret_cast<float2*>(h + h_back);
+  ctx->h_status = h + h_status;
+  ctx->h_counts = reinterpret_cast<int*>(h + h_counts);
+  return EGOGEO_GPU_OK;
+}
+
+int egogeo_gpu_push_frames(egogeo_gpu_context* ctx, const egogeo_gpu_frame* frames, int n) {
+  if (!ctx) return EGOGEO_GPU_EINVAL;
+  ctx->error.clear();
+  if (!ctx->dpool) return ctx->fail(EGOGEO_GPU_EINVAL, "push_frames: the context was not created successfully");
+  if (n < 0 || n > ctx->p.batch || (n > 0 && !frames)) return ctx->fail(EGOGEO_GPU_EINVAL, "push_frames: n must be in [0, batch] with frames not NULL");
+  const egogeo_gpu_params& p = ctx->p;
+  for (int i = 0; i < n; ++i) {
+    const egogeo_gpu_frame& f = frames[i];
+    const std::string at = "push_frames: frame " + std::to_string(i) + ": ";
+    if (!ctx->buffer(f.slot, f.buffer)) return ctx->fail(EGOGEO_GPU_EINVAL, at + "slot/buffer out of range");
+    for (int j = 0; j < i; ++j)
+      if (frames[j].slot == f.slot && frames[j].buffer == f.buffer) return ctx->fail(EGOGEO_GPU_EINVAL, at + "same slot/buffer as frame " + std::to_string(j));
+    if (!f.data) return ctx->fail(EGOGEO_GPU_EINVAL, at + "data is NULL");
+    if (f.width < 32 || f.height < 32 || f.width > p.max_width || f.height > p.max_height)
+      return ctx->fail(EGOGEO_GPU_EINVAL, at + std::to_string(f.width) + "x" + std::to_string(f.height) + " is not within 32x32 .. " +
+                                              std::to_string(p.max_width) + "x" + std::to_string(p.max_height));
+    if (f.stride < f.width) return ctx->fail(EGOGEO_GPU_EINVAL, at + "stride is below width");
+  }
+  EGG_TRY(ctx->cuda(cudaSetDevice(p.device), "cudaSetDevice"));
+  EGG_TRY(ctx->wait_staging());
+  const size_t pixels = static_cast<size_t>(p.max_width) * p.max_height;
+  size_t nops = 0;
+  int max_top = 0;
+  for (int i = 0; i < n; ++i) {
+    const egogeo_gpu_frame& f = frames[i];
+    Buffer& B = *ctx->buffer(f.slot, f.buffer);
+    uint8_t* stage = ctx->h_frames + pixels * i;
+    for (int y = 0; y < f.height; ++y) std::memcpy(stage + static_cast<size_t>(y) * f.width, f.data + static_cast<size_t>(y) * f.stride, f.width);
+    B.w = f.width;
+    B.h = f.height;
+    B.top = pyramid_top(f.width, f.height, p.levels, p.window);
+    max_top = std::max(max_top, B.top);
+    EGG_TRY(ctx->cuda(cudaMemcpy2DAsync(B.img[0], ctx->mw[0], stage, f.width, f.width, f.height, cudaMemcpyHostToDevice, ctx->stream), "upload"));
+  }
+  // Ops: pyrDown per level (level-major, so each launch covers one level of every frame), then
+  // Scharr for every level of every frame in one launch.
+  std::vector<size_t> level_start(static_cast<size_t>(max_top) + 2, 0);
+  for (int l = 1; l <= max_top; ++l) {
+    level_start[l] = nops;
+    for (int i = 0; i < n; ++i) {
+      Buffer& B = *ctx->buffer(frames[i].slot, frames[i].buffer);
+      if (l > B.top) continue;
+      int ws[kMaxLevels + 1], hs[kMaxLevels + 1];
+      level_sizes(B.w, B.h, B.top, ws, hs);
+      ctx->h_ops[nops++] = PlaneOp{B.img[l - 1], B.img[l], ws[l - 1], hs[l - 1], ctx->mw[l - 1], ws[l], hs[l], ctx->mw[l], 0, nullptr, 0};
+    }
+  }
+  level_start[static_cast<size_t>(max_top) + 1] = nops;
+  const size_t scharr_start = nops;
+  for (int i = 0; i < n; ++i) {
+    Buffer& B = *ctx->buffer(frames[i].slot, frames[i].buffer);
+    int ws[kMaxLevels + 1], hs[kMaxLevels + 1];
+    level_sizes(B.w, B.h, B.top, ws, hs);
+    for (int l = 0; l <= B.top; ++l) ctx->h_ops[nops++] = PlaneOp{B.img[l], B.der[l], ws[l], hs[l], ctx->mw[l], 0, 0, ctx->mw[l], 0, nullptr, 0};
+  }
+  if (nops > 0) EGG_TRY(ctx->cuda(cudaMemcpyAsync(ctx->d_ops, ctx->h_ops, sizeof(PlaneOp) * nops, cudaMemcpyHostToDevice, ctx->stream), "upload ops"));
+  EGG_TRY(ctx->mark_staging());
+  const dim3 block(kBlock, kBlock);
+  for (int l = 1; l <= max_top; ++l) {
+    const unsigned cnt = static_cast<unsigned>(level_start[l + 1] - level_start[l]);
+    if (cnt == 0) continue;
+    const dim3 grid((ctx->mw[l] + kBlock - 1) / kBlock, (ctx->mh[l] + kBlock - 1) / kBlock, cnt);
+    k_pyrdown<<<grid, block, 0, ctx->stream>>>(ctx->d_ops + level_start[l]);
+  }
+  if (nops > scharr_start) {
+    const dim3 grid((ctx->mw[0] + kBlock - 1) / kBlock, (ctx->mh[0] + kBlock - 1) / kBlock, static_cast<unsigned>(nops - scharr_start));
+    k_scharr<<<grid, block, 0, ctx->stream>>>(ctx->d_ops + scharr_start);
+  }
+  return ctx->cuda(cudaGetLastError(), "pyramid kernels");
+}
+
+int egogeo_gpu_track(egogeo_gpu_context* ctx, const egogeo_gpu_track_job* jobs, int n) {
+  if (!ctx) return EGOGEO_GPU_EINVAL;
+  ctx->error.clear();
+  if (!ctx->dpool) return ctx->fail(EGOGEO_GPU_EINVAL, "track: the context was not created successfully");
+  const egogeo_gpu_params& p = ctx->p;
+  if (n < 0 || n > p.batch || (n > 0 && !jobs)) return ctx->fail(EGOGEO_GPU_EINVAL, "track: n must be in [0, batch] with jobs not NULL");
+  int max_n = 0;
+  for (int i = 0; i < n; ++i) {
+    const egogeo_gpu_track_job& j = jobs[i];
+    const std::string at = "track: job " + std::to_string(i) + ": ";
+    const Buffer* A = ctx->buffer(j.slot, j.from);
+    const Buffer* B = ctx->buffer(j.slot, j.to);
+    if (!A || !B) return ctx->fail(EGOGEO_GPU_EINVAL, at + "slot/buffer out of range");
+    if (A->top < 0 || B->top < 0) return ctx->fail(EGOGEO_GPU_EINVAL, at + "a buffer holds no frame yet (push_frames first)");
+    if (A->w != B->w || A->h != B->h) return ctx->fail(EGOGEO_GPU_EINVAL, at + "the two frames differ in size");
+    if (j.n < 0 || j.n > p.max_points) return ctx->fail(EGOGEO_GPU_EINVAL, at + "n must be in [0, max_points]");
+    if (j.n > 0 && (!j.pts || !j.fwd || !j.status)) return ctx->fail(EGOGEO_GPU_EINVAL, at + "pts, fwd and status must not be NULL");
+    max_n = std::max(max_n, j.n);
+  }
+  EGG_TRY(ctx->cuda(cudaSetDevice(p.device), "cudaSetDevice"));
+  EGG_TRY(ctx->wait_staging());
+  int total = 0;
+  for (int i = 0; i < n; ++i) {
+    const egogeo_gpu_track_job& j = jobs[i];
+    const Buffer& A = *ctx->buffer(j.slot, j.from);
+    const Buffer& B = *ctx->buffer(j.slot, j.to);
+    TrackDesc& D = ctx->h_jobs[i];
+    int ws[kMaxLevels + 1], hs[kMaxLevels + 1];
+    level_sizes(A.w, A.h, A.top, ws, hs);
+    for (int l = 0; l <= A.top; ++l) {
+      D.from[l] = Level{A.img[l], A.der[l], ws[l], hs[l], ctx->mw[l], ctx->mw[l]};
+      D.to[l] = Level{B.img[l], B.der[l], ws[l], hs[l], ctx->mw[l], ctx->mw[l]};
+    }
+    D.top = A.top;
+    D.n = j.n;
+    D.offset = total;
+    D.w = A.w;
+    D.h = A.h;
+    for (int k = 0; k < j.n; ++k) {
+      const float x = j.pts[2 * k], y = j.pts[2 * k + 1];
+      if (!(x > -1e6f && x < 1e6f && y > -1e6f && y < 1e6f)) return ctx->fail(EGOGEO_GPU_EINVAL, "track: job " + std::to_string(i) + ": point " + std::to_string(k) + " is not finite");
+      ctx->h_pts[total + k] = make_float2(x, y);
+    }
+    total += j.n;
+  }
+  if (total == 0) return EGOGEO_GPU_OK;
+  EGG_TRY(ctx->cuda(cudaMemcpyAsync(ctx->d_jobs, ctx->h_jobs, sizeof(TrackDesc) * n, cudaMemcpyHostToDevice, ctx->stream), "upload jobs"));
+  EGG_TRY(ctx->cuda(cudaMemcpyAsync(ctx->d_pts, ctx->h_pts, sizeof(float2) * total, cudaMemcpyHostToDevice, ctx->stream), "upload points"));
+  const float eps2 = p.epsilon * p.epsilon;
+  const int threads = 64;
+  const dim3 grid((max_n + threads - 1) / threads, n);
+  k_track<<<grid, threads, 0, ctx->stream>>>(ctx->d_jobs, ctx->d_pts, ctx->d_fwd, ctx->d_back, ctx->d_status, p.window, p.iterations, eps2, p.min_eig,
+                                             p.fb_threshold * p.fb_threshold);
+  EGG_TRY(ctx->cuda(cudaGetLastError(), "track kernel"));
+  EGG_TRY(ctx->cuda(cudaMemcpyAsync(ctx->h_fwd, ctx->d_fwd, sizeof(float2) * total, cudaMemcpyDeviceToHost, ctx->stream), "download"));
+  EGG_TRY(ctx->cuda(cudaMemcpyAsync(ctx->h_back, ctx->d_back, sizeof(float2) * total, cudaMemcpyDeviceToHost, ctx->stream), "download"));
+  EGG_TRY(ctx->cuda(cudaMemcpyAsync(ctx->h_status, ctx->d_status, total, cudaMemcpyDeviceToHost, ctx->stream), "download"));
+  EGG_TRY(ctx->mark_staging());
+  EGG_TRY(ctx->cuda(cudaStreamSynchronize(ctx->stream), "track"));
+  for (int i = 0; i < n; ++i) {
+    const egogeo_gpu_track_job& j = jobs[i];
+    const int o = ctx->h_jobs[i].offset;
+    for (int k = 0; k < j.n; ++k) {
+      j.fwd[2 * k] = ctx->h_fwd[o + k].x;
+      j.fwd[2 * k + 1] = ctx->h_fwd[o + k].y;
+      if (j.back) {
+        j.back[2 * k] = ctx->h_back[o + k].x;
+        j.back[2 * k + 1] = ctx->h_back[o + k].y;
+      }
+      j.status[k] = ctx->h_status[o + k];
+    }
+  }
+  return EGOGEO_GPU_OK;
+}
+
+int egogeo_gpu_detect(egogeo_gpu_context* ctx, const egogeo_gpu_detect_job* jobs, int n) {
+  if (!ctx) return EGOGEO_GPU_EINVAL;
+  ctx->error.clear();
+  if (!ctx->dpool) return ctx->fail(EGOGEO_GPU_EINVAL, "detect: the context was not created successfully");
+  const egogeo_gpu_params& p = ctx->p;
+  if (n < 0 || n > p.batch || (n > 0 && !jobs)) return ctx->fail(EGOGEO_GPU_EINVAL, "detect: n must be in [0, batch] with jobs not NULL");
+  for (int i = 0; i < n; ++i) {
+    const Buffer* B = ctx->buffer(jobs[i].slot, jobs[i].buffer);
+    if (!B) return ctx->fail(EGOGEO_GPU_EINVAL, "detect: job " + std::to_string(i) + ": slot/buffer out of range");
+    if (B->top < 0) return ctx->fail(EGOGEO_GPU_EINVAL, "detect: job " + std::to_string(i) + ": the buffer holds no frame yet");
+    const std::string e = check_detect_job(jobs[i], B->w, B->h);
+    if (!e.empty()) return ctx->fail(EGOGEO_GPU_EINVAL, e + " (job " + std::to_string(i) + ")");
+  }
+  if (n == 0) return EGOGEO_GPU_OK;
+  EGG_TRY(ctx->cuda(cudaSetDevice(p.device), "cudaSetDevice"));
+  EGG_TRY(ctx->wait_staging());
+  const size_t pixels = static_cast<size_t>(p.max_width) * p.max_height;
+  for (int i = 0; i < n; ++i) {
+    const Buffer& B = *ctx->buffer(jobs[i].slot, jobs[i].buffer);
+    uint16_t* score = ctx->d_score + pixels * i;
+    ctx->h_ops[i] = PlaneOp{B.img[0], score, B.w, B.h, ctx->mw[0], B.w, B.h, ctx->mw[0], jobs[i].threshold, nullptr, 0};
+    ctx->h_ops[n + i] = PlaneOp{reinterpret_cast<const uint8_t*>(score), ctx->d_corners + ctx->corner_cap * i, B.w, B.h, 0, B.w, B.h, ctx->mw[0], 0,
+                                ctx->d_counts + i, static_cast<int>(ctx->corner_cap)};
+  }
+  EGG_TRY(ctx->cuda(cudaMemcpyAsync(ctx->d_ops, ctx->h_ops, sizeof(PlaneOp) * 2 * n, cudaMemcpyHostToDevice, ctx->stream), "upload ops"));
+  EGG_TRY(ctx->cuda(cudaMemsetAsync(ctx->d_counts, 0, sizeof(int) * n, ctx->stream), "memset"));
+  const dim3 block(kBlock, kBlock), grid((ctx->mw[0] + kBlock - 1) / kBlock, (ctx->mh[0] + kBlock - 1) / kBlock, n);
+  k_fast<<<grid, block, 0, ctx->stream>>>(ctx->d_ops);
+  k_nms<<<grid, block, 0, ctx->stream>>>(ctx->d_ops + n);
+  EGG_TRY(ctx->cuda(cudaGetLastError(), "FAST kernels"));
+  EGG_TRY(ctx->cuda(cudaMemcpyAsync(ctx->h_counts, ctx->d_counts, sizeof(int) * n, cudaMemcpyDeviceToHost, ctx->stream), "download"));
+  EGG_TRY(ctx->mark_staging());
+  EGG_TRY(ctx->cuda(cudaStreamSynchronize(ctx->stream), "detect"));
+  for (int i = 0; i < n; ++i) {
+    const Buffer& B = *ctx->buffer(jobs[i].slot, jobs[i].buffer);
+    const size_t c = std::min(static_cast<size_t>(ctx->h_counts[i]), ctx->corner_cap);
+    ctx->corners.resize(c);
+    if (c > 0) {
+      EGG_TRY(ctx->cuda(cudaMemcpyAsync(ctx->corners.data(), ctx->d_corners + ctx->corner_cap * i, sizeof(Corner) * c, cudaMemcpyDeviceToHost, ctx->stream),
+                        "download corners"));
+      EGG_TRY(ctx->cuda(cudaStreamSynchronize(ctx->stream), "download corners"));
+    }
+    finish_detect(ctx->corners, B.w, B.h, jobs[i]);
+  }
+  return EGOGEO_GPU_OK;
+}
+
+}  // extern "C"

@@ -1,0 +1,178 @@
+// egogeo_gpu's C interface without Node or OpenCV: argument checks, the no-device path, the host
+// reference on a synthetic pair with a known shift, and -- where a device exists -- the device
+// against the host reference. Exit 0 when every check holds; prints each failure.
+#include "egogeo_gpu.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+int failures = 0;
+void check(bool ok, const std::string& what) {
+  std::printf("%s  %s\n", ok ? "ok  " : "FAIL", what.c_str());
+  if (!ok) ++failures;
+}
+
+/// A smooth random texture sampled at (x + sx, y + sy): a frame pair with a known sub-pixel shift.
+std::vector<unsigned char> texture(int w, int h, float sx, float sy) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(0.f, 6.2831853f);
+  float fx[24], fy[24], ph[24];
+  for (int k = 0; k < 24; ++k) {
+    fx[k] = 0.03f + 0.12f * (k % 6) / 6.f;
+    fy[k] = 0.03f + 0.12f * (k / 6) / 4.f;
+    ph[k] = u(rng);
+  }
+  std::vector<unsigned char> img(static_cast<size_t>(w) * h);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      float v = 0;
+      for (int k = 0; k < 24; ++k) v += std::sin(fx[k] * (x + sx) + ph[k]) * std::cos(fy[k] * (y + sy) + 0.5f * ph[k]);
+      // sd of v ~ 3.5: +-3.5 sd stays inside 0..255 (no clipping, which would bias the shift).
+      img[static_cast<size_t>(y) * w + x] = static_cast<unsigned char>(std::lround(std::fmin(255.f, std::fmax(0.f, 128 + 9 * v))));
+    }
+  return img;
+}
+
+}  // namespace
+
+int main() {
+  check(egogeo_gpu_abi_version() == EGOGEO_GPU_ABI, "ABI version");
+  egogeo_gpu_params p;
+  egogeo_gpu_default_params(&p);
+  check(p.window == 13 && p.levels == 3 && p.iterations == 10 && std::fabs(p.epsilon - 0.03f) < 1e-7f, "defaults match the CPU tracker");
+
+  egogeo_gpu_context* ctx = nullptr;
+  check(egogeo_gpu_create(&p, nullptr) == EGOGEO_GPU_EINVAL, "create without out pointer is EINVAL");
+  check(egogeo_gpu_create(nullptr, &ctx) == EGOGEO_GPU_EINVAL && ctx && std::strstr(egogeo_gpu_last_error(ctx), "NULL"), "create(NULL params) names it");
+  egogeo_gpu_destroy(ctx);
+  egogeo_gpu_params bad = p;
+  bad.window = 2;
+  check(egogeo_gpu_create(&bad, &ctx) == EGOGEO_GPU_EINVAL && std::strstr(egogeo_gpu_last_error(ctx), "window"), "bad window is EINVAL naming window");
+  egogeo_gpu_destroy(ctx);
+  egogeo_gpu_destroy(nullptr);
+
+  const int devices = egogeo_gpu_device_count();
+  char name[256];
+  std::printf("devices: %d\n", devices);
+  if (devices == 0) {
+    check(egogeo_gpu_device_name(0, name, sizeof name) == EGOGEO_GPU_ENODEV && std::strstr(name, "no CUDA device"), "device_name: ENODEV, 'no CUDA device'");
+    const int rc = egogeo_gpu_create(&p, &ctx);
+    check(rc == EGOGEO_GPU_ENODEV && std::strncmp(egogeo_gpu_last_error(ctx), "no CUDA device", 14) == 0,
+          std::string("create without a device: ENODEV, '") + egogeo_gpu_last_error(ctx) + "'");
+    unsigned char px[32 * 32] = {};
+    egogeo_gpu_frame f{0, 0, px, 32, 32, 32};
+    check(egogeo_gpu_push_frames(ctx, &f, 1) == EGOGEO_GPU_EINVAL && std::strstr(egogeo_gpu_last_error(ctx), "not created"), "calls on a failed context are refused");
+    egogeo_gpu_destroy(ctx);
+  } else {
+    check(egogeo_gpu_device_name(0, name, sizeof name) == EGOGEO_GPU_OK, std::string("device 0: ") + name);
+  }
+
+  // Host reference: a smooth texture shifted by (1.3, -0.7) px; interior points must recover it.
+  const int w = 320, h = 240;
+  const float sx = 1.3f, sy = -0.7f;
+  const std::vector<unsigned char> a = texture(w, h, 0, 0), b = texture(w, h, sx, sy);
+  std::vector<float> pts;
+  for (int y = 30; y < h - 30; y += 20)
+    for (int x = 30; x < w - 30; x += 20) {
+      pts.push_back(static_cast<float>(x) + 0.25f);
+      pts.push_back(static_cast<float>(y) + 0.5f);
+    }
+  const int n = static_cast<int>(pts.size() / 2);
+  std::vector<float> fwd(pts.size()), back(pts.size());
+  std::vector<unsigned char> st(static_cast<size_t>(n));
+  char err[256] = "";
+  check(egogeo_gpu_reference_track(&p, a.data(), b.data(), w, h, n, pts.data(), fwd.data(), back.data(), st.data(), err, sizeof err) == EGOGEO_GPU_OK,
+        "reference_track runs");
+  std::vector<double> errs;
+  for (int i = 0; i < n; ++i) {
+    if (st[static_cast<size_t>(i)] != EGOGEO_GPU_KEEP) continue;
+    // b(x) = a(x + s): a point at p in a appears at p - s in b.
+    errs.push_back(std::hypot(fwd[2 * i] - (pts[2 * i] - sx), fwd[2 * i + 1] - (pts[2 * i + 1] - sy)));
+  }
+  std::sort(errs.begin(), errs.end());
+  const double med = errs.empty() ? 1e9 : errs[errs.size() / 2];
+  check(static_cast<int>(errs.size()) >= n * 3 / 4, "reference keeps >= 75% of tracks on a pure shift (" + std::to_string(errs.size()) + "/" + std::to_string(n) + ")");
+  check(med < 0.05, "reference recovers the shift: median error " + std::to_string(med) + " px < 0.05");
+  check(egogeo_gpu_reference_track(&p, a.data(), b.data(), 16, 16, n, pts.data(), fwd.data(), back.data(), st.data(), err, sizeof err) == EGOGEO_GPU_EINVAL &&
+            std::strstr(err, "32"),
+        "reference_track refuses a 16x16 frame");
+
+  // Reference detection with bucketing on random 6x6 px blocks (corners everywhere): the per-cell
+  // quota, the spacing and the count limit hold.
+  std::vector<unsigned char> blocks(static_cast<size_t>(w) * h);
+  {
+    std::mt19937 rng(3);
+    std::vector<unsigned char> lv(static_cast<size_t>(w / 6 + 1) * (h / 6 + 1));
+    for (auto& v : lv) v = static_cast<unsigned char>(rng() % 256);
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x)  // + pixel noise: plateaus of equal scores would all fall to the strict non-max suppression
+        blocks[static_cast<size_t>(y) * w + x] = static_cast<unsigned char>(lv[static_cast<size_t>(y / 6) * (w / 6 + 1) + x / 6] / 2u + 64u + static_cast<unsigned>(rng() % 16u));
+  }
+  std::vector<float> xy(2 * 1000), score(1000);
+  int count = 0, found = 0;
+  egogeo_gpu_detect_job dj{0, 0, 12, 200, 4, 3, 8, 0, nullptr, 1000, xy.data(), score.data(), &count, &found};
+  check(egogeo_gpu_reference_detect(blocks.data(), w, h, &dj, err, sizeof err) == EGOGEO_GPU_OK, "reference_detect runs");
+  std::vector<int> per(12, 0);
+  bool sorted = true, spaced = true;
+  for (int i = 0; i < count; ++i) {
+    per[static_cast<size_t>(std::min(3, static_cast<int>(xy[2 * i] / (w / 4.f))) + 4 * std::min(2, static_cast<int>(xy[2 * i + 1] / (h / 3.f))))]++;
+    if (i > 0 && score[i] > score[i - 1]) sorted = false;
+    for (int j = 0; j < i; ++j)
+      if (std::fabs(xy[2 * i] - xy[2 * j]) < 8 && std::fabs(xy[2 * i + 1] - xy[2 * j + 1]) < 8 && static_cast<int>(xy[2 * i]) / 8 == static_cast<int>(xy[2 * j]) / 8 &&
+          static_cast<int>(xy[2 * i + 1]) / 8 == static_cast<int>(xy[2 * j + 1]) / 8)
+        spaced = false;
+  }
+  bool quota = true;
+  for (int c : per) quota = quota && c <= 200 / 12;
+  check(found > 0 && count > 0 && count <= 200 && found >= count, "FAST finds corners (" + std::to_string(found) + ", kept " + std::to_string(count) + ")");
+  check(sorted && quota && spaced, "kept corners: strongest first, per-cell quota, no two in one min_distance cell");
+  egogeo_gpu_detect_job badj = dj;
+  badj.threshold = 0;
+  check(egogeo_gpu_reference_detect(blocks.data(), w, h, &badj, err, sizeof err) == EGOGEO_GPU_EINVAL && std::strstr(err, "threshold"), "threshold 0 is refused");
+
+  if (devices > 0) {
+    // The device must give what the host reference gives (same arithmetic, no FMA contraction).
+    p.max_width = w;
+    p.max_height = h;
+    p.max_points = n;
+    const int rc = egogeo_gpu_create(&p, &ctx);
+    check(rc == EGOGEO_GPU_OK, std::string("create on the device: ") + egogeo_gpu_last_error(ctx));
+    if (rc == EGOGEO_GPU_OK) {
+      egogeo_gpu_frame fr[3] = {{0, 0, a.data(), w, h, w}, {0, 1, b.data(), w, h, w}, {0, 2, blocks.data(), w, h, w}};
+      check(egogeo_gpu_push_frames(ctx, fr, 3) == EGOGEO_GPU_OK, std::string("push_frames: ") + egogeo_gpu_last_error(ctx));
+      std::vector<float> gf(pts.size()), gb(pts.size());
+      std::vector<unsigned char> gs(static_cast<size_t>(n));
+      egogeo_gpu_track_job tj{0, 0, 1, n, pts.data(), gf.data(), gb.data(), gs.data()};
+      check(egogeo_gpu_track(ctx, &tj, 1) == EGOGEO_GPU_OK, std::string("track: ") + egogeo_gpu_last_error(ctx));
+      double d = 0;
+      int same = 0;
+      for (int i = 0; i < n; ++i) {
+        d = std::fmax(d, std::hypot(gf[2 * i] - fwd[2 * i], gf[2 * i + 1] - fwd[2 * i + 1]));
+        same += gs[static_cast<size_t>(i)] == st[static_cast<size_t>(i)];
+      }
+      check(d < 1e-3 && same == n, "device tracks = host reference (max diff " + std::to_string(d) + ", same status " + std::to_string(same) + "/" + std::to_string(n) + ")");
+      std::vector<float> gxy(2 * 1000);
+      int gcount = 0, gfound = 0;
+      egogeo_gpu_detect_job gj = dj;
+      gj.buffer = 2;
+      gj.out_xy = gxy.data();
+      gj.out_score = nullptr;
+      gj.count = &gcount;
+      gj.found = &gfound;
+      check(egogeo_gpu_detect(ctx, &gj, 1) == EGOGEO_GPU_OK, std::string("detect: ") + egogeo_gpu_last_error(ctx));
+      check(gfound == found && gcount == count && std::equal(gxy.begin(), gxy.begin() + 2 * count, xy.begin()), "device corners = host reference");
+      tj.slot = 1;  // out of range: batch is 1
+      check(egogeo_gpu_track(ctx, &tj, 1) == EGOGEO_GPU_EINVAL && std::strstr(egogeo_gpu_last_error(ctx), "out of range"), "a slot out of range is refused");
+    }
+    egogeo_gpu_destroy(ctx);
+  }
+  std::printf("%s (%d failure%s)\n", failures ? "FAILED" : "all checks passed", failures, failures == 1 ? "" : "s");
+  return failures ? 1 : 0;
+}
