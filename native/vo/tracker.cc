@@ -269,10 +269,10 @@ Matches Tracker::step(const cv::Mat& raw, StageTimes& ms) {
       if (gpu_) {  // [gpu] the same two calls on the device
         gpu_->track(prev_pyr_[0], (*track_pyr)[0], pts_, fwd, back, st1, st2);
       } else {
-      cv::calcOpticalFlowPyrLK(prev_pyr_, *track_pyr, pts_, fwd, st1, err, win, opt_.klt_levels, term);
-      back = pts_;
-      cv::calcOpticalFlowPyrLK(*track_pyr, prev_pyr_, fwd, back, st2, err, win, opt_.klt_levels, term,
-                               cv::OPTFLOW_USE_INITIAL_FLOW);
+        cv::calcOpticalFlowPyrLK(prev_pyr_, *track_pyr, pts_, fwd, st1, err, win, opt_.klt_levels, term);
+        back = pts_;
+        cv::calcOpticalFlowPyrLK(*track_pyr, prev_pyr_, fwd, back, st2, err, win, opt_.klt_levels, term,
+                                 cv::OPTFLOW_USE_INITIAL_FLOW);
       }
       std::vector<cv::Point2f> keep_pts;
       std::vector<int> keep_ids, keep_ages;
