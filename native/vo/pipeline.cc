@@ -201,7 +201,7 @@ ClipResult process_clip(const ClipInput& in, const Options& opt) {
       throw InputError("frame " + std::to_string(k) + ": size " + std::to_string(img.cols) + "x" + std::to_string(img.rows) +
                        " differs from frame 0 (" + std::to_string(res.width) + "x" + std::to_string(res.height) + ")");
     }
-    all.push_back(tracker.step(img, res.ms));
+    all.push_back(tracker.step(img, res.ms, k + 1 == n));
     const Matches& m = all.back();
     std::vector<uchar> inl;
     PairMotion pm;

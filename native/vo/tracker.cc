@@ -233,7 +233,7 @@ void Tracker::detect(const cv::Mat& img) {
   }
 }
 
-Matches Tracker::step(const cv::Mat& raw, StageTimes& ms) {
+Matches Tracker::step(const cv::Mat& raw, StageTimes& ms, bool last) {
   Matches m;
   std::vector<cv::Mat> pyr;
   cv::Mat img;
@@ -298,7 +298,7 @@ Matches Tracker::step(const cv::Mat& raw, StageTimes& ms) {
       ages_.swap(keep_ages);
     }
   }
-  if (static_cast<double>(pts_.size()) < opt_.redetect_ratio * opt_.max_features) {
+  if (!last && static_cast<double>(pts_.size()) < opt_.redetect_ratio * opt_.max_features) {
     Timer t(ms.detect);
     detect(img);
   }

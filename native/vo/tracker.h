@@ -34,8 +34,9 @@ class Tracker {
 
   /// Starts on the first frame (detects corners). `raw` is the decoded grey frame.
   void start(const cv::Mat& raw, StageTimes& ms);
-  /// Tracks live corners into `raw` (prepared first), returns the correspondences, then tops corners up.
-  Matches step(const cv::Mat& raw, StageTimes& ms);
+  /// Tracks live corners into `raw` (prepared first), returns the correspondences, then tops corners
+  /// up -- except on the clip's `last` frame, where new corners would never be tracked.
+  Matches step(const cv::Mat& raw, StageTimes& ms, bool last = false);
 
   double mean_track_length() const;
   int tracks_created() const { return next_id_; }
