@@ -169,6 +169,7 @@ std::unique_ptr<Request> parse(const Napi::CallbackInfo& info) {
     o.scale = scale == "gt" ? ScaleMode::GroundTruth : scale == "none" ? ScaleMode::None : ScaleMode::Road;
     o.camera_height = a.number(op, "cameraHeight", "options", o.camera_height, 0.05, 100);
     o.road_margin = a.number(op, "roadMargin", "options", o.road_margin, 0, 0.9);
+    o.road_above_scale = a.number(op, "roadAboveScale", "options", o.road_above_scale, 0.05, 1);
     o.scale_smoothing = a.number(op, "scaleSmoothing", "options", o.scale_smoothing, 0, 1e9);
     o.relative_scale = a.boolean(op, "relativeScale", "options", o.relative_scale);
     o.speed_smoother = a.boolean(op, "speedSmoother", "options", o.speed_smoother);

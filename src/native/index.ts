@@ -111,6 +111,12 @@ export interface VoOptions {
    */
   roadNormal?: [number, number, number];
   roadMargin?: number;
+  /**
+   * Road-distance fit: Cauchy scale for road-region points that move more than the plane predicts
+   * (objects standing on the road are nearer than the road along their ray), relative to the other
+   * side. Default 0.5; 1 = symmetric (the earlier fit).
+   */
+  roadAboveScale?: number;
   /** Fuse three-frame relative scales with the road distances (default true). */
   relativeScale?: boolean;
   /** Extra Whittaker smoothing weight on per-pair speed (default 0 = off). */
