@@ -20,10 +20,12 @@
       ],
       "include_dirs": [
         "<!(node -p \"require('node-addon-api').include_dir\")",
-        "<!@(pkg-config --cflags-only-I opencv4 | sed s/-I//g)"
+        "<!@(pkg-config --cflags-only-I opencv4 | sed s/-I//g)",
+        "<!@(pkg-config --cflags-only-I libavformat libavcodec libavutil libswscale | sed s/-I//g)"
       ],
       "libraries": [
         "<!@(pkg-config --libs opencv4)",
+        "<!@(pkg-config --libs libavformat libavcodec libavutil libswscale)",
         "-ljpeg"
       ],
       "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS", "NODE_ADDON_API_DISABLE_DEPRECATED"],
