@@ -15,6 +15,7 @@ extern "C" {
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 
 namespace egogeo::vo {
 namespace {
@@ -64,11 +65,18 @@ struct Input {
 };
 
 Input open(const std::string& path) {
+  // FFmpeg's errors as before (OpenCV's videoio set this level), not its warnings on every bad file:
+  // the thrown error says why. Once per process, and only over FFmpeg's default level.
+  static std::once_flag quiet;
+  std::call_once(quiet, [] {
+    if (av_log_get_level() == AV_LOG_INFO) av_log_set_level(AV_LOG_ERROR);
+  });
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) {
     const bool exists = std::filesystem::exists(path, ec);
     throw InputError("'" + path + "' " + (exists ? "is not a regular file" : "does not exist"));
   }
+  if (std::filesystem::file_size(path, ec) == 0 && !ec) unreadable(path, "empty file");
   // "file:" so a ':' in the name is never read as a protocol; the whitelist keeps a playlist-like
   // file (hls, concat) from making FFmpeg open anything but local files.
   const std::string url = "file:" + path;
