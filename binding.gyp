@@ -21,10 +21,12 @@
       ],
       "include_dirs": [
         "<!(node -p \"require('node-addon-api').include_dir\")",
-        "<!@(pkg-config --cflags-only-I opencv4 | sed s/-I//g)"
+        "<!@(pkg-config --cflags-only-I opencv4 | sed s/-I//g)",
+        "<!@(pkg-config --cflags-only-I libavformat libavcodec libavutil libswscale | sed s/-I//g)"
       ],
       "libraries": [
         "<!@(pkg-config --libs opencv4)",
+        "<!@(pkg-config --libs libavformat libavcodec libavutil libswscale)",
         "-ljpeg",
         "-ldl"
       ],

@@ -4,7 +4,7 @@
 //   node native/build.mjs --sanitize   ASan+UBSan build into build-asan/ (leaves build/ alone)
 //   node native/build.mjs --gyp        node-gyp build of binding.gyp in a temporary copy, then a load
 //                                      check (CI runs it so CMakeLists.txt and binding.gyp cannot drift)
-// OpenCV 4 comes from the system: installed with apt-get when we are root, else one line says how.
+// OpenCV 4 and FFmpeg come from the system: installed with apt-get when we are root, else one line says how.
 // EGOGEO_SKIP_NATIVE=1 skips the build (the oracle and grader need no native code).
 // Test hooks: EGOGEO_PRETEND_NO_OPENCV=1 (pkg-config "fails"), EGOGEO_PRETEND_NOT_ROOT=1.
 import { spawnSync } from 'node:child_process';
@@ -13,10 +13,11 @@ import { createRequire } from 'node:module';
 import { availableParallelism, constants, tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { PACKAGES as SYSTEM_PACKAGES } from '../scripts/setup.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const args = new Set(process.argv.slice(2));
-const PACKAGES = 'libopencv-dev libjpeg-dev pkg-config cmake g++';
+const PACKAGES = SYSTEM_PACKAGES.map(([p]) => p).join(' '); // one list, with npm run setup's
 const require = createRequire(import.meta.url);
 
 const fail = (line) => {
@@ -33,7 +34,8 @@ function run(cmd, argv, opts = {}) {
 
 function toolchainReady() {
   if (process.env.EGOGEO_PRETEND_NO_OPENCV) return false;
-  return quiet('pkg-config', ['--exists', 'opencv4']) && onPath('cmake') && (onPath('g++') || onPath('c++'));
+  const modules = ['opencv4', 'libavformat', 'libavcodec', 'libavutil', 'libswscale'];
+  return quiet('pkg-config', ['--exists', ...modules]) && onPath('cmake') && (onPath('g++') || onPath('c++'));
 }
 
 if (process.env.EGOGEO_SKIP_NATIVE) {
@@ -44,13 +46,13 @@ if (process.env.EGOGEO_SKIP_NATIVE) {
 if (!toolchainReady()) {
   const root = process.getuid?.() === 0 && !process.env.EGOGEO_PRETEND_NOT_ROOT;
   if (!root || !onPath('apt-get')) {
-    fail(`OpenCV 4 dev files or the C++ toolchain are missing; install them with: sudo apt-get install -y ${PACKAGES}`);
+    fail(`OpenCV 4 / FFmpeg dev files or the C++ toolchain are missing; install them with: sudo apt-get install -y ${PACKAGES}`);
   }
-  console.log(`[egogeo] OpenCV 4 / toolchain missing: installing ${PACKAGES} with apt-get`);
+  console.log(`[egogeo] OpenCV 4 / FFmpeg / toolchain missing: installing ${PACKAGES} with apt-get`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   run('apt-get', ['update'], { env });
   run('apt-get', ['install', '-y', ...PACKAGES.split(' ')], { env });
-  if (!toolchainReady()) fail('OpenCV 4 (pkg-config opencv4) or the C++ toolchain is still missing after apt-get install');
+  if (!toolchainReady()) fail('OpenCV 4 / FFmpeg (pkg-config opencv4 libavformat libavcodec libavutil libswscale) or the C++ toolchain is still missing after apt-get install');
 }
 
 // Use the local node headers (never download them): npm's nodedir, else the prefix node runs from.

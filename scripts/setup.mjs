@@ -23,6 +23,11 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const PACKAGES = [
   ['libopencv-dev', null], // checked with pkg-config
   ['libjpeg-dev', null], // the engine decodes JPEG frames with libjpeg directly (native/vo/jpeg.cc)
+  // FFmpeg: the engine decodes mp4 clips with it directly (native/vo/video.cc); checked with pkg-config
+  ['libavformat-dev', null],
+  ['libavcodec-dev', null],
+  ['libavutil-dev', null],
+  ['libswscale-dev', null],
   ['pkg-config', 'pkg-config'],
   ['cmake', 'cmake'],
   ['g++', 'g++'],
@@ -40,6 +45,15 @@ export const OPENCV4NODEJS_SOURCE_DIRS = ['core', 'imgproc', 'io', 'highgui'];
 /** Where setup keeps the OpenCV header view @u4/opencv4nodejs compiles against. */
 export const OPENCV_VIEW = 'build/opencv4nodejs-include/opencv4';
 
+/** The dev packages checked with pkg-config (the module each installs), with or without dpkg. */
+const PKG_CONFIG = {
+  'libopencv-dev': 'opencv4',
+  'libavformat-dev': 'libavformat',
+  'libavcodec-dev': 'libavcodec',
+  'libavutil-dev': 'libavutil',
+  'libswscale-dev': 'libswscale',
+};
+
 const onPath = (cmd) => (process.env.PATH ?? '').split(delimiter).some((d) => d && existsSync(join(d, cmd)));
 const ok = (cmd, argv) => {
   const r = spawnSync(cmd, argv, { encoding: 'utf8' });
@@ -50,7 +64,7 @@ const ok = (cmd, argv) => {
 export function detect(env = process.env, dry = false) {
   const dpkg = onPath('dpkg-query');
   const installed = (pkg, cmd) => {
-    if (pkg === 'libopencv-dev') return onPath('pkg-config') && ok('pkg-config', ['--exists', 'opencv4']) !== null;
+    if (PKG_CONFIG[pkg]) return onPath('pkg-config') && ok('pkg-config', ['--exists', PKG_CONFIG[pkg]]) !== null;
     if (pkg === 'libjpeg-dev' && !dpkg) return existsSync('/usr/include/jpeglib.h');
     if (dpkg) return (ok('dpkg-query', ['-W', '-f=${Status}', pkg]) ?? '').includes('install ok installed');
     return onPath(cmd);

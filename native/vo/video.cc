@@ -2,69 +2,249 @@
 
 #include "types.h"
 
-#include <opencv2/imgproc.hpp>
-#include <opencv2/videoio.hpp>
+extern "C" {
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+#include <libavutil/avutil.h>
+#include <libavutil/opt.h>
+#include <libavutil/pixdesc.h>
+#include <libswscale/swscale.h>
+}
 
 #include <cmath>
+#include <cstring>
 #include <filesystem>
+#include <memory>
+#include <mutex>
 
 namespace egogeo::vo {
 namespace {
 
-/// Opens `path` with FFmpeg directly (no fallback to other backends and their warnings).
-cv::VideoCapture open(const std::string& path) {
+// One owner per FFmpeg object, so every error path (a throw anywhere) frees what was made.
+struct FormatClose {
+  void operator()(AVFormatContext* p) const { avformat_close_input(&p); }
+};
+struct CodecFree {
+  void operator()(AVCodecContext* p) const { avcodec_free_context(&p); }
+};
+struct PacketFree {
+  void operator()(AVPacket* p) const { av_packet_free(&p); }
+};
+struct FrameFree {
+  void operator()(AVFrame* p) const { av_frame_free(&p); }
+};
+struct SwsFree {
+  void operator()(SwsContext* p) const { sws_freeContext(p); }
+};
+using Format = std::unique_ptr<AVFormatContext, FormatClose>;
+using Codec = std::unique_ptr<AVCodecContext, CodecFree>;
+using Packet = std::unique_ptr<AVPacket, PacketFree>;
+using Frame = std::unique_ptr<AVFrame, FrameFree>;
+using Sws = std::unique_ptr<SwsContext, SwsFree>;
+
+std::string av_error(int err) {
+  char buf[AV_ERROR_MAX_STRING_SIZE] = {};
+  av_strerror(err, buf, sizeof buf);
+  return buf;
+}
+
+[[noreturn]] void unreadable(const std::string& path, const std::string& why) {
+  throw InputError("'" + path + "' is not a readable video (" + why + ")");
+}
+
+template <class T>
+T* made(T* p, const std::string& path, const char* what) {
+  if (!p) unreadable(path, std::string("out of memory allocating ") + what);
+  return p;
+}
+
+/// An opened container and its best video stream.
+struct Input {
+  Format fmt;
+  AVStream* stream = nullptr;
+};
+
+Input open(const std::string& path) {
+  // FFmpeg's errors as before (OpenCV's videoio set this level), not its warnings on every bad file:
+  // the thrown error says why. Once per process, and only over FFmpeg's default level.
+  static std::once_flag quiet;
+  std::call_once(quiet, [] {
+    if (av_log_get_level() == AV_LOG_INFO) av_log_set_level(AV_LOG_ERROR);
+  });
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) {
     const bool exists = std::filesystem::exists(path, ec);
     throw InputError("'" + path + "' " + (exists ? "is not a regular file" : "does not exist"));
   }
-  cv::VideoCapture cap;
-  try {
-    cap.open(path, cv::CAP_FFMPEG);
-  } catch (const cv::Exception&) {
-  }
-  if (!cap.isOpened()) throw InputError("'" + path + "' is not a readable video (FFmpeg cannot open it)");
-  return cap;
+  if (std::filesystem::file_size(path, ec) == 0 && !ec) unreadable(path, "empty file");
+  // "file:" so a ':' in the name is never read as a protocol; the whitelist keeps a playlist-like
+  // file (hls, concat) from making FFmpeg open anything but local files.
+  const std::string url = "file:" + path;
+  AVDictionary* opts = nullptr;
+  av_dict_set(&opts, "protocol_whitelist", "file", 0);
+  AVFormatContext* ctx = nullptr;
+  const int err = avformat_open_input(&ctx, url.c_str(), nullptr, &opts);
+  av_dict_free(&opts);
+  if (err < 0) unreadable(path, "FFmpeg cannot open it: " + av_error(err));  // FFmpeg frees ctx on failure
+  Input in{Format(ctx)};
+  // Fills what the header leaves out (the pixel format, the reorder delay, r_frame_rate): FFmpeg
+  // decodes the first frame(s) for it, with one thread.
+  if (const int e = avformat_find_stream_info(ctx, nullptr); e < 0) unreadable(path, "FFmpeg cannot read its streams: " + av_error(e));
+  const int idx = av_find_best_stream(ctx, AVMEDIA_TYPE_VIDEO, -1, -1, nullptr, 0);
+  if (idx < 0) unreadable(path, "no video stream");
+  in.stream = ctx->streams[idx];
+  return in;
 }
 
-double declared_fps(cv::VideoCapture& cap) {
-  const double fps = cap.get(cv::CAP_PROP_FPS);
-  return std::isfinite(fps) && fps > 0 ? fps : 0;
+double declared_fps(const AVStream* st) {
+  for (const AVRational r : {st->avg_frame_rate, st->r_frame_rate}) {
+    if (r.num > 0 && r.den > 0) {
+      const double fps = av_q2d(r);
+      if (std::isfinite(fps)) return fps;
+    }
+  }
+  return 0;
 }
+
+/// Frames the container declares: nb_frames, else duration × rate (containers without a count), else 0.
+int declared_frames(const AVFormatContext* fmt, const AVStream* st, double fps) {
+  if (st->nb_frames > 0) return st->nb_frames < 1000000 ? static_cast<int>(st->nb_frames) : 0;
+  double seconds = 0;
+  if (st->duration != AV_NOPTS_VALUE && st->duration > 0) seconds = static_cast<double>(st->duration) * av_q2d(st->time_base);
+  else if (fmt->duration != AV_NOPTS_VALUE && fmt->duration > 0) seconds = static_cast<double>(fmt->duration) / AV_TIME_BASE;
+  const double n = seconds * fps;
+  return std::isfinite(n) && n > 0 && n < 1e6 ? static_cast<int>(std::lround(n)) : 0;
+}
+
+/// Decoded frames → 8-bit grey with swscale (any pixel format; limited-range YUV expanded to 0..255,
+/// as OpenCV's YUV → BGR → grey did), remade only if the format or range changes mid-stream.
+class ToGrey {
+ public:
+  explicit ToGrey(const std::string& path) : path_(path) {}
+
+  cv::Mat operator()(const AVFrame* f) {
+    const bool full = f->color_range == AVCOL_RANGE_JPEG;
+    if (!sws_ || f->width != w_ || f->height != h_ || f->format != format_ || full != full_) remake(f, full);
+    // swscale writes into FFmpeg's aligned, padded planes (its SIMD may overrun a tight row), then
+    // one copy into the continuous Mat the engine wants.
+    if (const int e = sws_scale(sws_.get(), f->data, f->linesize, 0, f->height, grey_->data, grey_->linesize); e < 0) {
+      unreadable(path_, "converting a frame to grey: " + av_error(e));
+    }
+    cv::Mat m(f->height, f->width, CV_8UC1);
+    for (int y = 0; y < f->height; ++y) std::memcpy(m.ptr(y), grey_->data[0] + static_cast<ptrdiff_t>(y) * grey_->linesize[0], f->width);
+    return m;
+  }
+
+ private:
+  void remake(const AVFrame* f, bool full) {
+    const auto fmt = static_cast<AVPixelFormat>(f->format);
+    if (f->width <= 0 || f->height <= 0 || !sws_isSupportedInput(fmt)) {
+      const char* name = av_get_pix_fmt_name(fmt);
+      unreadable(path_, std::string("cannot convert pixel format ") + (name ? name : "none") + " to grey");
+    }
+    sws_.reset(made(sws_alloc_context(), path_, "a converter"));
+    SwsContext* s = sws_.get();
+    av_opt_set_int(s, "srcw", f->width, 0);
+    av_opt_set_int(s, "srch", f->height, 0);
+    av_opt_set_int(s, "src_format", fmt, 0);
+    av_opt_set_int(s, "dstw", f->width, 0);
+    av_opt_set_int(s, "dsth", f->height, 0);
+    av_opt_set_int(s, "dst_format", AV_PIX_FMT_GRAY8, 0);
+    // The frame's own range (yuvj* formats are full range whatever it says); grey out is full range.
+    av_opt_set_int(s, "src_range", full ? 1 : 0, 0);
+    av_opt_set_int(s, "dst_range", 1, 0);
+    av_opt_set_int(s, "sws_flags", SWS_POINT | SWS_ACCURATE_RND, 0);  // same size: no filtering; exact rounding
+    if (const int e = sws_init_context(s, nullptr, nullptr); e < 0) unreadable(path_, "cannot make a grey converter: " + av_error(e));
+    grey_.reset(made(av_frame_alloc(), path_, "a frame"));
+    grey_->format = AV_PIX_FMT_GRAY8;
+    grey_->width = f->width;
+    grey_->height = f->height;
+    if (const int e = av_frame_get_buffer(grey_.get(), 0); e < 0) unreadable(path_, "cannot allocate a grey frame: " + av_error(e));
+    w_ = f->width;
+    h_ = f->height;
+    format_ = f->format;
+    full_ = full;
+  }
+
+  const std::string& path_;
+  Sws sws_;
+  Frame grey_;
+  int w_ = 0, h_ = 0, format_ = -1;
+  bool full_ = false;
+};
 
 }  // namespace
 
 VideoInfo probe_video(const std::string& path) {
-  cv::VideoCapture cap = open(path);
+  const Input in = open(path);
   VideoInfo v;
-  v.fps = declared_fps(cap);
-  v.frames = std::max(0, static_cast<int>(std::lround(cap.get(cv::CAP_PROP_FRAME_COUNT))));
-  v.width = static_cast<int>(cap.get(cv::CAP_PROP_FRAME_WIDTH));
-  v.height = static_cast<int>(cap.get(cv::CAP_PROP_FRAME_HEIGHT));
+  v.fps = declared_fps(in.stream);
+  v.frames = declared_frames(in.fmt.get(), in.stream, v.fps);
+  v.width = in.stream->codecpar->width;
+  v.height = in.stream->codecpar->height;
   return v;
 }
 
 DecodedVideo decode_video(const std::string& path) {
-  cv::VideoCapture cap = open(path);
+  Input in = open(path);
+  AVStream* st = in.stream;
+  const AVCodec* decoder = avcodec_find_decoder(st->codecpar->codec_id);
+  if (!decoder) unreadable(path, std::string("no decoder for codec ") + avcodec_get_name(st->codecpar->codec_id));
+  Codec dec(made(avcodec_alloc_context3(decoder), path, "a decoder"));
+  if (const int e = avcodec_parameters_to_context(dec.get(), st->codecpar); e < 0) unreadable(path, "bad codec parameters: " + av_error(e));
+  dec->pkt_timebase = st->time_base;
+  // One thread: egogeo decodes one clip per worker and the worker pool is the parallelism; FFmpeg's
+  // default (a thread per core, in every worker) only oversubscribes the cores.
+  dec->thread_count = 1;
+  if (const int e = avcodec_open2(dec.get(), decoder, nullptr); e < 0) unreadable(path, "cannot open its decoder: " + av_error(e));
+
   DecodedVideo out;
-  out.fps = declared_fps(cap);
-  const double hint = cap.get(cv::CAP_PROP_FRAME_COUNT);
-  if (hint > 0 && hint < 100000) out.frames.reserve(static_cast<size_t>(hint));
-  cv::Mat frame;
-  try {
-    while (cap.read(frame) && !frame.empty()) {
-      cv::Mat grey;
-      if (frame.channels() == 1) grey = frame.clone();
-      else cv::cvtColor(frame, grey, frame.channels() == 4 ? cv::COLOR_BGRA2GRAY : cv::COLOR_BGR2GRAY);
+  out.fps = declared_fps(st);
+  if (const int hint = declared_frames(in.fmt.get(), st, out.fps); hint > 0 && hint < 100000) out.frames.reserve(static_cast<size_t>(hint));
+  Packet pkt(made(av_packet_alloc(), path, "a packet"));
+  Frame frame(made(av_frame_alloc(), path, "a frame"));
+  ToGrey to_grey(path);
+
+  // Every frame the decoder has ready (until it wants more input, or its end after the flush).
+  const auto drain = [&] {
+    for (;;) {
+      const int e = avcodec_receive_frame(dec.get(), frame.get());
+      if (e == AVERROR(EAGAIN) || e == AVERROR_EOF) return;
+      if (e < 0) unreadable(path, "decoding frame " + std::to_string(out.frames.size()) + ": " + av_error(e));
+      cv::Mat grey = to_grey(frame.get());
+      av_frame_unref(frame.get());
       if (!out.frames.empty() && grey.size() != out.frames[0].size()) {
         throw InputError("'" + path + "': frame " + std::to_string(out.frames.size()) + " changes size");
       }
       out.frames.push_back(std::move(grey));
     }
-  } catch (const cv::Exception& e) {
-    throw InputError("'" + path + "' is not a readable video (" + e.err + ")");
+  };
+  const auto send = [&](const AVPacket* p) {
+    if (const int e = avcodec_send_packet(dec.get(), p); e < 0 && e != AVERROR_EOF) {
+      unreadable(path, "decoding after frame " + std::to_string(out.frames.size()) + ": " + av_error(e));
+    }
+    drain();
+  };
+  // A truncated or damaged file is an error, not a shorter clip whose frame numbers would be off:
+  // a read error, a packet the demuxer flags corrupt (cut short), or fewer packets than its index
+  // lists (a file cut at a packet boundary reads as a clean EOF).
+  int64_t packets = 0;
+  for (;;) {
+    const int e = av_read_frame(in.fmt.get(), pkt.get());
+    if (e == AVERROR_EOF) break;
+    if (e < 0) unreadable(path, "reading after frame " + std::to_string(out.frames.size()) + ": " + av_error(e));
+    if (pkt->stream_index == st->index) {  // (a throw leaves pkt to its owner)
+      ++packets;
+      if (pkt->flags & AV_PKT_FLAG_CORRUPT) unreadable(path, "truncated or damaged after frame " + std::to_string(out.frames.size()));
+      send(pkt.get());
+    }
+    av_packet_unref(pkt.get());
   }
-  if (out.frames.empty()) throw InputError("'" + path + "' is not a readable video (no frames decoded)");
+  if (const int listed = avformat_index_get_entries_count(st); packets < listed) {
+    unreadable(path, "truncated: " + std::to_string(packets) + " of the " + std::to_string(listed) + " packets its index lists");
+  }
+  send(nullptr);  // flush: the frames the decoder still holds (reordering delay)
+  if (out.frames.empty()) unreadable(path, "no frames decoded");
   return out;
 }
 

@@ -1,6 +1,7 @@
 // Video clips (the benchmark's CARLA layout: one mp4 per clip) decoded inside the engine, so
-// every worker thread decodes its own clip: OpenCV's VideoCapture with the FFmpeg backend,
-// frames converted to 8-bit grey. No global state; safe in several threads at once.
+// every worker thread decodes its own clip: FFmpeg (libavformat/libavcodec) directly, one decoder
+// thread, frames converted straight to 8-bit grey by libswscale. No global state; safe in several
+// threads at once.
 #pragma once
 
 #include <opencv2/core.hpp>
@@ -23,7 +24,8 @@ struct DecodedVideo {
   double fps = 0;  // the container's frame rate, 0 when it declares none
 };
 
-/// Throws InputError naming the path: "'P' does not exist", "'P' is not a readable video".
+/// Throws InputError naming the path: "'P' does not exist", "'P' is not a regular file",
+/// "'P' is not a readable video (why)" (also for a truncated or damaged file), "'P': frame N changes size".
 VideoInfo probe_video(const std::string& path);
 DecodedVideo decode_video(const std::string& path);
 

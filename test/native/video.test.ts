@@ -3,7 +3,7 @@
  * the frames named, timestamps from the caller or the frame rate, clear errors for missing and
  * unreadable videos, and decoding in several worker threads at once (no main-thread decoder).
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -77,6 +77,33 @@ describe.skipIf(!BUILT)('video clips in the engine', () => {
     expect(() => processClip({ video: '' })).toThrow(/clip.video must be a video file path/);
   });
 
+  it('names an empty file, a folder, a file without a video stream and a cut file (mid-frame or between frames)', async () => {
+    const at = (name: string, data?: Buffer) => {
+      const p = join(tmp, name);
+      if (data) writeFileSync(p, data);
+      return p;
+    };
+    const empty = at('empty.mp4', Buffer.alloc(0));
+    expect(() => processClip({ video: empty })).toThrow(/processClip: '.*empty\.mp4' is not a readable video \(empty file\)$/);
+    expect(() => probeVideo(empty)).toThrow(/empty file/);
+    mkdirSync(at('folder.mp4'));
+    expect(() => processClip({ video: at('folder.mp4') })).toThrow(/'.*folder\.mp4' is not a regular file$/);
+    const audio = at('audio.mp4', wav(8000));
+    expect(() => processClip({ video: audio })).toThrow(/'.*audio\.mp4' is not a readable video \(no video stream\)$/);
+    expect(() => probeVideo(audio)).toThrow(/no video stream/);
+
+    // moov first (as `-movflags faststart` writes it), so a cut file still opens and reads as a shorter one
+    const { file, lastFrame } = faststart(readFileSync(mp4));
+    const whole = at('faststart.mp4', file);
+    expect(processClip({ video: whole }, { scale: 'none' }).positions).toEqual(processClip({ video: mp4 }, { scale: 'none' }).positions);
+    const mid = at('cut-mid.mp4', file.subarray(0, Math.round(file.length * 0.6)));
+    expect(probeVideo(mid).frames).toBe(N); // the index is all there
+    expect(() => processClip({ video: mid })).toThrow(/'.*cut-mid\.mp4' is not a readable video \(truncated or damaged after frame \d\)$/);
+    await expect(processClipAsync({ video: mid })).rejects.toThrow(/truncated or damaged/);
+    const between = at('cut-between.mp4', file.subarray(0, file.length - lastFrame));
+    expect(() => processClip({ video: between })).toThrow(new RegExp(`'.*cut-between\\.mp4' is not a readable video \\(truncated: ${N - 1} of the ${N} packets its index lists\\)$`));
+  });
+
   it('decodes in several worker threads at once, each with the same result', async () => {
     const body = `
       const { parentPort, workerData } = require('node:worker_threads');
@@ -98,3 +125,54 @@ describe.skipIf(!BUILT)('video clips in the engine', () => {
     }
   });
 });
+
+/** A mono 16-bit WAV of `n` silent samples: a readable media file without a video stream. */
+function wav(n: number): Buffer {
+  const b = Buffer.alloc(44 + 2 * n);
+  b.write('RIFF', 0);
+  b.writeUInt32LE(36 + 2 * n, 4);
+  b.write('WAVEfmt ', 8);
+  b.writeUInt32LE(16, 16);
+  b.writeUInt16LE(1, 20); // PCM
+  b.writeUInt16LE(1, 22); // mono
+  b.writeUInt32LE(8000, 24);
+  b.writeUInt32LE(16000, 28);
+  b.writeUInt16LE(2, 32);
+  b.writeUInt16LE(16, 34);
+  b.write('data', 36);
+  b.writeUInt32LE(2 * n, 40);
+  return b;
+}
+
+/**
+ * An mp4 as FFmpeg's muxer writes it (ftyp, free, mdat, moov) with its moov moved before the mdat
+ * and the chunk offsets (stco) moved with it; and the size of its last frame (the mdat's last bytes).
+ */
+function faststart(mp4: Buffer): { file: Buffer; lastFrame: number } {
+  const boxes = (b: Buffer, from: number, to: number) => {
+    const out: { at: number; size: number; type: string }[] = [];
+    for (let at = from; at < to; at += b.readUInt32BE(at)) out.push({ at, size: b.readUInt32BE(at), type: b.toString('latin1', at + 4, at + 8) });
+    return out;
+  };
+  const top = boxes(mp4, 0, mp4.length);
+  expect(top.map((x) => x.type)).toEqual(['ftyp', 'free', 'mdat', 'moov']);
+  const m = top[3];
+  const moov = Buffer.from(mp4.subarray(m.at, m.at + m.size));
+  let lastFrame = 0;
+  const walk = (from: number, to: number) => {
+    for (const x of boxes(moov, from, to)) {
+      if (['trak', 'mdia', 'minf', 'stbl'].includes(x.type)) walk(x.at + 8, x.at + x.size);
+      if (x.type === 'stco') {
+        for (let i = 0, n = moov.readUInt32BE(x.at + 12); i < n; i++) moov.writeUInt32BE(moov.readUInt32BE(x.at + 16 + 4 * i) + m.size, x.at + 16 + 4 * i);
+      }
+      if (x.type === 'stsz') {
+        const n = moov.readUInt32BE(x.at + 16);
+        lastFrame = moov.readUInt32BE(x.at + 12) || moov.readUInt32BE(x.at + 20 + 4 * (n - 1));
+      }
+    }
+  };
+  walk(8, m.size);
+  expect(lastFrame).toBeGreaterThan(0);
+  const part = (x: { at: number; size: number }) => mp4.subarray(x.at, x.at + x.size);
+  return { file: Buffer.concat([part(top[0]), moov, part(top[1]), part(top[2])]), lastFrame };
+}

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { format, OPENCV4NODEJS_MODULES, PACKAGES, plan, trimBinding, writeOpenCvView } from '../../scripts/setup.mjs';
+import { detect, format, OPENCV4NODEJS_MODULES, PACKAGES, plan, trimBinding, writeOpenCvView } from '../../scripts/setup.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const ALL = (PACKAGES as [string, string | null][]).map(([p]) => p);
@@ -47,7 +47,9 @@ describe('setup plan', () => {
     expect(l[5]).toBe('node native/build.mjs');
     expect(l[6]).toBe('npm run build');
     expect(p.steps).toHaveLength(7);
-    expect(ALL).toEqual(expect.arrayContaining(['libopencv-dev', 'pkg-config', 'cmake', 'g++', 'make', 'python3']));
+    expect(ALL).toEqual(
+      expect.arrayContaining(['libopencv-dev', 'libjpeg-dev', 'libavformat-dev', 'libavcodec-dev', 'libavutil-dev', 'libswscale-dev', 'pkg-config', 'cmake', 'g++', 'make', 'python3']),
+    );
   });
 
   it('OpenCV present: no apt-get; @u4/opencv4nodejs (optional) with all cores against the system OpenCV, then the addon', () => {
@@ -88,6 +90,15 @@ describe('setup plan', () => {
   it('no apt-get: one line with the command', () => {
     const p = plan(facts({ aptGet: false, missing: ['libopencv-dev'] })) as Plan;
     expect(p.error).toMatch(/no apt-get on PATH\); install them with: sudo apt-get install -y libopencv-dev$/);
+  });
+});
+
+describe('detect', () => {
+  it('finds the FFmpeg dev packages the engine builds against (this machine built the addon)', () => {
+    const ok = (m: string) => spawnSync('pkg-config', ['--exists', m]).status === 0;
+    const ffmpeg = ['libavformat', 'libavcodec', 'libavutil', 'libswscale'];
+    const { missing } = detect() as { missing: string[] };
+    for (const m of ffmpeg) expect(missing.includes(`${m}-dev`)).toBe(!ok(m));
   });
 });
 
