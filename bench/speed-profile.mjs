@@ -3,9 +3,10 @@
 // estimators the engine offers: 'fusion' (road distances + relative scales, weak log-speed
 // continuity prior; the engine before the smoother), 'smoother' (the same measurements under a
 // white-noise-jerk motion model, jerk PSD and noise scales chosen per clip by maximum marginal
-// likelihood: the default) and 'gt' (ground-truth speeds, the ceiling). Nothing is tuned per window.
+// likelihood) and 'gt' (ground-truth speeds, the ceiling); 'engine' is the engine's defaults and
+// 'symmetric' the same with the earlier symmetric road-distance fit. Nothing is tuned per window.
 // Run: npm run build && node bench/speed-profile.mjs [--kitti ROOT] [--configs 00/31,00/10,01+06/31]
-//      [--variants fusion,smoother,gt]   → bench/results/speed-profile.json
+//      [--variants symmetric,engine,fusion,smoother,gt]   → bench/results/speed-profile.json
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -20,11 +21,13 @@ const { values: args } = parseArgs({
   options: {
     kitti: { type: 'string', default: new URL('../../shared/data/kitti', import.meta.url).pathname },
     configs: { type: 'string', default: '00/31,00/10,01+06/31' },
-    variants: { type: 'string', default: 'fusion,smoother,gt' },
+    variants: { type: 'string', default: 'symmetric,engine,fusion,smoother,gt' },
     out: { type: 'string', default: new URL('./results/speed-profile.json', import.meta.url).pathname },
   },
 });
 const VARIANTS = {
+  engine: {}, // the engine's defaults (smoother on sparse clips only; one-sided road fit)
+  symmetric: { roadAboveScale: 1 }, // the same with the earlier symmetric robust road fit
   fusion: { speedSmoother: false },
   smoother: { speedSmoother: true },
   gt: { scale: 'gt' },
