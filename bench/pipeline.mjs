@@ -135,7 +135,7 @@ for (const ds of datasets) {
   const two = measure(ds, 2);
   const speedup = two.clipsPerSecond / one.clipsPerSecond;
   // What the cores allow: the 2-worker run's CPU time spread over the machine's cores. Below 2x
-  // when 1 worker already keeps more than one core busy (mp4: FFmpeg decodes on its own threads).
+  // when 1 worker already keeps more than one core busy (a decoder with threads of its own would).
   const cores = Math.min(2, availableParallelism());
   const ceiling = one.secondsMedian / (two.cpuSecondsMedian / cores);
   // CPU time per clip with 2 workers over 1: above 1 when the two cores slow each other down
