@@ -12,6 +12,7 @@ import { zlibSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type NativeClip, type NativeResult, processClip, processClipAsync, type VoOptions } from '../../src/native/index.js';
 import { drivingClip, prng, type SyntheticClip } from '../helpers/render.js';
+import { thrown } from '../helpers/throws.js';
 
 const ADDON = process.env.EGOGEO_NATIVE ?? fileURLToPath(new URL('../../build/Release/egogeo_native.node', import.meta.url));
 const BUILT = existsSync(ADDON);
@@ -19,17 +20,6 @@ if (!BUILT) console.warn(`[egogeo tests] ${ADDON} is not built (npx cmake-js com
 
 const W = 64, H = 48;
 const blank = (w = W, h = H) => ({ data: new Uint8Array(w * h), width: w, height: h });
-
-/** Calls fn and returns what it threw (fails the test when it returns). */
-function thrown(fn: () => unknown): Error {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(Error);
-    return e as Error;
-  }
-  throw new Error('expected a throw, but the call returned');
-}
 
 /** Minimal greyscale PNG encoder (fflate for zlib), so the file tests need no fixtures. */
 function png(data: Uint8Array, width: number, height: number): Buffer {

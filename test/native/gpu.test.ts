@@ -11,20 +11,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gpuInfo, nativePath, processClip, resolveDevice } from '../../src/native/index.js';
 import { drivingClip } from '../helpers/render.js';
 import { cli, ensureDist, NATIVE_BUILT, syntheticDataset } from '../run/fixtures.js';
+import { thrown } from '../helpers/throws.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'egogeo-gpu-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
-
-/** Calls fn and returns what it threw (fails the test when it returns). */
-function thrown(fn: () => unknown): Error {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(Error);
-    return e as Error;
-  }
-  throw new Error('expected a throw, but the call returned');
-}
 
 const NO_DEVICE = NATIVE_BUILT && gpuInfo().devices === 0;
 
