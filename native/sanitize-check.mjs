@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Runs the ASan/UBSan build of the engine (`npm run build:native:asan`) over every KITTI window in
-// ../shared/data/kitti plus bad input (missing file, corrupt JPEG, wrong sizes). Node itself is not
+// ../shared/data/kitti, an mp4 it renders and decodes (FFmpeg, native/vo/video.cc), plus bad input
+// (missing file, corrupt JPEG, wrong sizes; an empty, a truncated and a non-video "mp4"). Node itself is not
 // instrumented, so the sanitizer runtime is preloaded; any report aborts the process non-zero.
 //   npm run build && npm run build:native:asan && node native/sanitize-check.mjs
 import { spawnSync } from 'node:child_process';
@@ -31,8 +32,8 @@ if (process.argv[2] !== '--child') {
 
 const { kittiClips, readKittiSequence } = await import('../dist/datasets/kitti.js');
 const { estimateClip } = await import('../dist/vo/estimate.js');
-const { processClip } = await import('../dist/native/index.js');
-const { mkdtempSync, writeFileSync } = await import('node:fs');
+const { native, processClip } = await import('../dist/native/index.js');
+const { mkdtempSync, readFileSync, writeFileSync } = await import('node:fs');
 const { join } = await import('node:path');
 const { tmpdir } = await import('node:os');
 
@@ -47,11 +48,28 @@ for (const seq of ['00', '01', '06']) {
 }
 const dir = mkdtempSync(join(tmpdir(), 'egogeo-asan-'));
 writeFileSync(join(dir, 'corrupt.jpg'), Buffer.from([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3, 4, 5]));
+// A rendered mp4 (decoded whole, then a few frames of it), and broken ones.
+const mp4 = join(dir, 'clip.mp4');
+const ramp = (n, f) => Array.from({ length: n }, (_, i) => f(i));
+native().renderClip({
+  trajectory: { t: ramp(12, (i) => i * 0.1), x: ramp(12, (i) => i * 0.8), y: ramp(12, () => 0), yaw: ramp(12, (i) => i * 0.01) },
+  camera: { width: 320, height: 192 },
+  world: { seed: 3 },
+  output: { pixels: false, videoPath: mp4, videoFps: 10 },
+});
+native().probeVideo(mp4);
+processClip({ video: mp4 });
+processClip({ video: mp4, frameIndices: [0, 3, 6, 9], timestamps: [0, 0.3, 0.6, 0.9] });
+const bytes = readFileSync(mp4);
+writeFileSync(join(dir, 'empty.mp4'), Buffer.alloc(0));
+writeFileSync(join(dir, 'half.mp4'), bytes.subarray(0, bytes.length >> 1));
+writeFileSync(join(dir, 'text.mp4'), 'not a video\n');
 const bad = [
   { frames: [join(dir, 'missing.jpg'), join(dir, 'missing.jpg')], timestamps: [0, 0.1] },
   { frames: [join(dir, 'corrupt.jpg'), join(dir, 'corrupt.jpg')], timestamps: [0, 0.1] },
   { frames: [{ data: new Uint8Array(64 * 64), width: 64, height: 64 }, { data: new Uint8Array(80 * 64), width: 80, height: 64 }], timestamps: [0, 0.1] },
   { frames: [{ data: new Uint8Array(64 * 64), width: 64, height: 64 }, { data: new Uint8Array(64 * 64), width: 64, height: 64 }], timestamps: [0, 0.1] },
+  ...['empty.mp4', 'half.mp4', 'text.mp4', 'missing.mp4'].map((f) => ({ video: join(dir, f) })),
 ];
 let errors = 0;
 for (const c of bad) {
@@ -61,4 +79,4 @@ for (const c of bad) {
     errors++;
   }
 }
-console.log(`sanitizer check: ${clips} KITTI windows and ${bad.length} bad inputs (${errors} rejected with a JS error), no ASan/UBSan report`);
+console.log(`sanitizer check: ${clips} KITTI windows, a rendered mp4 and ${bad.length} bad inputs (${errors} rejected with a JS error), no ASan/UBSan report`);
