@@ -42,7 +42,7 @@ const die = (line) => {
 };
 if (!REF || !existsSync(join(REF, 'baselines/vo_proxy_baseline.py'))) die('--ref DIR (or EGODYN_REF) must be a working tree of TUM-AVS/EgoDyn-Bench (baselines/vo_proxy_baseline.py)');
 for (const p of [PROXY, GOLD, ...SEQS.map((s) => join(KITTI, s))]) if (!existsSync(p)) die(`${p} is missing (../shared)`);
-if (!existsSync(join(ROOT, 'dist/cli/main.js')) && !existsSync(join(ROOT, 'dist/index.js'))) die('build first (npm run build)');
+if (!existsSync(join(ROOT, 'dist/cli/main.js'))) die('build first (npm run build)');
 const probe = spawnSync(PYTHON, ['-c', 'import cv2, numpy, scipy, yaml'], { encoding: 'utf8' });
 if (probe.status !== 0) die(`${PYTHON} cannot import cv2/numpy/scipy/yaml (apt-get install python3-opencv python3-scipy python3-yaml)`);
 if (spawnSync('taskset', ['-c', CORE, 'true']).status !== 0) die(`taskset -c ${CORE} does not work here`);
@@ -109,5 +109,5 @@ for (const seq of SEQS) {
 rmSync(tmp, { recursive: true, force: true });
 mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
 const file = join(ROOT, 'bench/results/vo-vs-proxy.json');
-writeFileSync(file, `${JSON.stringify({ command: `node bench/vo-vs-proxy.mjs ${process.argv.slice(2).filter((a) => a !== REF).join(' ').replace('--ref', '--ref REF')}`.trim(), date: new Date().toISOString().slice(0, 10), machine, target: 'egogeo >= 8x faster per clip than the published VO proxy (one core, whole processes, same run)', results }, null, 2)}\n`);
+writeFileSync(file, `${JSON.stringify({ command: ['node bench/vo-vs-proxy.mjs', ...process.argv.slice(2).map((a) => (a === REF ? 'REF' : a))].join(' '), date: new Date().toISOString().slice(0, 10), machine, target: 'egogeo >= 8x faster per clip than the published VO proxy (one core, whole processes, same run)', results }, null, 2)}\n`);
 console.log(`wrote ${file}`);

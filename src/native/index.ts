@@ -63,11 +63,11 @@ export interface VideoInfo {
   height: number;
 }
 
-/** Engine options; every field has a documented default in native/vo/types.h. */
 /** The tracker's photometric stages (VoOptions.photometric). */
 export const PHOTOMETRIC = ['none', 'pair', 'gain', 'match', 'global', 'equalize', 'clahe'] as const;
 export type Photometric = (typeof PHOTOMETRIC)[number];
 
+/** Engine options; every field has a documented default in native/vo/types.h. */
 export interface VoOptions {
   detector?: 'fast' | 'orb';
   maxFeatures?: number;
@@ -352,6 +352,9 @@ export function resolveDevice(choice: string | undefined, flag = '--device'): De
   const c = choice ?? 'auto';
   if (!(DEVICES as readonly string[]).includes(c)) throw new InputError(`${flag} must be one of ${DEVICES.join(', ')}, got '${c}'`);
   if (c === 'cpu') return 'cpu';
+  // No NVIDIA driver node (Linux; /dev/dxg under WSL): no CUDA device, and no need to load the
+  // addon and OpenCV into this thread (~0.35 s) just to hear so.
+  if (c === 'auto' && !['/dev/nvidiactl', '/dev/dxg'].some((p) => existsSync(p))) return 'cpu';
   const g = gpuInfo();
   if (c === 'auto') return g.devices > 0 ? 'gpu' : 'cpu';
   if (g.devices === 0) throw new InputError(`${flag} gpu: no CUDA device (${g.reason || 'none found'})`);
