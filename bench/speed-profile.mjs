@@ -4,7 +4,9 @@
 // continuity prior; the engine before the smoother), 'smoother' (the same measurements under a
 // white-noise-jerk motion model, jerk PSD and noise scales chosen per clip by maximum marginal
 // likelihood) and 'gt' (ground-truth speeds, the ceiling); 'engine' is the engine's defaults and
-// 'symmetric' the same with the earlier symmetric road-distance fit. Nothing is tuned per window.
+// 'symmetric' the same with the earlier symmetric road-distance fit. Per clip also the log error of
+// the distance travelled (its level) and of the second half's distance over the first half's (its
+// trend). Nothing is tuned per window.
 // Run: npm run build && node bench/speed-profile.mjs [--kitti ROOT] [--configs 00/31,00/10,01+06/31]
 //      [--variants symmetric,engine,fusion,smoother,gt]   → bench/results/speed-profile.json
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -48,7 +50,7 @@ function gtSpeeds(clip, gt) {
 
 function run(seqs, frames, variant) {
   const preds = [];
-  const e = { speed: [], accel: [], jerk: [], z: [], psd: [] };
+  const e = { speed: [], accel: [], jerk: [], z: [], psd: [], level: [], trend: [] };
   let qa = 0;
   for (const s of seqs) {
     for (const clip0 of kittiClips(readKittiSequence(join(args.kitti, s)))) {
@@ -71,6 +73,17 @@ function run(seqs, frames, variant) {
         if (sp.speedSigma[i] > 0) e.z.push((sp.speed[i] - truth) / sp.speedSigma[i]);
       }
       if (sp.jerkPsd > 0) e.psd.push(sp.jerkPsd);
+      // The distance over the window against ground truth (log ratio: its level) and the second
+      // half's over the first half's (its trend), where the vehicle moves at least 3 m.
+      const dt = (k) => clip.timestamps[k + 1] - clip.timestamps[k];
+      const est2 = est.native.pairs.map((p) => p.distance), gt2 = Array.from(v, (x, k) => x * dt(k));
+      const h = Math.floor(est2.length / 2);
+      const sum = (xs, a, b) => xs.slice(a, b).reduce((t, x) => t + x, 0);
+      const [e1, e2, g1, g2] = [sum(est2, 0, h), sum(est2, h), sum(gt2, 0, h), sum(gt2, h)];
+      if (g1 + g2 >= 3 && g1 > 0.5 && g2 > 0.5 && e1 > 0 && e2 > 0) {
+        e.level.push(Math.log((e1 + e2) / (g1 + g2)));
+        e.trend.push(Math.log(e2 / e1) - Math.log(g2 / g1));
+      }
     }
   }
   const all = evaluate(preds, questions);
@@ -85,6 +98,9 @@ function run(seqs, frames, variant) {
     jerkRmse: rms(e.jerk),
     speedZRms: e.z.length ? rms(e.z) : null,
     medianJerkPsd: e.psd.length ? median(e.psd) : null,
+    distanceLogErrorMedian: e.level.length ? median(e.level) : null,
+    distanceLogErrorRms: e.level.length ? rms(e.level) : null,
+    halfRatioLogErrorRms: e.trend.length ? rms(e.trend) : null,
   };
 }
 
@@ -96,7 +112,7 @@ for (const c of args.configs.split(',')) {
     results[`${c} ${v}`] = r;
     const f = (x) => (x == null ? '  -  ' : x.toFixed(3));
     console.log(
-      `${c.padEnd(10)} ${v.padEnd(9)} clips ${r.clips}  subset ${f(r.subsetBalancedAcc)}  all14 ${f(r.allBalancedAcc)}  speed ${f(r.speedRmse)} m/s  accel ${f(r.accelRmse)} m/s²  jerk ${f(r.jerkRmse)} m/s³  z-rms ${f(r.speedZRms)}  q ${f(r.medianJerkPsd)}`,
+      `${c.padEnd(10)} ${v.padEnd(9)} clips ${r.clips}  subset ${f(r.subsetBalancedAcc)}  all14 ${f(r.allBalancedAcc)}  speed ${f(r.speedRmse)} m/s  accel ${f(r.accelRmse)} m/s²  jerk ${f(r.jerkRmse)} m/s³  z-rms ${f(r.speedZRms)}  q ${f(r.medianJerkPsd)}  distance log error median ${f(r.distanceLogErrorMedian)} rms ${f(r.distanceLogErrorRms)}, halves ${f(r.halfRatioLogErrorRms)}`,
     );
   }
 }
