@@ -5,6 +5,7 @@
       "sources": [
         "native/addon.cc",
         "native/render/binding.cc",
+        "native/render/encode.cc",
         "native/render/raster.cc",
         "native/render/render.cc",
         "native/render/texture.cc",
@@ -13,6 +14,8 @@
         "native/vo/jpeg.cc",
         "native/vo/motion.cc",
         "native/vo/pipeline.cc",
+        "native/vo/png.cc",
+        "native/vo/pnm.cc",
         "native/vo/relative_scale.cc",
         "native/vo/road_scale.cc",
         "native/vo/gpu_backend.cc",
@@ -25,7 +28,9 @@
         "<!@(pkg-config --cflags-only-I libavformat libavcodec libavutil libswscale | sed s/-I//g)"
       ],
       "libraries": [
-        "<!@(pkg-config --libs opencv4)",
+        "<!@(pkg-config --libs-only-L opencv4)",
+        "-lopencv_core", "-lopencv_imgproc", "-lopencv_video", "-lopencv_calib3d", "-lopencv_features2d",
+        "-lpng16",
         "<!@(pkg-config --libs libavformat libavcodec libavutil libswscale)",
         "-ljpeg",
         "-ldl"

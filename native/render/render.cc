@@ -1,22 +1,20 @@
 // One clip: validate, build the world once, then per frame render every sub-frame view row by row,
 // apply exposure and noise, and encode.
 //
-// JPEG encoding uses cv::imencode (Debian's OpenCV links libjpeg-turbo), inside this call on the
-// rendered buffer. Measured at 1280x720 greyscale, quality 90, one core of the 2-core dev box
-// (bench/render.mjs): imencode ~1.9 ms a frame, sharp (libvips + mozjpeg, prebuilt) ~9 ms a frame
-// plus a copy of each raw frame into JS — so imencode is the default and sharp the alternative
-// (`egogeo synth --encoder sharp`).
+// JPEG encoding uses libjpeg(-turbo) directly (encode.cc), inside this call on the rendered buffer.
+// Measured at 1280x720 greyscale, quality 90, one core of the 2-core dev box (bench/render.mjs):
+// ~1.9 ms a frame (as cv::imencode, which it replaced), sharp (libvips + mozjpeg, prebuilt) ~9 ms a
+// frame plus a copy of each raw frame into JS — so libjpeg is the default and sharp the
+// alternative (`egogeo synth --encoder sharp`).
+#include "encode.h"
 #include "raster.h"
 #include "types.h"
 #include "world.h"
 
-#include <opencv2/core.hpp>
-#include <opencv2/imgcodecs.hpp>
-#include <opencv2/videoio.hpp>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <memory>
 #include <string>
 
 namespace egogeo::render {
@@ -128,16 +126,8 @@ Result render_clip(const Request& req) {
   const float noise_scale = static_cast<float>(req.photometric.noise / 0.4082482904638631);  // triangular noise has std 1/sqrt(6)
   const uint32_t noise_seed = hash2(req.world.seed, 0x5eed);
 
-  cv::VideoWriter video;
-  if (!req.output.video_path.empty()) {
-    // FFmpeg explicitly: no fall-back to other backends (GStreamer) and their console warnings.
-    video.open(req.output.video_path, cv::CAP_FFMPEG, cv::VideoWriter::fourcc('m', 'p', '4', 'v'), req.output.video_fps, cv::Size(W, H), false);
-    if (!video.isOpened()) {
-      throw std::runtime_error("cannot open an mp4 (mp4v) video writer for '" + req.output.video_path +
-                               "' (this OpenCV build may lack FFmpeg support)");
-    }
-  }
-  const std::vector<int> jpeg_params{cv::IMWRITE_JPEG_QUALITY, req.output.jpeg_quality};
+  std::unique_ptr<Mp4Writer> video;
+  if (!req.output.video_path.empty()) video = std::make_unique<Mp4Writer>(req.output.video_path, W, H, req.output.video_fps);
 
   for (size_t k = 0; k < n; ++k) {
     t0 = Clock::now();
@@ -177,24 +167,21 @@ Result render_clip(const Request& req) {
     }
     res.ms.render += ms_since(t0);
 
-    const cv::Mat mat(H, W, CV_8UC1, img.data());
     if (req.output.jpeg) {
       t0 = Clock::now();
-      std::vector<uchar> buf;
-      if (!cv::imencode(".jpg", mat, buf, jpeg_params)) throw std::runtime_error("JPEG encoding failed");
-      res.jpegs.emplace_back(buf.begin(), buf.end());
+      res.jpegs.push_back(encode_jpeg_grey(img.data(), W, H, req.output.jpeg_quality));
       res.ms.encode += ms_since(t0);
     }
-    if (video.isOpened()) {
+    if (video) {
       t0 = Clock::now();
-      video.write(mat);
+      video->write(img.data());
       res.ms.video += ms_since(t0);
     }
     if (req.output.pixels) res.pixels.push_back(img);
   }
-  if (video.isOpened()) {
+  if (video) {
     t0 = Clock::now();
-    video.release();
+    video->finish();
     res.ms.video += ms_since(t0);
   }
   return res;

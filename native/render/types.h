@@ -69,9 +69,9 @@ struct Marker {
 
 struct OutputOptions {
   bool pixels = true;          // return the raw 8-bit greyscale frames
-  bool jpeg = false;           // return JPEG files (cv::imencode, libjpeg-turbo)
+  bool jpeg = false;           // return JPEG files (libjpeg-turbo, encode.cc)
   int jpeg_quality = 90;       // [1, 100]
-  std::string video_path;      // non-empty: also write an mp4 (cv::VideoWriter, 'mp4v') here
+  std::string video_path;      // non-empty: also write an mp4 (FFmpeg, MPEG-4 part 2 'mp4v') here
   double video_fps = 10;       // (0, 240]
 };
 

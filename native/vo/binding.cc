@@ -154,6 +154,8 @@ std::unique_ptr<Request> parse(const Napi::CallbackInfo& info) {
     o.grid_rows = a.integer(op, "gridRows", "options", o.grid_rows, 1, 64);
     o.fast_threshold = a.integer(op, "fastThreshold", "options", o.fast_threshold, 1, 255);
     o.min_distance = a.integer(op, "minDistance", "options", o.min_distance, 1, 100);
+    o.downsample = a.integer(op, "downsample", "options", o.downsample, 1, 4);
+    if (o.downsample == 3) a.fail("options.downsample must be 1, 2 or 4");
     o.klt_window = a.integer(op, "kltWindow", "options", o.klt_window, 5, 101);
     o.klt_levels = a.integer(op, "kltLevels", "options", o.klt_levels, 0, 8);
     o.klt_iterations = a.integer(op, "kltIterations", "options", o.klt_iterations, 1, 100);

@@ -30,7 +30,7 @@ extern "C" void on_message(j_common_ptr c, int level) {
 
 }  // namespace
 
-std::string decode_jpeg_grey(const std::vector<uchar>& bytes, cv::Mat& out) {
+std::string decode_jpeg_grey(const std::vector<uchar>& bytes, cv::Mat& out, int downsample, int* width, int* height) {
   jpeg_decompress_struct cinfo;
   ErrorManager err;
   cinfo.err = jpeg_std_error(&err.pub);
@@ -47,6 +47,10 @@ std::string decode_jpeg_grey(const std::vector<uchar>& bytes, cv::Mat& out) {
   jpeg_mem_src(&cinfo, bytes.data(), static_cast<unsigned long>(bytes.size()));
   jpeg_read_header(&cinfo, TRUE);
   cinfo.out_color_space = JCS_GRAYSCALE;
+  cinfo.scale_num = 1;
+  cinfo.scale_denom = static_cast<unsigned>(downsample);
+  if (width) *width = static_cast<int>(cinfo.image_width);
+  if (height) *height = static_cast<int>(cinfo.image_height);
   jpeg_start_decompress(&cinfo);
   out.create(static_cast<int>(cinfo.output_height), static_cast<int>(cinfo.output_width), CV_8UC1);
   while (cinfo.output_scanline < cinfo.output_height) {

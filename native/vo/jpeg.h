@@ -15,7 +15,9 @@ namespace egogeo::vo {
 inline bool is_jpeg(const std::vector<uchar>& bytes) { return bytes.size() >= 2 && bytes[0] == 0xFF && bytes[1] == 0xD8; }
 
 /// Decodes a JPEG to 8-bit grey into `out` (as OpenCV's IMREAD_GRAYSCALE does: libjpeg's own
-/// colour conversion). Returns "" on success, else libjpeg's first error or warning message.
-std::string decode_jpeg_grey(const std::vector<uchar>& bytes, cv::Mat& out);
+/// colour conversion), `downsample` (1, 2, 4 or 8) times smaller by libjpeg's DCT scaling (an
+/// area average: ceil(W / downsample) x ceil(H / downsample) pixels). `width` / `height`, when
+/// given, receive the stored size. Returns "" on success, else libjpeg's first error or warning.
+std::string decode_jpeg_grey(const std::vector<uchar>& bytes, cv::Mat& out, int downsample = 1, int* width = nullptr, int* height = nullptr);
 
 }  // namespace egogeo::vo

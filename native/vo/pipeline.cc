@@ -2,24 +2,39 @@
 
 #include "jpeg.h"
 #include "motion.h"
+#include "png.h"
+#include "pnm.h"
 #include "relative_scale.h"
 #include "road_scale.h"
 #include "timer.h"
 #include "tracker.h"
 
 #include <opencv2/calib3d.hpp>
-#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <limits>
 #include <string>
 
 namespace egogeo::vo {
 namespace {
+
+/// A decoded frame at the working resolution (Options::downsample) and its size as stored.
+struct Decoded {
+  cv::Mat img;
+  int width = 0, height = 0;  // input pixels
+};
+
+/// Area average down to the working resolution, the same size libjpeg's DCT scaling gives
+/// (ceil(W / ds) x ceil(H / ds)).
+Decoded shrink(const cv::Mat& full, int ds) {
+  Decoded d{full, full.cols, full.rows};
+  if (ds > 1) cv::resize(full, d.img, cv::Size((full.cols + ds - 1) / ds, (full.rows + ds - 1) / ds), 0, 0, cv::INTER_AREA);
+  return d;
+}
 
 /// A JPEG or PNG cut short decodes without an error (libjpeg fills the rest with grey and only
 /// prints a warning), so the file's end is checked first: a JPEG must end with the end-of-image
@@ -41,34 +56,56 @@ void check_complete(const std::vector<uchar>& b, const std::string& path, size_t
   }
 }
 
-cv::Mat decode(const FrameSource& src, size_t index) {
+Decoded decode(const FrameSource& src, size_t index, int ds) {
   if (src.pixels) {
     if (src.width <= 0 || src.height <= 0) throw InputError("frame " + std::to_string(index) + ": width and height must be positive");
-    return cv::Mat(src.height, src.width, CV_8UC1, const_cast<uint8_t*>(src.pixels)).clone();
+    Decoded d = shrink(cv::Mat(src.height, src.width, CV_8UC1, const_cast<uint8_t*>(src.pixels)), ds);
+    if (ds == 1) d.img = d.img.clone();
+    return d;
   }
   std::error_code ec;
   if (!std::filesystem::is_regular_file(src.path, ec)) {
     const bool exists = std::filesystem::exists(src.path, ec);
     throw InputError("frame " + std::to_string(index) + ": '" + src.path + "' " + (exists ? "is not a regular file" : "does not exist"));
   }
-  std::ifstream f(src.path, std::ios::binary);
+  std::ifstream f(src.path, std::ios::binary | std::ios::ate);
   if (!f) throw InputError("frame " + std::to_string(index) + ": cannot open '" + src.path + "'");
-  std::vector<uchar> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  // One read of the whole file (istreambuf_iterator reads it a character at a time).
+  std::vector<uchar> bytes(static_cast<size_t>(std::max<std::streamoff>(0, f.tellg())));
+  f.seekg(0);
+  if (!f.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()))) {
+    throw InputError("frame " + std::to_string(index) + ": cannot read '" + src.path + "'");
+  }
   if (bytes.empty()) throw InputError("frame " + std::to_string(index) + ": '" + src.path + "' is empty");
   check_complete(bytes, src.path, index);
   cv::Mat img;
   if (is_jpeg(bytes)) {
-    const std::string problem = decode_jpeg_grey(bytes, img);
+    Decoded d;
+    const std::string problem = decode_jpeg_grey(bytes, d.img, ds, &d.width, &d.height);
     if (!problem.empty()) throw InputError("frame " + std::to_string(index) + ": '" + src.path + "' is a corrupt JPEG (" + problem + ")");
-    return img;
+    return d;
   }
-  try {
-    img = cv::imdecode(bytes, cv::IMREAD_GRAYSCALE);
-  } catch (const cv::Exception&) {
-    img.release();
+  const bool png = is_png(bytes);
+  if (!png && !is_pnm(bytes)) throw InputError("frame " + std::to_string(index) + ": '" + src.path + "' is not a readable JPEG/PNG/PGM image");
+  const std::string problem = png ? decode_png_grey(bytes, img) : decode_pnm_grey(bytes, img);
+  if (!problem.empty()) {
+    throw InputError("frame " + std::to_string(index) + ": '" + src.path + "' is a corrupt " + (png ? "PNG" : "PGM/PPM") + " (" + problem + ")");
   }
-  if (img.empty()) throw InputError("frame " + std::to_string(index) + ": '" + src.path + "' is not a readable JPEG/PNG image");
-  return img;
+  return shrink(img, ds);
+}
+
+/// Pixel centres at integer coordinates: working pixel j averages input pixels ds*j .. ds*j+ds-1,
+/// whose centre is ds*j + (ds-1)/2.
+Intrinsics to_working(Intrinsics k, int ds) {
+  if (ds == 1) return k;
+  const double off = 0.5 * (ds - 1);
+  return {k.fx / ds, k.fy / ds, (k.cx - off) / ds, (k.cy - off) / ds};
+}
+
+std::vector<cv::Point2f> to_input(std::vector<cv::Point2f> pts, int ds) {
+  const float off = 0.5f * static_cast<float>(ds - 1);
+  for (auto& p : pts) p = p * static_cast<float>(ds) + cv::Point2f(off, off);
+  return pts;
 }
 
 /// A pair without enough tracks to estimate anything takes the rotation rate of its nearest
@@ -160,47 +197,51 @@ ClipResult process_clip(const ClipInput& in, const Options& opt) {
   Tracker tracker(opt);
   std::vector<Matches> all;                 // per pair, for the three-frame relative scale
   std::vector<std::vector<uchar>> inliers;
-  cv::Mat img;
+  const int ds = opt.downsample;
+  Decoded frame;
   {
     Timer t(res.ms.decode);
-    img = decode(in.frames[0], 0);
+    frame = decode(in.frames[0], 0, ds);
   }
-  res.width = img.cols;
-  res.height = img.rows;
-  if (img.cols < 32 || img.rows < 32) throw InputError("frame 0: image is too small (" + std::to_string(img.cols) + "x" + std::to_string(img.rows) + ")");
+  res.width = frame.width;
+  res.height = frame.height;
+  if (res.width < 32 || res.height < 32) throw InputError("frame 0: image is too small (" + std::to_string(res.width) + "x" + std::to_string(res.height) + ")");
   Intrinsics intr = in.intrinsics;
   if (!in.intrinsics_given) {
-    intr.fx = intr.fy = in.hfov_deg > 0 ? 0.5 * img.cols / std::tan(in.hfov_deg * CV_PI / 360.0) : 0.9 * img.cols;
-    intr.cx = img.cols / 2.0;
-    intr.cy = img.rows / 2.0;
+    intr.fx = intr.fy = in.hfov_deg > 0 ? 0.5 * res.width / std::tan(in.hfov_deg * CV_PI / 360.0) : 0.9 * res.width;
+    intr.cx = res.width / 2.0;
+    intr.cy = res.height / 2.0;
   }
   // Absurd intrinsics give NaN poses without a word: the focal lengths must put the field of view
   // between about 0.6 and 170 degrees and the principal point inside the image.
   {
-    const double W = img.cols, H = img.rows;
+    const double W = res.width, H = res.height;
     auto bad = [](double v, double lo, double hi) { return !std::isfinite(v) || v < lo || v > hi; };
     if (bad(intr.fx, 0.04 * W, 100 * W) || bad(intr.fy, 0.04 * W, 100 * W)) {
       throw InputError("intrinsics fx = " + std::to_string(intr.fx) + ", fy = " + std::to_string(intr.fy) + " are not plausible for a " +
-                       std::to_string(img.cols) + "-pixel-wide image (expected " + std::to_string(0.04 * W) + " .. " + std::to_string(100 * W) + ")");
+                       std::to_string(res.width) + "-pixel-wide image (expected " + std::to_string(0.04 * W) + " .. " + std::to_string(100 * W) + ")");
     }
     if (bad(intr.cx, 0, W) || bad(intr.cy, 0, H)) {
       throw InputError("intrinsics cx = " + std::to_string(intr.cx) + ", cy = " + std::to_string(intr.cy) + " are outside the " +
-                       std::to_string(img.cols) + "x" + std::to_string(img.rows) + " image");
+                       std::to_string(res.width) + "x" + std::to_string(res.height) + " image");
     }
   }
-  res.intrinsics = intr;
+  res.intrinsics = intr;  // the caller's pixels; the stages below see the working resolution
+  intr = to_working(intr, ds);
+  cv::Mat img = frame.img;
   RoadScale road(opt, intr, img.cols, img.rows);
 
   tracker.start(img, res.ms);
   for (size_t k = 1; k < n; ++k) {
     {
       Timer t(res.ms.decode);
-      img = decode(in.frames[k], k);
+      frame = decode(in.frames[k], k, ds);
     }
-    if (img.cols != res.width || img.rows != res.height) {
-      throw InputError("frame " + std::to_string(k) + ": size " + std::to_string(img.cols) + "x" + std::to_string(img.rows) +
+    if (frame.width != res.width || frame.height != res.height) {
+      throw InputError("frame " + std::to_string(k) + ": size " + std::to_string(frame.width) + "x" + std::to_string(frame.height) +
                        " differs from frame 0 (" + std::to_string(res.width) + "x" + std::to_string(res.height) + ")");
     }
+    img = frame.img;
     all.push_back(tracker.step(img, res.ms, k + 1 == n));
     const Matches& m = all.back();
     std::vector<uchar> inl;
@@ -253,8 +294,8 @@ ClipResult process_clip(const ClipInput& in, const Options& opt) {
     res.matches.resize(all.size());
     for (size_t k = 0; k < all.size(); ++k) {
       PairMatches& pm = res.matches[k];
-      pm.prev = std::move(all[k].prev);
-      pm.curr = std::move(all[k].curr);
+      pm.prev = to_input(std::move(all[k].prev), ds);
+      pm.curr = to_input(std::move(all[k].curr), ds);
       pm.ids = std::move(all[k].ids);
       pm.inliers = std::move(inliers[k]);
       pm.inliers.resize(pm.prev.size(), 0);

@@ -45,6 +45,11 @@ enum class Photometric { None, Global, Equalize, Clahe, Gain, Match, Pair };
 /// Every tunable of the pipeline, with its documented default (the OpenCV `Params` idiom).
 struct Options {
   Detector detector = Detector::Fast;
+  // Working resolution: frames are processed `downsample` (1, 2 or 4) times smaller than stored
+  // (JPEG: libjpeg's DCT scaling, so the decoder does less work; otherwise an area average). Every
+  // option in pixels below is in working pixels; the result's size, intrinsics and match points
+  // stay in the caller's pixels.
+  int downsample = 1;
   int max_features = 500;         // tracked corners kept alive over the whole image
   int grid_cols = 10;             // detection buckets, so corners cover the whole image
   int grid_rows = 4;

@@ -65,11 +65,11 @@ struct Input {
 };
 
 Input open(const std::string& path) {
-  // FFmpeg's errors as before (OpenCV's videoio set this level), not its warnings on every bad file:
-  // the thrown error says why. Once per process, and only over FFmpeg's default level.
+  // Nothing on stderr (as when OpenCV's videoio handled FFmpeg's log): the thrown error says why.
+  // Once per process, and only over FFmpeg's default level (a level someone set is kept).
   static std::once_flag quiet;
   std::call_once(quiet, [] {
-    if (av_log_get_level() == AV_LOG_INFO) av_log_set_level(AV_LOG_ERROR);
+    if (av_log_get_level() == AV_LOG_INFO) av_log_set_level(AV_LOG_QUIET);
   });
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) {

@@ -29,7 +29,7 @@ export interface Check {
 export const PACKAGE_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /** The OpenCV modules the native engine links (CMakeLists.txt's find_package). */
-export const ENGINE_MODULES = ['core', 'imgproc', 'imgcodecs', 'video', 'videoio', 'calib3d', 'features2d'];
+export const ENGINE_MODULES = ['core', 'imgproc', 'video', 'calib3d', 'features2d'];
 
 const APT = 'sudo apt-get install -y libopencv-dev libjpeg-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev pkg-config cmake g++ make python3';
 const first = (e: unknown) => String((e as Error)?.message ?? e).split('\n')[0];

@@ -35,7 +35,7 @@ export interface NativeClip {
 
 /**
  * A clip given as one video file (mp4, the benchmark's CARLA layout), decoded to grey inside the
- * engine (OpenCV VideoCapture, FFmpeg backend) on the calling thread — every worker decodes its own.
+ * engine (FFmpeg) on the calling thread — every worker decodes its own.
  */
 export interface NativeVideoClip {
   video: string;
@@ -70,6 +70,13 @@ export type Photometric = (typeof PHOTOMETRIC)[number];
 /** Engine options; every field has a documented default in native/vo/types.h. */
 export interface VoOptions {
   detector?: 'fast' | 'orb';
+  /**
+   * Working resolution: frames are processed 1, 2 or 4 times smaller than stored (JPEG: libjpeg's
+   * DCT scaling; otherwise an area average). Pixel options (minDistance, kltWindow, thresholds) are
+   * in working pixels; the result's width, height, intrinsics and matches stay in stored pixels.
+   * Default 1.
+   */
+  downsample?: 1 | 2 | 4;
   maxFeatures?: number;
   gridCols?: number;
   gridRows?: number;
@@ -234,7 +241,7 @@ export interface RenderRequest {
   photometric?: { noise?: number; exposure?: number; blurSamples?: number; shutter?: number };
   /** Anti-aliased spheres drawn over the scene at world points (Z up). */
   markers?: { x: number; y: number; z: number; radius?: number; value?: number }[];
-  /** Default: raw frames only. `videoPath`: also an mp4 (OpenCV VideoWriter, mp4v). */
+  /** Default: raw frames only. `videoPath`: also an mp4 (FFmpeg, MPEG-4 part 2, mp4v). */
   output?: { pixels?: boolean; jpeg?: boolean; jpegQuality?: number; videoPath?: string; videoFps?: number };
 }
 

@@ -4,7 +4,7 @@
  */
 import { readInputText } from '../io/safety.js';
 import { fileURLToPath } from 'node:url';
-import { parse as parseYaml } from 'yaml';
+import { createRequire } from 'node:module';
 import { InputError } from '../core/trajectory.js';
 import { type Labeler, type Params, ParamReader, RULES, scaleParams } from './rules.js';
 
@@ -28,6 +28,8 @@ export interface Question {
 
 export interface QuestionSet {
   source: string;
+  /** The file as parsed (plain data): pool tasks carry it, so workers compile it without a YAML parser. */
+  document: unknown;
   questions: Question[];
   byId: Map<string, Question>;
   /** The threshold scale these rules were compiled with (1 = as published). */
@@ -41,6 +43,9 @@ export interface QuestionSet {
 export const DEFAULT_QUESTIONS_PATH = fileURLToPath(new URL('../../config/questions.yaml', import.meta.url));
 
 const cache = new Map<string, QuestionSet>();
+// Loaded on first use: the yaml package costs ~0.1 s to load and warm up, which pool workers
+// (given the parsed document) never pay.
+const requireCjs = createRequire(import.meta.url);
 
 export function loadQuestions(path = DEFAULT_QUESTIONS_PATH, scale = 1): QuestionSet {
   const key = `${path}\0${scale}`;
@@ -49,11 +54,21 @@ export function loadQuestions(path = DEFAULT_QUESTIONS_PATH, scale = 1): Questio
   const text = readInputText(path, 'question file (YAML)', 16 << 20);
   let doc: unknown;
   try {
-    doc = parseYaml(text);
+    doc = (requireCjs('yaml') as typeof import('yaml')).parse(text);
   } catch (e) {
     throw new InputError(`${path}: invalid YAML (${(e as Error).message.split('\n')[0]})`);
   }
   const set = compileQuestions(doc, path, scale);
+  cache.set(key, set);
+  return set;
+}
+
+/** compileQuestions, once per source and scale (a worker compiles each task's document once). */
+export function questionsFromDocument(doc: unknown, source: string, scale = 1): QuestionSet {
+  const key = `${source}\0${scale}`;
+  const hit = cache.get(key);
+  if (hit) return hit;
+  const set = compileQuestions(doc, source, scale);
   cache.set(key, set);
   return set;
 }
@@ -103,6 +118,7 @@ export function compileQuestions(doc: unknown, source: string, scale = 1): Quest
   const defaults = ((doc as { defaults?: Record<string, unknown> }).defaults ?? {}) as Record<string, unknown>;
   return {
     source,
+    document: doc,
     questions,
     byId,
     scale,

@@ -29,7 +29,8 @@ export function jobId(runId: string, clipId: string): string {
 }
 
 export function encodeTask(t: ClipTask): string {
-  const { cancel: _cancel, ...rest } = t;
+  // The question file travels once per job as text (`questions`), not as a parsed copy per task.
+  const { cancel: _cancel, questionsDoc: _doc, ...rest } = t;
   return JSON.stringify(rest, (_k, v: unknown) => (v instanceof Float64Array ? { $f64: Array.from(v) } : v));
 }
 

@@ -40,6 +40,7 @@ export function clipTasks(clips: readonly BenchmarkClip[], o: AnswerOptions): Cl
     qa: c.qa.filter((q) => ids.has(q.question_id)),
     frames: o.frames,
     config: o.config,
+    questionsDoc: o.questionSet.document,
     questionIds: [...ids],
     qaBase: c.index * o.questionSet.questions.length,
     scale: o.scale ?? 'road',

@@ -13,7 +13,7 @@ import { type BenchmarkClip, ClipDataError, type QaItem } from '../datasets/benc
 import { formatTum } from '../io/trajectories.js';
 import { type Device, type Photometric, probeVideo, type VideoFrame } from '../native/index.js';
 import { groundTruthArrays, readNpzArrays } from '../datasets/groundtruth.js';
-import { clipData, type DynamicsArrays, labelClip, loadQuestions, runOracle, summaryFeatures } from '../oracle/index.js';
+import { clipData, type DynamicsArrays, labelClip, loadQuestions, questionsFromDocument, runOracle, summaryFeatures } from '../oracle/index.js';
 import { estimateClip } from '../vo/estimate.js';
 
 export interface ClipTask {
@@ -24,6 +24,8 @@ export interface ClipTask {
   frames: number | null;
   /** Question file. */
   config: string;
+  /** Its parsed YAML (QuestionSet.document), when the caller has it: the worker then parses nothing. */
+  questionsDoc?: unknown;
   /** Question ids to answer when the clip has no QA items (records numbered from `qaBase`). */
   questionIds: string[];
   qaBase: number;
@@ -131,7 +133,7 @@ export async function runClipTask(task: ClipTask): Promise<ClipOutput> {
   }
   const t2 = performance.now();
 
-  const questions = loadQuestions(task.config);
+  const questions = task.questionsDoc === undefined ? loadQuestions(task.config) : questionsFromDocument(task.questionsDoc, task.config);
   const labels = runOracle(est.trajectory, questions).labels;
   let records: Prediction[];
   if (task.qa.length > 0) {

@@ -13,7 +13,7 @@ export interface RenderTask {
   videoPath: string;
   fps: number;
   jpegQuality: number;
-  /** JPEG encoder: 'opencv' (cv::imencode inside the render call, the default: faster) or 'sharp'. */
+  /** JPEG encoder: 'opencv' (libjpeg inside the render call, the bytes cv::imencode wrote; the default: faster) or 'sharp'. */
   encoder: JpegEncoder;
 }
 

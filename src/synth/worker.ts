@@ -2,8 +2,9 @@
  * The pool worker of `egogeo synth`: renders one clip (native renderClip, synchronously — the
  * pool supplies the parallelism) into the staging folder, as JPEG frames or one mp4.
  *
- * JPEG encoder: cv::imencode inside the render call by default. Measured at 1280×720 greyscale,
- * quality 90, one core (bench/render.mjs, bench/results/render.json): imencode ~1.9 ms a frame;
+ * JPEG encoder: libjpeg inside the render call by default ('opencv': the bytes cv::imencode wrote,
+ * which it replaced). Measured at 1280×720 greyscale, quality 90, one core (bench/render.mjs,
+ * bench/results/render.json): ~1.9 ms a frame;
  * sharp (libvips + mozjpeg) ~9 ms a frame plus a copy of every raw frame into JS. `encoder:
  * 'sharp'` keeps that path available (and measured).
  */

@@ -18,12 +18,16 @@ function withSpeed(traj: Trajectory, nat: NativeResult): Estimate['trajectory'] 
 
 /**
  * Frames far apart (the published baselines' 10 frames over 3 s are 0.33 s apart) move corners by
- * 100+ px: track them over one more pyramid level (twice the search range). With so few samples
- * the oracle's 10 Hz grid interpolates between noisy per-pair distances, and the jerk-model speed
- * smoother pays off clearly (KITTI 00, 10 frames: all 14 0.710 -> 0.764); on dense clips it is a
- * wash (README, "The speed profile"), so there it stays off.
+ * 100+ px. Three times the baseline of dense 10 Hz frames gives each pair three times the flow, so
+ * the tracker works at half resolution (decoded so by libjpeg) and still has 1.5× the flow per
+ * pixel of noise that dense full-resolution frames have; everything in pixels halves with it
+ * (corner spacing 4; three pyramid levels reach the coarsest scale four did at full size), the KLT
+ * window (9) stays wider than half of 13 so that large displacements still converge. It costs
+ * half the CPU or less (bench/vo-vs-proxy.mjs). With so few samples the oracle's 10 Hz grid
+ * interpolates between noisy per-pair distances, and the jerk-model speed smoother pays off
+ * clearly; on dense clips it is a wash (README, "The speed profile"), so there it stays off.
  */
-export const WIDE_BASELINE: VoOptions = { kltLevels: 4, speedSmoother: true };
+export const WIDE_BASELINE: VoOptions = { downsample: 2, kltWindow: 9, kltLevels: 3, minDistance: 4, speedSmoother: true };
 
 /**
  * The tracker's photometric stage unless a caller chooses another: gain-compensated KLT per frame

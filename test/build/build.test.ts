@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const ADDON = `${ROOT}build/Release/egogeo_native.node`;
 const BUILT = existsSync(ADDON);
-const INSTALL = 'sudo apt-get install -y libopencv-dev libjpeg-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev pkg-config cmake g++ make python3';
+const INSTALL = 'sudo apt-get install -y libopencv-dev libjpeg-dev libpng-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev pkg-config cmake g++ make python3';
 
 if (!BUILT) console.warn(`[egogeo tests] ${ADDON} is not built: the addon export check is skipped (run \`npm run build:native\`).`);
 

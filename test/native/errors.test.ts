@@ -103,7 +103,7 @@ describe.skipIf(!BUILT)('native engine: bad input', () => {
       writeFileSync(bad, Uint8Array.from({ length: 4096 }, () => Math.floor(rnd() * 256)));
       const e = thrown(() => processClip({ frames: [good[0], bad, good[2]], timestamps: ts(3) }));
       expect(e.message).toContain(bad);
-      expect(e.message).toMatch(/frame 1.*not a readable JPEG\/PNG/);
+      expect(e.message).toMatch(/frame 1.*not a readable JPEG\/PNG\/PGM/);
     });
 
     it('a JPEG cut off inside its header names the file; an empty file says it is empty', () => {
@@ -247,6 +247,8 @@ describe.skipIf(!BUILT)('native engine: bad input', () => {
         () => processClip({ frames: [blank(), blank(), blank()], timestamps: ts(3) }, { scale: 'gt', gtSpeeds: [1, 2, 3] }),
         /options\.gtSpeeds must have one speed per frame pair \(2\)/,
       ],
+      ['downsample 3', () => processClip({ frames: [blank(), blank()], timestamps: ts(2) }, { downsample: 3 as 2 }), /options\.downsample must be 1, 2 or 4/],
+      ['downsample 8', () => processClip({ frames: [blank(), blank()], timestamps: ts(2) }, { downsample: 8 as 2 }), /options\.downsample must be/],
       ['maxFeatures not an integer', () => processClip({ frames: [blank(), blank()], timestamps: ts(2) }, { maxFeatures: 100.5 }), /options\.maxFeatures must be an integer/],
       ['negative cameraHeight', () => processClip({ frames: [blank(), blank()], timestamps: ts(2) }, { cameraHeight: -1.65 }), /options\.cameraHeight must be in/],
       ['cameraHeight a string', () => processClip({ frames: [blank(), blank()], timestamps: ts(2) }, { cameraHeight: '1.65' as unknown as number }), /options\.cameraHeight must be a number/],

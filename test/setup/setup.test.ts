@@ -48,7 +48,7 @@ describe('setup plan', () => {
     expect(l[6]).toBe('npm run build');
     expect(p.steps).toHaveLength(7);
     expect(ALL).toEqual(
-      expect.arrayContaining(['libopencv-dev', 'libjpeg-dev', 'libavformat-dev', 'libavcodec-dev', 'libavutil-dev', 'libswscale-dev', 'pkg-config', 'cmake', 'g++', 'make', 'python3']),
+      expect.arrayContaining(['libopencv-dev', 'libjpeg-dev', 'libpng-dev', 'libavformat-dev', 'libavcodec-dev', 'libavutil-dev', 'libswscale-dev', 'pkg-config', 'cmake', 'g++', 'make', 'python3']),
     );
   });
 

@@ -4,10 +4,14 @@
  * is exact, so the bounds are tight: per-pair rotation within 0.1°, per-pair distance and path
  * length within 2% (metric scale from the road plane and the camera height alone).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type NativeResult, processClip, type VoOptions } from '../../src/native/index.js';
+import { WIDE_BASELINE } from '../../src/vo/estimate.js';
 import { planarFromCameraPoses } from '../../src/vo/planar.js';
 import {
   block,
@@ -189,6 +193,68 @@ describe.skipIf(!BUILT)('native VO on rendered frames', () => {
     const r = run(clip, { maxFeatures: 1000 });
     expectAccurate(clip, r);
     for (const p of perPair(clip, r)) expect(p.dyawEst).toBeLessThan(0);
+  });
+
+  // The published baselines' spacing (10 frames over 3 s) at half resolution (WIDE_BASELINE): the
+  // tracker sees 621×188 frames, the caller gets its own pixels back (size, intrinsics, matches).
+  // 2.7 m per pair moves near road patches by ~100 px, so the bounds are those of this regime.
+  it('wide baseline (0.33 s per pair) at half resolution: rotation within 0.2°, distance within 3%, results in the caller\'s pixels', () => {
+    const clip = drivingClip({ frames: 6, speed: 8, yawRate: 0.12, seed: 7, fps: 3, camera: KITTI_CAMERA });
+    const half = run(clip, { ...WIDE_BASELINE, keepMatches: true });
+    const rows = perPair(clip, half);
+    for (const p of rows) {
+      expect(p.quality, table(rows)).toBe('ok');
+      expect(p.rotErr, table(rows)).toBeLessThan(0.2 * DEG);
+      expect(Math.abs(p.distEst / p.distTrue - 1), table(rows)).toBeLessThan(0.03);
+    }
+    expect([half.width, half.height]).toEqual([1241, 376]);
+    expect(half.intrinsics).toEqual(clip.intrinsics);
+    // The same scene points tracked at full resolution sit at the same input pixels: the median flow
+    // of the first pair agrees, and the track points span the whole 1241-pixel width.
+    const full = run(clip, { ...WIDE_BASELINE, downsample: 1, kltLevels: 4, minDistance: 8, keepMatches: true });
+    const medianFlow = (r: NativeResult) => {
+      const m = r.matches![0];
+      const f = Array.from({ length: m.ids.length }, (_, k) => Math.hypot(m.curr[2 * k] - m.prev[2 * k], m.curr[2 * k + 1] - m.prev[2 * k + 1]));
+      return f.sort((a, b) => a - b)[f.length >> 1];
+    };
+    expect(medianFlow(half) / medianFlow(full)).toBeGreaterThan(0.95);
+    expect(medianFlow(half) / medianFlow(full)).toBeLessThan(1.05);
+    const xs = half.matches!.flatMap((m) => Array.from(m.prev).filter((_, i) => i % 2 === 0));
+    expect(Math.max(...xs)).toBeGreaterThan(1150);
+  });
+
+  // JPEG frames shrink inside libjpeg (DCT scaling: ceil(W/2) × ceil(H/2), an area average), other
+  // frames by an area average to the same size: an odd-sized clip gives the same motion either way.
+  it('half resolution from JPEG files (libjpeg DCT scaling) matches half resolution from pixels; odd sizes round up', async () => {
+    const cam = { width: 641, height: 361, fx: 576, fy: 576, cx: 320, cy: 180 };
+    const clip = drivingClip({ frames: 6, speed: 10, yawRate: 0.1, seed: 5, camera: cam });
+    const dir = mkdtempSync(join(tmpdir(), 'egogeo-jpeg-'));
+    try {
+      const files = await Promise.all(
+        clip.frames.map(async (f, k) => {
+          const path = join(dir, `${k}.jpg`);
+          await sharp(Buffer.from(f.data), { raw: { width: f.width, height: f.height, channels: 1 } }).jpeg({ quality: 98 }).toFile(path);
+          return path;
+        }),
+      );
+      // The default tracker scaled to half size (window and corner spacing in working pixels).
+      const half: VoOptions = { downsample: 2, kltWindow: 7, minDistance: 4, keepMatches: true };
+      const fromPixels = run(clip, half);
+      const fromJpeg = processClip({ frames: files, timestamps: clip.timestamps, intrinsics: clip.intrinsics }, { cameraHeight: clip.cameraHeight, ...half });
+      expect([fromJpeg.width, fromJpeg.height]).toEqual([641, 361]);
+      expect(fromJpeg.intrinsics).toEqual(clip.intrinsics);
+      const a = perPair(clip, fromPixels), b = perPair(clip, fromJpeg);
+      for (const rows of [a, b])
+        for (const p of rows) {
+          expect(p.rotErr, table(rows)).toBeLessThan(ROT_TOL);
+          expect(Math.abs(p.distEst / p.distTrue - 1), table(rows)).toBeLessThan(0.03);
+        }
+      for (let k = 0; k < a.length; k++) expect(Math.abs(a[k].distEst / b[k].distEst - 1), `${table(a)}\n${table(b)}`).toBeLessThan(0.01);
+      // Track points of the working grid map back to stored pixels: inside the 641×361 frame.
+      for (const m of fromJpeg.matches!) for (let i = 0; i < m.prev.length; i += 2) expect(m.prev[i]).toBeLessThan(641);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('turning in place (0.5 rad/s): low_parallax pairs, zero translation, rotation within 0.1°', () => {

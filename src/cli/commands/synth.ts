@@ -67,7 +67,7 @@ export function registerSynth(program: Command): void {
     .option('--video', 'one mp4 per clip (videos/<clip_id>.mp4, field video_path) instead of JPEG frames')
     .option('--workers <n>', `render workers (default: the machine's cores, here ${defaultWorkers()})`)
     .option('--jpeg-quality <q>', 'JPEG quality', '90')
-    .option('--encoder <name>', "JPEG encoder: opencv (cv::imencode in the render call, faster) or sharp", 'opencv')
+    .option('--encoder <name>', "JPEG encoder: opencv (libjpeg in the render call, cv::imencode's bytes; faster) or sharp", 'opencv')
     .option('--noise <sigma>', "per-pixel noise std in grey levels (default: the preset's)")
     .option('--exposure <sigma>', "per-frame log-gain drift std (default: the preset's)")
     .option('--blur <samples>', 'motion blur: sub-frame renders averaged per frame (default 1 = off)')
