@@ -31,6 +31,54 @@ cv::Matx33d fit_rotation(const std::vector<cv::Vec3d>& b1, const std::vector<cv:
   return R;
 }
 
+/// OpenCV's recoverPose (4.6) without its triangulation by a 4x4 SVD per point and candidate, which
+/// cost as much as the essential-matrix estimation itself: of the four decompositions of E, the
+/// one that puts the most of the `mask` points in front of both cameras and nearer than `far`
+/// (in baselines) wins, ties as OpenCV breaks them; `mask` keeps only those points. Depths come
+/// from the least-squares intersection of the two rays, which agrees with OpenCV's linear
+/// triangulation on every point whose depth sign is observable (the decision differs only for
+/// points at infinity, which both methods put beyond `far`).
+int recover_pose(const cv::Mat& E, const std::vector<cv::Vec3d>& x1, const std::vector<cv::Vec3d>& x2, double far, cv::Mat& mask,
+                 cv::Matx33d& R_out, cv::Vec3d& t_out) {
+  cv::Mat R1m, R2m, tm;
+  cv::decomposeEssentialMat(E, R1m, R2m, tm);
+  const cv::Matx33d Rs[2] = {cv::Matx33d(R1m), cv::Matx33d(R2m)};
+  const cv::Vec3d t(tm.at<double>(0), tm.at<double>(1), tm.at<double>(2));
+  const size_t n = x1.size();
+  const uchar* in = mask.ptr<uchar>();
+  // Candidates in OpenCV's order: (R1, t), (R2, t), (R1, -t), (R2, -t).
+  std::vector<uchar> ok[4];
+  int good[4] = {0, 0, 0, 0};
+  for (int c = 0; c < 4; ++c) {
+    const cv::Matx33d& R = Rs[c % 2];
+    const cv::Vec3d tc = c < 2 ? t : -t;
+    ok[c].assign(n, 0);
+    for (size_t i = 0; i < n; ++i) {
+      if (!in[i]) continue;
+      // Minimise |l1 R x1 + tc - l2 x2|^2 over the depths l1, l2 (x1, x2 have z = 1).
+      const cv::Vec3d a = R * x1[i], b = x2[i];
+      const double aa = a.dot(a), bb = b.dot(b), ab = a.dot(b), at = a.dot(tc), bt = b.dot(tc);
+      const double det = aa * bb - ab * ab;
+      if (!(det > 0)) continue;
+      const double l1 = (-at * bb + ab * bt) / det, l2 = (aa * bt - ab * at) / det;
+      const double z1 = l1, z2 = l2;  // depths: the rays have z = 1
+      if (z1 > 0 && z1 < far && z2 > 0 && z2 < far) {
+        ok[c][i] = 1;
+        ++good[c];
+      }
+    }
+  }
+  int best = 0;
+  if (good[0] >= good[1] && good[0] >= good[2] && good[0] >= good[3]) best = 0;
+  else if (good[1] >= good[0] && good[1] >= good[2] && good[1] >= good[3]) best = 1;
+  else if (good[2] >= good[0] && good[2] >= good[1] && good[2] >= good[3]) best = 2;
+  else best = 3;
+  R_out = Rs[best % 2];
+  t_out = best < 2 ? t : -t;
+  std::copy(ok[best].begin(), ok[best].end(), mask.ptr<uchar>());
+  return good[best];
+}
+
 }  // namespace
 
 PairMotion estimate_motion(const Matches& m, const Intrinsics& intr, const Options& opt, std::vector<uchar>& inliers) {
@@ -73,11 +121,11 @@ PairMotion estimate_motion(const Matches& m, const Intrinsics& intr, const Optio
     return pm;
   }
   E = E.rowRange(0, 3).clone();
-  cv::Mat R, t;
+  cv::Matx33d R;
+  cv::Vec3d t;
   // A large distance cut-off keeps far points (a facade 150 m ahead) as inliers: the default
   // (50 baselines) drops them and leaves only the road to vote.
-  cv::Mat far;
-  const int good = cv::recoverPose(E, m.prev, m.curr, cv::Mat(K), R, t, 1e4, mask, far);
+  const int good = recover_pose(E, b1, b2, 1e4, mask, R, t);
   // Too few cheirality inliers: the essential matrix is unreliable (often a wrong rotation), and
   // the neighbours' motion is the better guess (pipeline.cc fills such pairs).
   if (good < 2 * opt.min_tracks) {
@@ -85,8 +133,8 @@ PairMotion estimate_motion(const Matches& m, const Intrinsics& intr, const Optio
     pm.quality = PairQuality::Degenerate;
     return pm;
   }
-  pm.R = cv::Matx33d(R);
-  pm.t_dir = cv::Vec3d(t.at<double>(0), t.at<double>(1), t.at<double>(2));
+  pm.R = R;
+  pm.t_dir = t;
   pm.t_dir *= 1.0 / cv::norm(pm.t_dir);
   pm.inliers = good;
   for (int i = 0; i < n; ++i) inliers[i] = mask.at<uchar>(i) ? 1 : 0;

@@ -208,7 +208,10 @@ SpeedFit smooth_speed(std::vector<double>& v, const std::vector<bool>& moving, c
   std::vector<double> a(3 * n), b(n), Lb(3 * n);
   auto factor = [&](double& logdet) {
     Lb = a;
-    logdet = 0;
+    // log det = log of the product of the pivots, kept in [0.5, 1) x 2^e (frexp) so that it never
+    // overflows: one log per factorisation instead of one per row (this runs ~6,000 times a clip).
+    double mant = 1;
+    long long ex = 0;
     for (int i = 0; i < n; ++i)
       for (int j = std::max(0, i - 2); j <= i; ++j) {
         double s = Lb[3 * i + (i - j)];
@@ -216,14 +219,17 @@ SpeedFit smooth_speed(std::vector<double>& v, const std::vector<bool>& moving, c
         if (i == j) {
           if (!(s > 0)) return false;
           Lb[3 * i] = std::sqrt(s);
-          logdet += 2 * std::log(Lb[3 * i]);
+          int e;
+          mant = std::frexp(mant * s, &e);
+          ex += e;
         } else {
           Lb[3 * i + (i - j)] = s / Lb[3 * j];
         }
       }
+    logdet = std::log(mant) + static_cast<double>(ex) * std::log(2.0);
     return true;
   };
-  auto solve = [&](std::vector<double> y) {  // A^{-1} y from the factor
+  auto solve_in_place = [&](std::vector<double>& y) {  // y <- A^{-1} y from the factor
     for (int i = 0; i < n; ++i) {
       for (int k = std::max(0, i - 2); k < i; ++k) y[i] -= Lb[3 * i + (i - k)] * y[k];
       y[i] /= Lb[3 * i];
@@ -232,8 +238,12 @@ SpeedFit smooth_speed(std::vector<double>& v, const std::vector<bool>& moving, c
       for (int k = i + 1; k <= std::min(n - 1, i + 2); ++k) y[i] -= Lb[3 * k + (k - i)] * y[k];
       y[i] /= Lb[3 * i];
     }
+  };
+  auto solve = [&](std::vector<double> y) {
+    solve_in_place(y);
     return y;
   };
+  std::vector<double> xs_buf(n);
   const int nq = 25, ns = 9;
   for (int outer = 0; outer < 3; ++outer) {
     std::vector<Term> terms;
@@ -253,26 +263,32 @@ SpeedFit smooth_speed(std::vector<double>& v, const std::vector<bool>& moving, c
     }
     int counts[3] = {0, 0, 0};
     for (const auto& t : terms) ++counts[t.kind];
+    // The normal equations are linear in the three inverse scales: assemble each kind's part once
+    // (banded like `a`), then every grid point only combines them.
+    std::vector<double> a0(3 * n, 0.0), b0(n, 0.0), ak(3 * 3 * n, 0.0), bk(3 * n, 0.0);
+    for (int k = 0; k < n; ++k) {
+      a0[3 * k] = moving[k] ? 1e-8 : 1.0;
+      b0[k] = moving[k] ? 1e-8 * (level + logdt[k]) : 0.0;
+    }
+    for (const auto& t : terms) {
+      double* A = &ak[3 * n * t.kind];
+      double* B = &bk[n * t.kind];
+      for (int p = 0; p < t.m; ++p) {
+        B[t.i[p]] += t.w * t.c[p] * t.rhs;
+        for (int r = 0; r < t.m; ++r)
+          if (t.i[p] >= t.i[r]) A[3 * t.i[p] + (t.i[p] - t.i[r])] += t.w * t.c[p] * t.c[r];
+      }
+    }
     // -2 log marginal likelihood over (q, road noise scale, ratio noise scale) on a grid.
-    auto evaluate = [&](double q, double sr2, double sq2, std::vector<double>* xo, double* lds) {
-      std::fill(a.begin(), a.end(), 0.0);
-      std::fill(b.begin(), b.end(), 0.0);
+    auto evaluate = [&](double q, double sr2, double sq2, double log_terms, std::vector<double>* xo, double* lds) {
       const double scale[3] = {1 / sr2, 1 / sq2, 1 / q};
-      for (int k = 0; k < n; ++k) {
-        a[3 * k] += moving[k] ? 1e-8 : 1.0;
-        b[k] += moving[k] ? 1e-8 * (level + logdt[k]) : 0.0;
-      }
-      for (const auto& t : terms) {
-        const double w = t.w * scale[t.kind];
-        for (int p = 0; p < t.m; ++p) {
-          b[t.i[p]] += w * t.c[p] * t.rhs;
-          for (int r = 0; r < t.m; ++r)
-            if (t.i[p] >= t.i[r]) a[3 * t.i[p] + (t.i[p] - t.i[r])] += w * t.c[p] * t.c[r];
-        }
-      }
+      for (int i = 0; i < 3 * n; ++i) a[i] = a0[i] + scale[0] * ak[i] + scale[1] * ak[3 * n + i] + scale[2] * ak[6 * n + i];
+      for (int i = 0; i < n; ++i) b[i] = b0[i] + scale[0] * bk[i] + scale[1] * bk[n + i] + scale[2] * bk[2 * n + i];
       double logdet;
       if (!factor(logdet)) return std::numeric_limits<double>::infinity();
-      const std::vector<double> xs = solve(b);
+      xs_buf = b;  // no allocation: same size
+      solve_in_place(xs_buf);
+      const std::vector<double>& xs = xs_buf;
       double S = 0;
       for (const auto& t : terms) {
         double r = -t.rhs;
@@ -281,20 +297,28 @@ SpeedFit smooth_speed(std::vector<double>& v, const std::vector<bool>& moving, c
       }
       if (xo) *xo = xs;
       if (lds) *lds = logdet;
-      return S + logdet + counts[0] * std::log(sr2) + counts[1] * std::log(sq2) + counts[2] * std::log(q);
+      return S + logdet + log_terms;
     };
+    // counts[kind] * log(scale) for every grid value, computed once.
+    auto log_term = [&](int kind, double v) { return counts[kind] * std::log(v); };
     double best = std::numeric_limits<double>::infinity(), bq = 0, bsr = 1, bsq = 1;
     if (prior.jerk_psd > 0) {
       bq = prior.jerk_psd;
+    }
+    double lr[ns], lq[ns];
+    for (int i = 0; i < ns; ++i) {
+      lr[i] = log_term(0, std::pow(2.0, i - 2));
+      lq[i] = log_term(1, std::pow(2.0, i - 2));
     }
     for (int iq = 0; iq < nq; ++iq) {
       const double q = prior.jerk_psd > 0 ? prior.jerk_psd
                                           : prior.q_min * std::pow(prior.q_max / prior.q_min, iq / double(nq - 1));
       if (prior.jerk_psd > 0 && iq > 0) break;
+      const double lqq = log_term(2, q);
       for (int ir = 0; ir < ns; ++ir)
         for (int iqq = 0; iqq < ns; ++iqq) {
           const double sr2 = std::pow(2.0, ir - 2), sq2 = std::pow(2.0, iqq - 2);  // 1/4 .. 64
-          const double f = evaluate(q, sr2, sq2, nullptr, nullptr);
+          const double f = evaluate(q, sr2, sq2, lr[ir] + lq[iqq] + lqq, nullptr, nullptr);
           if (f < best) {
             best = f;
             bq = q;
@@ -305,7 +329,7 @@ SpeedFit smooth_speed(std::vector<double>& v, const std::vector<bool>& moving, c
     }
     if (!std::isfinite(best)) return fit;
     std::vector<double> xs;
-    evaluate(bq, bsr, bsq, &xs, nullptr);
+    evaluate(bq, bsr, bsq, 0.0, &xs, nullptr);
     x = xs;
     fit.jerk_psd = bq;
     fit.road_scale = bsr;

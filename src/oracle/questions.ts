@@ -43,8 +43,7 @@ export interface QuestionSet {
 export const DEFAULT_QUESTIONS_PATH = fileURLToPath(new URL('../../config/questions.yaml', import.meta.url));
 
 const cache = new Map<string, QuestionSet>();
-// Loaded on first use: the yaml package costs ~0.1 s to load and warm up, which pool workers
-// (given the parsed document) never pay.
+// Loaded on first use: pool workers (given the parsed document) never load a YAML parser.
 const requireCjs = createRequire(import.meta.url);
 
 export function loadQuestions(path = DEFAULT_QUESTIONS_PATH, scale = 1): QuestionSet {
@@ -54,7 +53,7 @@ export function loadQuestions(path = DEFAULT_QUESTIONS_PATH, scale = 1): Questio
   const text = readInputText(path, 'question file (YAML)', 16 << 20);
   let doc: unknown;
   try {
-    doc = (requireCjs('yaml') as typeof import('yaml')).parse(text);
+    doc = (requireCjs('js-yaml') as typeof import('js-yaml')).load(text);
   } catch (e) {
     throw new InputError(`${path}: invalid YAML (${(e as Error).message.split('\n')[0]})`);
   }

@@ -6,8 +6,13 @@
  *
  * A worker module default-exports `async (task) => result` and should call
  * `native().setThreads(1)` once at load: one OpenCV thread per worker, the pool provides the rest.
+ * It may also export `inProcess(task)`, the same work without blocking the event loop for long
+ * (native calls on libuv's thread pool): with one worker the pool then runs every task on the
+ * calling thread and starts no worker thread (whose start-up — a thread, a second copy of the
+ * modules — costs ~0.1–0.2 s a run, as much as a few clips).
  */
 import { availableParallelism } from 'node:os';
+import { pathToFileURL } from 'node:url';
 import { SingleBar } from 'cli-progress';
 import { Piscina } from 'piscina';
 
@@ -40,7 +45,12 @@ export function defaultWorkers(): number {
 export async function runPool<T, R>(o: PoolOptions<T, R>): Promise<PoolSummary> {
   const workers = Math.max(1, Math.floor(o.workers ?? defaultWorkers()));
   const filename = o.worker instanceof URL ? o.worker.href : o.worker;
-  const pool = new Piscina({ filename, minThreads: workers, maxThreads: workers, idleTimeout: 1000 });
+  let direct: ((task: T) => Promise<R>) | null = null;
+  if (workers === 1) {
+    const mod = (await import(o.worker instanceof URL ? o.worker.href : pathToFileURL(o.worker).href)) as { inProcess?: (task: T) => Promise<R> };
+    direct = typeof mod.inProcess === 'function' ? mod.inProcess : null;
+  }
+  const pool = direct ? null : new Piscina({ filename, minThreads: workers, maxThreads: workers, idleTimeout: 1000 });
   const showBar = o.progress ?? Boolean(process.stderr.isTTY);
   const bar = showBar
     ? new SingleBar({ format: `${o.label} {bar} {value}/{total} | {rate}/s | ETA {eta_formatted}`, hideCursor: true, stream: process.stderr })
@@ -65,7 +75,7 @@ export async function runPool<T, R>(o: PoolOptions<T, R>): Promise<PoolSummary> 
       try {
         let result: R;
         try {
-          result = (await pool.run(task)) as R;
+          result = direct ? await direct(task) : ((await pool!.run(task)) as R);
         } catch (e) {
           failed++;
           tick();
@@ -87,7 +97,7 @@ export async function runPool<T, R>(o: PoolOptions<T, R>): Promise<PoolSummary> 
     await Promise.all(Array.from({ length: Math.min(workers, o.tasks.length) }, lane));
   } finally {
     bar?.stop();
-    await pool.destroy();
+    await pool?.destroy();
   }
   if (firstError) throw (firstError as { e: unknown }).e;
   return { done, failed, seconds: (Date.now() - t0) / 1000 };

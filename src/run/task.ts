@@ -14,7 +14,7 @@ import { formatTum } from '../io/trajectories.js';
 import { type Device, type Photometric, probeVideo, type VideoFrame } from '../native/index.js';
 import { groundTruthArrays, readNpzArrays } from '../datasets/groundtruth.js';
 import { clipData, type DynamicsArrays, labelClip, loadQuestions, questionsFromDocument, runOracle, summaryFeatures } from '../oracle/index.js';
-import { estimateClip } from '../vo/estimate.js';
+import { estimateClip, estimateClipAsync } from '../vo/estimate.js';
 
 export interface ClipTask {
   clip: BenchmarkClip;
@@ -106,7 +106,8 @@ export function engineClip(c: BenchmarkClip): Clip {
   };
 }
 
-export async function runClipTask(task: ClipTask): Promise<ClipOutput> {
+/** `async`: the engine runs on libuv's thread pool (the event loop stays free: one-worker runs on the main thread). */
+export async function runClipTask(task: ClipTask, o: { async?: boolean } = {}): Promise<ClipOutput> {
   if (task.cancel && Atomics.load(task.cancel, 0) !== 0) throw new Error(CANCELLED);
   const t0 = performance.now();
   const c = task.clip;
@@ -126,7 +127,8 @@ export async function runClipTask(task: ClipTask): Promise<ClipOutput> {
   let est;
   try {
     const gtSpeeds = task.scale === 'gt' ? pairSpeeds(c.truth, clip.timestamps) : undefined;
-    est = estimateClip(clip, { scale: task.scale, photometric: task.photometric, device: task.device, gtSpeeds });
+    const opts = { scale: task.scale, photometric: task.photometric, device: task.device, gtSpeeds };
+    est = o.async ? await estimateClipAsync(clip, opts) : estimateClip(clip, opts);
   } catch (e) {
     // The engine names unreadable images and bad input; either way this clip cannot be answered.
     throw new ClipDataError(`VO failed: ${(e as Error).message.split('\n')[0]}`);

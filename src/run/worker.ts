@@ -10,3 +10,8 @@ native().setThreads(1);
 export default function run(task: ClipTask): Promise<ClipOutput> {
   return runClipTask(task);
 }
+
+/** A one-worker run on the calling thread (src/pool): the engine on libuv's thread pool. */
+export function inProcess(task: ClipTask): Promise<ClipOutput> {
+  return runClipTask(task, { async: true });
+}
