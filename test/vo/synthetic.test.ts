@@ -4,7 +4,7 @@
  * is exact, so the bounds are tight: per-pair rotation within 0.1°, per-pair distance and path
  * length within 2% (metric scale from the road plane and the camera height alone).
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -252,6 +252,36 @@ describe.skipIf(!BUILT)('native VO on rendered frames', () => {
       for (let k = 0; k < a.length; k++) expect(Math.abs(a[k].distEst / b[k].distEst - 1), `${table(a)}\n${table(b)}`).toBeLessThan(0.01);
       // Track points of the working grid map back to stored pixels: inside the 641×361 frame.
       for (const m of fromJpeg.matches!) for (let i = 0; i < m.prev.length; i += 2) expect(m.prev[i]).toBeLessThan(641);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  // Netpbm frames are read without a codec library: 8-bit grey (P5), colour (P6, grey = 0.299 R +
+  // 0.587 G + 0.114 B) and 16-bit samples (maxval 65535) all give the 8-bit grey frame back.
+  it('PGM and PPM frames (8-bit, 16-bit, colour) give the same motion as the grey pixels', () => {
+    const clip = drivingClip({ frames: 4, speed: 10, yawRate: 0.1, seed: 5 });
+    const dir = mkdtempSync(join(tmpdir(), 'egogeo-pnm-'));
+    try {
+      const write = (name: string, magic: string, maxval: number, body: Buffer) => {
+        const path = join(dir, name);
+        writeFileSync(path, Buffer.concat([Buffer.from(`${magic}\n# egogeo test\n${clip.frames[0].width} ${clip.frames[0].height}\n${maxval}\n`), body]));
+        return path;
+      };
+      const pgm8 = clip.frames.map((f, k) => write(`${k}.pgm`, 'P5', 255, Buffer.from(f.data)));
+      const pgm16 = clip.frames.map((f, k) => {
+        const b = Buffer.alloc(f.data.length * 2);
+        f.data.forEach((v, i) => b.writeUInt16BE(v * 257, 2 * i));
+        return write(`${k}-16.pgm`, 'P5', 65535, b);
+      });
+      const ppm = clip.frames.map((f, k) => write(`${k}.ppm`, 'P6', 255, Buffer.from(Array.from(f.data).flatMap((v) => [v, v, v]))));
+      const ref = run(clip);
+      for (const files of [pgm8, pgm16, ppm]) {
+        const r = processClip({ frames: files, timestamps: clip.timestamps, intrinsics: clip.intrinsics }, { cameraHeight: clip.cameraHeight });
+        expect(Array.from(r.positions)).toEqual(Array.from(ref.positions));
+      }
+      const cut = write('cut.pgm', 'P5', 255, Buffer.from(clip.frames[0].data.subarray(0, 100)));
+      expect(() => processClip({ frames: [cut, pgm8[1]], timestamps: [0, 0.1] })).toThrow(/cut\.pgm.*corrupt PGM\/PPM \(file ends before its last pixel\)/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
