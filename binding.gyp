@@ -4,6 +4,7 @@
       "target_name": "egogeo_native",
       "sources": [
         "native/addon.cc",
+        "native/ffmpeg.cc",
         "native/render/binding.cc",
         "native/render/encode.cc",
         "native/render/raster.cc",
@@ -31,7 +32,6 @@
         "<!@(pkg-config --libs-only-L opencv4)",
         "-lopencv_core", "-lopencv_imgproc", "-lopencv_video", "-lopencv_calib3d", "-lopencv_features2d",
         "-lpng16",
-        "<!@(pkg-config --libs libavformat libavcodec libavutil libswscale)",
         "-ljpeg",
         "-ldl"
       ],

@@ -4,17 +4,11 @@
 #include <csetjmp>
 #include <cstdio>  // jpeglib.h needs FILE
 #include <cstdlib>
-#include <mutex>
 #include <stdexcept>
 
 #include <jpeglib.h>
 
-extern "C" {
-#include <libavcodec/avcodec.h>
-#include <libavformat/avformat.h>
-#include <libavutil/imgutils.h>
-#include <libswscale/swscale.h>
-}
+#include "../ffmpeg.h"
 
 namespace egogeo::render {
 namespace {
@@ -31,9 +25,17 @@ extern "C" void on_jpeg_error(j_common_ptr c) {
   std::longjmp(e->jump, 1);
 }
 
+/// FFmpeg's functions (loaded on the first mp4; native/ffmpeg.h).
+const Ffmpeg& ff() {
+  std::string why;
+  const Ffmpeg* f = ffmpeg(why);
+  if (!f) throw std::runtime_error("mp4 output needs " + why);
+  return *f;
+}
+
 std::string av_message(int code) {
   char buf[AV_ERROR_MAX_STRING_SIZE] = {0};
-  av_strerror(code, buf, sizeof buf);
+  ff().av_strerror(code, buf, sizeof buf);
   return buf;
 }
 
@@ -86,13 +88,16 @@ struct Mp4Writer::State {
   int64_t next_pts = 0;
 
   ~State() {
-    sws_freeContext(sws);
-    av_packet_free(&pkt);
-    av_frame_free(&frame);
-    avcodec_free_context(&enc);
+    std::string why;
+    const Ffmpeg* f = ffmpeg(why);
+    if (!f) return;  // nothing was made
+    f->sws_freeContext(sws);
+    f->av_packet_free(&pkt);
+    f->av_frame_free(&frame);
+    f->avcodec_free_context(&enc);
     if (fmt) {
-      if (fmt->pb) avio_closep(&fmt->pb);
-      avformat_free_context(fmt);
+      if (fmt->pb) f->avio_closep(&fmt->pb);
+      f->avformat_free_context(fmt);
     }
   }
 
@@ -102,13 +107,13 @@ struct Mp4Writer::State {
 
   /// Sends `f` (nullptr: flush) and writes every packet the encoder returns.
   void drain(const AVFrame* f) {
-    int rc = avcodec_send_frame(enc, f);
+    int rc = ff().avcodec_send_frame(enc, f);
     if (rc < 0) fail("encoding failed", rc);
-    while ((rc = avcodec_receive_packet(enc, pkt)) >= 0) {
+    while ((rc = ff().avcodec_receive_packet(enc, pkt)) >= 0) {
       pkt->duration = 1;  // one frame: without it the muxer gives the last frame no duration
-      av_packet_rescale_ts(pkt, enc->time_base, stream->time_base);
+      ff().av_packet_rescale_ts(pkt, enc->time_base, stream->time_base);
       pkt->stream_index = stream->index;
-      rc = av_interleaved_write_frame(fmt, pkt);
+      rc = ff().av_interleaved_write_frame(fmt, pkt);
       if (rc < 0) fail("writing failed", rc);
     }
     if (rc != AVERROR(EAGAIN) && rc != AVERROR_EOF) fail("encoding failed", rc);
@@ -116,27 +121,21 @@ struct Mp4Writer::State {
 };
 
 Mp4Writer::Mp4Writer(const std::string& path, int width, int height, double fps) : s_(std::make_unique<State>()) {
-  // As the reader (vo/video.cc): FFmpeg prints nothing, the thrown error says why; once per
-  // process, only over FFmpeg's default level.
-  static std::once_flag quiet;
-  std::call_once(quiet, [] {
-    if (av_log_get_level() == AV_LOG_INFO) av_log_set_level(AV_LOG_QUIET);
-  });
   State& s = *s_;
   s.path = path;
   s.width = width;
   s.height = height;
-  int rc = avformat_alloc_output_context2(&s.fmt, nullptr, "mp4", path.c_str());
+  int rc = ff().avformat_alloc_output_context2(&s.fmt, nullptr, "mp4", path.c_str());
   if (rc < 0 || !s.fmt) s.fail("no mp4 muxer", rc);
-  const AVCodec* codec = avcodec_find_encoder(AV_CODEC_ID_MPEG4);
+  const AVCodec* codec = ff().avcodec_find_encoder(AV_CODEC_ID_MPEG4);
   if (!codec) s.fail("this FFmpeg has no MPEG-4 encoder");
-  s.stream = avformat_new_stream(s.fmt, nullptr);
-  s.enc = avcodec_alloc_context3(codec);
-  s.frame = av_frame_alloc();
-  s.pkt = av_packet_alloc();
+  s.stream = ff().avformat_new_stream(s.fmt, nullptr);
+  s.enc = ff().avcodec_alloc_context3(codec);
+  s.frame = ff().av_frame_alloc();
+  s.pkt = ff().av_packet_alloc();
   if (!s.stream || !s.enc || !s.frame || !s.pkt) s.fail("out of memory");
   // The frame rate as a fraction over 1001ths where that is exact (29.97), else over 1000ths.
-  const AVRational rate = av_d2q(fps, 100000);
+  const AVRational rate = ff().av_d2q(fps, 100000);
   s.enc->width = width;
   s.enc->height = height;
   s.enc->time_base = av_inv_q(rate);
@@ -147,19 +146,19 @@ Mp4Writer::Mp4Writer(const std::string& path, int width, int height, double fps)
   s.enc->codec_tag = MKTAG('m', 'p', '4', 'v');
   s.enc->thread_count = 1;  // the pool is the parallelism
   if (s.fmt->oformat->flags & AVFMT_GLOBALHEADER) s.enc->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
-  if ((rc = avcodec_open2(s.enc, codec, nullptr)) < 0) s.fail("cannot open the MPEG-4 encoder", rc);
-  if ((rc = avcodec_parameters_from_context(s.stream->codecpar, s.enc)) < 0) s.fail("bad stream parameters", rc);
+  if ((rc = ff().avcodec_open2(s.enc, codec, nullptr)) < 0) s.fail("cannot open the MPEG-4 encoder", rc);
+  if ((rc = ff().avcodec_parameters_from_context(s.stream->codecpar, s.enc)) < 0) s.fail("bad stream parameters", rc);
   s.stream->time_base = s.enc->time_base;
   s.stream->avg_frame_rate = rate;
   s.frame->format = AV_PIX_FMT_YUV420P;
   s.frame->width = width;
   s.frame->height = height;
-  if ((rc = av_frame_get_buffer(s.frame, 0)) < 0) s.fail("out of memory", rc);
+  if ((rc = ff().av_frame_get_buffer(s.frame, 0)) < 0) s.fail("out of memory", rc);
   // Grey to YUV 4:2:0 by libswscale, as cv::VideoWriter converted it (limited-range luma, neutral chroma).
-  s.sws = sws_getContext(width, height, AV_PIX_FMT_GRAY8, width, height, AV_PIX_FMT_YUV420P, SWS_BICUBIC, nullptr, nullptr, nullptr);
+  s.sws = ff().sws_getContext(width, height, AV_PIX_FMT_GRAY8, width, height, AV_PIX_FMT_YUV420P, SWS_BICUBIC, nullptr, nullptr, nullptr);
   if (!s.sws) s.fail("no grey to YUV conversion");
-  if ((rc = avio_open(&s.fmt->pb, path.c_str(), AVIO_FLAG_WRITE)) < 0) s.fail("cannot create the file", rc);
-  if ((rc = avformat_write_header(s.fmt, nullptr)) < 0) s.fail("cannot write the header", rc);
+  if ((rc = ff().avio_open(&s.fmt->pb, path.c_str(), AVIO_FLAG_WRITE)) < 0) s.fail("cannot create the file", rc);
+  if ((rc = ff().avformat_write_header(s.fmt, nullptr)) < 0) s.fail("cannot write the header", rc);
   s.header = true;
 }
 
@@ -167,11 +166,11 @@ Mp4Writer::~Mp4Writer() = default;
 
 void Mp4Writer::write(const uint8_t* grey) {
   State& s = *s_;
-  int rc = av_frame_make_writable(s.frame);
+  int rc = ff().av_frame_make_writable(s.frame);
   if (rc < 0) s.fail("out of memory", rc);
   const uint8_t* src[1] = {grey};
   const int stride[1] = {s.width};
-  sws_scale(s.sws, src, stride, 0, s.height, s.frame->data, s.frame->linesize);
+  ff().sws_scale(s.sws, src, stride, 0, s.height, s.frame->data, s.frame->linesize);
   s.frame->pts = s.next_pts++;
   s.drain(s.frame);
 }
@@ -181,9 +180,9 @@ void Mp4Writer::finish() {
   if (s.finished) return;
   s.finished = true;
   s.drain(nullptr);
-  const int rc = av_write_trailer(s.fmt);
+  const int rc = ff().av_write_trailer(s.fmt);
   if (rc < 0) s.fail("cannot write the index", rc);
-  avio_closep(&s.fmt->pb);
+  ff().avio_closep(&s.fmt->pb);
 }
 
 }  // namespace egogeo::render

@@ -1,40 +1,39 @@
 #include "video.h"
 
+#include "../ffmpeg.h"
 #include "types.h"
-
-extern "C" {
-#include <libavcodec/avcodec.h>
-#include <libavformat/avformat.h>
-#include <libavutil/avutil.h>
-#include <libavutil/opt.h>
-#include <libavutil/pixdesc.h>
-#include <libswscale/swscale.h>
-}
 
 #include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <memory>
-#include <mutex>
 
 namespace egogeo::vo {
 namespace {
 
+/// FFmpeg's functions (loaded on the first video; native/ffmpeg.h).
+const Ffmpeg& ff() {
+  std::string why;
+  const Ffmpeg* f = ffmpeg(why);
+  if (!f) throw InputError("video clips need " + why);
+  return *f;
+}
+
 // One owner per FFmpeg object, so every error path (a throw anywhere) frees what was made.
 struct FormatClose {
-  void operator()(AVFormatContext* p) const { avformat_close_input(&p); }
+  void operator()(AVFormatContext* p) const { ff().avformat_close_input(&p); }
 };
 struct CodecFree {
-  void operator()(AVCodecContext* p) const { avcodec_free_context(&p); }
+  void operator()(AVCodecContext* p) const { ff().avcodec_free_context(&p); }
 };
 struct PacketFree {
-  void operator()(AVPacket* p) const { av_packet_free(&p); }
+  void operator()(AVPacket* p) const { ff().av_packet_free(&p); }
 };
 struct FrameFree {
-  void operator()(AVFrame* p) const { av_frame_free(&p); }
+  void operator()(AVFrame* p) const { ff().av_frame_free(&p); }
 };
 struct SwsFree {
-  void operator()(SwsContext* p) const { sws_freeContext(p); }
+  void operator()(SwsContext* p) const { ff().sws_freeContext(p); }
 };
 using Format = std::unique_ptr<AVFormatContext, FormatClose>;
 using Codec = std::unique_ptr<AVCodecContext, CodecFree>;
@@ -44,7 +43,7 @@ using Sws = std::unique_ptr<SwsContext, SwsFree>;
 
 std::string av_error(int err) {
   char buf[AV_ERROR_MAX_STRING_SIZE] = {};
-  av_strerror(err, buf, sizeof buf);
+  ff().av_strerror(err, buf, sizeof buf);
   return buf;
 }
 
@@ -65,12 +64,6 @@ struct Input {
 };
 
 Input open(const std::string& path) {
-  // Nothing on stderr (as when OpenCV's videoio handled FFmpeg's log): the thrown error says why.
-  // Once per process, and only over FFmpeg's default level (a level someone set is kept).
-  static std::once_flag quiet;
-  std::call_once(quiet, [] {
-    if (av_log_get_level() == AV_LOG_INFO) av_log_set_level(AV_LOG_QUIET);
-  });
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) {
     const bool exists = std::filesystem::exists(path, ec);
@@ -81,16 +74,16 @@ Input open(const std::string& path) {
   // file (hls, concat) from making FFmpeg open anything but local files.
   const std::string url = "file:" + path;
   AVDictionary* opts = nullptr;
-  av_dict_set(&opts, "protocol_whitelist", "file", 0);
+  ff().av_dict_set(&opts, "protocol_whitelist", "file", 0);
   AVFormatContext* ctx = nullptr;
-  const int err = avformat_open_input(&ctx, url.c_str(), nullptr, &opts);
-  av_dict_free(&opts);
+  const int err = ff().avformat_open_input(&ctx, url.c_str(), nullptr, &opts);
+  ff().av_dict_free(&opts);
   if (err < 0) unreadable(path, "FFmpeg cannot open it: " + av_error(err));  // FFmpeg frees ctx on failure
   Input in{Format(ctx)};
   // Fills what the header leaves out (the pixel format, the reorder delay, r_frame_rate): FFmpeg
   // decodes the first frame(s) for it, with one thread.
-  if (const int e = avformat_find_stream_info(ctx, nullptr); e < 0) unreadable(path, "FFmpeg cannot read its streams: " + av_error(e));
-  const int idx = av_find_best_stream(ctx, AVMEDIA_TYPE_VIDEO, -1, -1, nullptr, 0);
+  if (const int e = ff().avformat_find_stream_info(ctx, nullptr); e < 0) unreadable(path, "FFmpeg cannot read its streams: " + av_error(e));
+  const int idx = ff().av_find_best_stream(ctx, AVMEDIA_TYPE_VIDEO, -1, -1, nullptr, 0);
   if (idx < 0) unreadable(path, "no video stream");
   in.stream = ctx->streams[idx];
   return in;
@@ -127,7 +120,7 @@ class ToGrey {
     if (!sws_ || f->width != w_ || f->height != h_ || f->format != format_ || full != full_) remake(f, full);
     // swscale writes into FFmpeg's aligned, padded planes (its SIMD may overrun a tight row), then
     // one copy into the continuous Mat the engine wants.
-    if (const int e = sws_scale(sws_.get(), f->data, f->linesize, 0, f->height, grey_->data, grey_->linesize); e < 0) {
+    if (const int e = ff().sws_scale(sws_.get(), f->data, f->linesize, 0, f->height, grey_->data, grey_->linesize); e < 0) {
       unreadable(path_, "converting a frame to grey: " + av_error(e));
     }
     cv::Mat m(f->height, f->width, CV_8UC1);
@@ -138,28 +131,28 @@ class ToGrey {
  private:
   void remake(const AVFrame* f, bool full) {
     const auto fmt = static_cast<AVPixelFormat>(f->format);
-    if (f->width <= 0 || f->height <= 0 || !sws_isSupportedInput(fmt)) {
-      const char* name = av_get_pix_fmt_name(fmt);
+    if (f->width <= 0 || f->height <= 0 || !ff().sws_isSupportedInput(fmt)) {
+      const char* name = ff().av_get_pix_fmt_name(fmt);
       unreadable(path_, std::string("cannot convert pixel format ") + (name ? name : "none") + " to grey");
     }
-    sws_.reset(made(sws_alloc_context(), path_, "a converter"));
+    sws_.reset(made(ff().sws_alloc_context(), path_, "a converter"));
     SwsContext* s = sws_.get();
-    av_opt_set_int(s, "srcw", f->width, 0);
-    av_opt_set_int(s, "srch", f->height, 0);
-    av_opt_set_int(s, "src_format", fmt, 0);
-    av_opt_set_int(s, "dstw", f->width, 0);
-    av_opt_set_int(s, "dsth", f->height, 0);
-    av_opt_set_int(s, "dst_format", AV_PIX_FMT_GRAY8, 0);
+    ff().av_opt_set_int(s, "srcw", f->width, 0);
+    ff().av_opt_set_int(s, "srch", f->height, 0);
+    ff().av_opt_set_int(s, "src_format", fmt, 0);
+    ff().av_opt_set_int(s, "dstw", f->width, 0);
+    ff().av_opt_set_int(s, "dsth", f->height, 0);
+    ff().av_opt_set_int(s, "dst_format", AV_PIX_FMT_GRAY8, 0);
     // The frame's own range (yuvj* formats are full range whatever it says); grey out is full range.
-    av_opt_set_int(s, "src_range", full ? 1 : 0, 0);
-    av_opt_set_int(s, "dst_range", 1, 0);
-    av_opt_set_int(s, "sws_flags", SWS_POINT | SWS_ACCURATE_RND, 0);  // same size: no filtering; exact rounding
-    if (const int e = sws_init_context(s, nullptr, nullptr); e < 0) unreadable(path_, "cannot make a grey converter: " + av_error(e));
-    grey_.reset(made(av_frame_alloc(), path_, "a frame"));
+    ff().av_opt_set_int(s, "src_range", full ? 1 : 0, 0);
+    ff().av_opt_set_int(s, "dst_range", 1, 0);
+    ff().av_opt_set_int(s, "sws_flags", SWS_POINT | SWS_ACCURATE_RND, 0);  // same size: no filtering; exact rounding
+    if (const int e = ff().sws_init_context(s, nullptr, nullptr); e < 0) unreadable(path_, "cannot make a grey converter: " + av_error(e));
+    grey_.reset(made(ff().av_frame_alloc(), path_, "a frame"));
     grey_->format = AV_PIX_FMT_GRAY8;
     grey_->width = f->width;
     grey_->height = f->height;
-    if (const int e = av_frame_get_buffer(grey_.get(), 0); e < 0) unreadable(path_, "cannot allocate a grey frame: " + av_error(e));
+    if (const int e = ff().av_frame_get_buffer(grey_.get(), 0); e < 0) unreadable(path_, "cannot allocate a grey frame: " + av_error(e));
     w_ = f->width;
     h_ = f->height;
     format_ = f->format;
@@ -188,31 +181,31 @@ VideoInfo probe_video(const std::string& path) {
 DecodedVideo decode_video(const std::string& path) {
   Input in = open(path);
   AVStream* st = in.stream;
-  const AVCodec* decoder = avcodec_find_decoder(st->codecpar->codec_id);
-  if (!decoder) unreadable(path, std::string("no decoder for codec ") + avcodec_get_name(st->codecpar->codec_id));
-  Codec dec(made(avcodec_alloc_context3(decoder), path, "a decoder"));
-  if (const int e = avcodec_parameters_to_context(dec.get(), st->codecpar); e < 0) unreadable(path, "bad codec parameters: " + av_error(e));
+  const AVCodec* decoder = ff().avcodec_find_decoder(st->codecpar->codec_id);
+  if (!decoder) unreadable(path, std::string("no decoder for codec ") + ff().avcodec_get_name(st->codecpar->codec_id));
+  Codec dec(made(ff().avcodec_alloc_context3(decoder), path, "a decoder"));
+  if (const int e = ff().avcodec_parameters_to_context(dec.get(), st->codecpar); e < 0) unreadable(path, "bad codec parameters: " + av_error(e));
   dec->pkt_timebase = st->time_base;
   // One thread: egogeo decodes one clip per worker and the worker pool is the parallelism; FFmpeg's
   // default (a thread per core, in every worker) only oversubscribes the cores.
   dec->thread_count = 1;
-  if (const int e = avcodec_open2(dec.get(), decoder, nullptr); e < 0) unreadable(path, "cannot open its decoder: " + av_error(e));
+  if (const int e = ff().avcodec_open2(dec.get(), decoder, nullptr); e < 0) unreadable(path, "cannot open its decoder: " + av_error(e));
 
   DecodedVideo out;
   out.fps = declared_fps(st);
   if (const int hint = declared_frames(in.fmt.get(), st, out.fps); hint > 0 && hint < 100000) out.frames.reserve(static_cast<size_t>(hint));
-  Packet pkt(made(av_packet_alloc(), path, "a packet"));
-  Frame frame(made(av_frame_alloc(), path, "a frame"));
+  Packet pkt(made(ff().av_packet_alloc(), path, "a packet"));
+  Frame frame(made(ff().av_frame_alloc(), path, "a frame"));
   ToGrey to_grey(path);
 
   // Every frame the decoder has ready (until it wants more input, or its end after the flush).
   const auto drain = [&] {
     for (;;) {
-      const int e = avcodec_receive_frame(dec.get(), frame.get());
+      const int e = ff().avcodec_receive_frame(dec.get(), frame.get());
       if (e == AVERROR(EAGAIN) || e == AVERROR_EOF) return;
       if (e < 0) unreadable(path, "decoding frame " + std::to_string(out.frames.size()) + ": " + av_error(e));
       cv::Mat grey = to_grey(frame.get());
-      av_frame_unref(frame.get());
+      ff().av_frame_unref(frame.get());
       if (!out.frames.empty() && grey.size() != out.frames[0].size()) {
         throw InputError("'" + path + "': frame " + std::to_string(out.frames.size()) + " changes size");
       }
@@ -220,7 +213,7 @@ DecodedVideo decode_video(const std::string& path) {
     }
   };
   const auto send = [&](const AVPacket* p) {
-    if (const int e = avcodec_send_packet(dec.get(), p); e < 0 && e != AVERROR_EOF) {
+    if (const int e = ff().avcodec_send_packet(dec.get(), p); e < 0 && e != AVERROR_EOF) {
       unreadable(path, "decoding after frame " + std::to_string(out.frames.size()) + ": " + av_error(e));
     }
     drain();
@@ -230,7 +223,7 @@ DecodedVideo decode_video(const std::string& path) {
   // lists (a file cut at a packet boundary reads as a clean EOF).
   int64_t packets = 0;
   for (;;) {
-    const int e = av_read_frame(in.fmt.get(), pkt.get());
+    const int e = ff().av_read_frame(in.fmt.get(), pkt.get());
     if (e == AVERROR_EOF) break;
     if (e < 0) unreadable(path, "reading after frame " + std::to_string(out.frames.size()) + ": " + av_error(e));
     if (pkt->stream_index == st->index) {  // (a throw leaves pkt to its owner)
@@ -238,9 +231,9 @@ DecodedVideo decode_video(const std::string& path) {
       if (pkt->flags & AV_PKT_FLAG_CORRUPT) unreadable(path, "truncated or damaged after frame " + std::to_string(out.frames.size()));
       send(pkt.get());
     }
-    av_packet_unref(pkt.get());
+    ff().av_packet_unref(pkt.get());
   }
-  if (const int listed = avformat_index_get_entries_count(st); packets < listed) {
+  if (const int listed = ff().avformat_index_get_entries_count(st); packets < listed) {
     unreadable(path, "truncated: " + std::to_string(packets) + " of the " + std::to_string(listed) + " packets its index lists");
   }
   send(nullptr);  // flush: the frames the decoder still holds (reordering delay)
