@@ -84,7 +84,7 @@ struct Mp4Writer::State {
   AVFrame* frame = nullptr;
   AVPacket* pkt = nullptr;
   SwsContext* sws = nullptr;
-  bool header = false, finished = false;
+  bool opened = false, finished = false;  // opened: the header is written
   int64_t next_pts = 0;
 
   ~State() {
@@ -102,7 +102,8 @@ struct Mp4Writer::State {
   }
 
   [[noreturn]] void fail(const std::string& what, int code = 0) const {
-    throw std::runtime_error("cannot open an mp4 (mp4v) video writer for '" + path + "': " + what + (code ? " (" + av_message(code) + ")" : ""));
+    const std::string where = opened ? "cannot write the mp4 '" + path + "'" : "cannot open an mp4 (mp4v) video writer for '" + path + "'";
+    throw std::runtime_error(where + ": " + what + (code ? " (" + av_message(code) + ")" : ""));
   }
 
   /// Sends `f` (nullptr: flush) and writes every packet the encoder returns.
@@ -134,7 +135,7 @@ Mp4Writer::Mp4Writer(const std::string& path, int width, int height, double fps)
   s.frame = ff().av_frame_alloc();
   s.pkt = ff().av_packet_alloc();
   if (!s.stream || !s.enc || !s.frame || !s.pkt) s.fail("out of memory");
-  // The frame rate as a fraction over 1001ths where that is exact (29.97), else over 1000ths.
+  // The frame rate as a rational (denominators up to 10^5).
   const AVRational rate = ff().av_d2q(fps, 100000);
   s.enc->width = width;
   s.enc->height = height;
@@ -159,7 +160,7 @@ Mp4Writer::Mp4Writer(const std::string& path, int width, int height, double fps)
   if (!s.sws) s.fail("no grey to YUV conversion");
   if ((rc = ff().avio_open(&s.fmt->pb, path.c_str(), AVIO_FLAG_WRITE)) < 0) s.fail("cannot create the file", rc);
   if ((rc = ff().avformat_write_header(s.fmt, nullptr)) < 0) s.fail("cannot write the header", rc);
-  s.header = true;
+  s.opened = true;
 }
 
 Mp4Writer::~Mp4Writer() = default;

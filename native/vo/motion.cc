@@ -4,6 +4,7 @@
 
 #include <opencv2/calib3d.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 namespace egogeo::vo {
@@ -60,19 +61,16 @@ int recover_pose(const cv::Mat& E, const std::vector<cv::Vec3d>& x1, const std::
       const double aa = a.dot(a), bb = b.dot(b), ab = a.dot(b), at = a.dot(tc), bt = b.dot(tc);
       const double det = aa * bb - ab * ab;
       if (!(det > 0)) continue;
-      const double l1 = (-at * bb + ab * bt) / det, l2 = (aa * bt - ab * at) / det;
-      const double z1 = l1, z2 = l2;  // depths: the rays have z = 1
+      // The depths themselves: the rays have z = 1.
+      const double z1 = (-at * bb + ab * bt) / det, z2 = (aa * bt - ab * at) / det;
       if (z1 > 0 && z1 < far && z2 > 0 && z2 < far) {
         ok[c][i] = 1;
         ++good[c];
       }
     }
   }
-  int best = 0;
-  if (good[0] >= good[1] && good[0] >= good[2] && good[0] >= good[3]) best = 0;
-  else if (good[1] >= good[0] && good[1] >= good[2] && good[1] >= good[3]) best = 1;
-  else if (good[2] >= good[0] && good[2] >= good[1] && good[2] >= good[3]) best = 2;
-  else best = 3;
+  // OpenCV takes the first candidate with at least as many as every other: the first maximum.
+  const int best = static_cast<int>(std::max_element(good, good + 4) - good);
   R_out = Rs[best % 2];
   t_out = best < 2 ? t : -t;
   std::copy(ok[best].begin(), ok[best].end(), mask.ptr<uchar>());

@@ -280,7 +280,7 @@ SpeedFit smooth_speed(std::vector<double>& v, const std::vector<bool>& moving, c
       }
     }
     // -2 log marginal likelihood over (q, road noise scale, ratio noise scale) on a grid.
-    auto evaluate = [&](double q, double sr2, double sq2, double log_terms, std::vector<double>* xo, double* lds) {
+    auto evaluate = [&](double q, double sr2, double sq2, double log_terms, std::vector<double>* xo) {
       const double scale[3] = {1 / sr2, 1 / sq2, 1 / q};
       for (int i = 0; i < 3 * n; ++i) a[i] = a0[i] + scale[0] * ak[i] + scale[1] * ak[3 * n + i] + scale[2] * ak[6 * n + i];
       for (int i = 0; i < n; ++i) b[i] = b0[i] + scale[0] * bk[i] + scale[1] * bk[n + i] + scale[2] * bk[2 * n + i];
@@ -296,7 +296,6 @@ SpeedFit smooth_speed(std::vector<double>& v, const std::vector<bool>& moving, c
         S += t.w * scale[t.kind] * r * r;
       }
       if (xo) *xo = xs;
-      if (lds) *lds = logdet;
       return S + logdet + log_terms;
     };
     // counts[kind] * log(scale) for every grid value, computed once.
@@ -318,7 +317,7 @@ SpeedFit smooth_speed(std::vector<double>& v, const std::vector<bool>& moving, c
       for (int ir = 0; ir < ns; ++ir)
         for (int iqq = 0; iqq < ns; ++iqq) {
           const double sr2 = std::pow(2.0, ir - 2), sq2 = std::pow(2.0, iqq - 2);  // 1/4 .. 64
-          const double f = evaluate(q, sr2, sq2, lr[ir] + lq[iqq] + lqq, nullptr, nullptr);
+          const double f = evaluate(q, sr2, sq2, lr[ir] + lq[iqq] + lqq, nullptr);
           if (f < best) {
             best = f;
             bq = q;
@@ -329,7 +328,7 @@ SpeedFit smooth_speed(std::vector<double>& v, const std::vector<bool>& moving, c
     }
     if (!std::isfinite(best)) return fit;
     std::vector<double> xs;
-    evaluate(bq, bsr, bsq, 0.0, &xs, nullptr);
+    evaluate(bq, bsr, bsq, 0.0, &xs);
     x = xs;
     fit.jerk_psd = bq;
     fit.road_scale = bsr;

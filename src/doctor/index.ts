@@ -31,7 +31,7 @@ export const PACKAGE_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** The OpenCV modules the native engine links (CMakeLists.txt's find_package). */
 export const ENGINE_MODULES = ['core', 'imgproc', 'video', 'calib3d', 'features2d'];
 
-const APT = 'sudo apt-get install -y libopencv-dev libjpeg-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev pkg-config cmake g++ make python3';
+const APT = 'sudo apt-get install -y libopencv-dev libjpeg-dev libpng-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev pkg-config cmake g++ make python3';
 const first = (e: unknown) => String((e as Error)?.message ?? e).split('\n')[0];
 
 function sh(cmd: string, argv: string[]): string | null {
@@ -70,7 +70,7 @@ function addonCheck(): Check {
   }
 }
 
-/** Renders a 4-frame mp4 with the engine (OpenCV's writer) and runs VO on it through the engine's own FFmpeg decoder. */
+/** Renders a 4-frame mp4 with the engine (FFmpeg's encoder) and runs VO on it through the engine's own FFmpeg decoder. */
 function videoCheck(addonOk: boolean): Check {
   const name = 'video decoding';
   if (!addonOk) return { name, status: 'fail', detail: 'needs the addon', fix: 'npm run build:native', required: true };
@@ -95,7 +95,7 @@ function videoCheck(addonOk: boolean): Check {
       name,
       status: 'fail',
       detail: first(e),
-      fix: 'the engine writes mp4 with OpenCV and decodes it with FFmpeg (Debian: apt-get install -y libopencv-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev), then npm run build:native',
+      fix: 'the engine writes and decodes mp4 with FFmpeg, loaded at first use (Debian: apt-get install -y libavformat-dev libavcodec-dev libavutil-dev libswscale-dev), then npm run build:native',
       required: true,
     };
   } finally {

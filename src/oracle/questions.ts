@@ -57,9 +57,7 @@ export function loadQuestions(path = DEFAULT_QUESTIONS_PATH, scale = 1): Questio
   } catch (e) {
     throw new InputError(`${path}: invalid YAML (${(e as Error).message.split('\n')[0]})`);
   }
-  const set = compileQuestions(doc, path, scale);
-  cache.set(key, set);
-  return set;
+  return questionsFromDocument(doc, path, scale);
 }
 
 /** compileQuestions, once per source and scale (a worker compiles each task's document once). */

@@ -44,10 +44,10 @@ export function defaultWorkers(): number {
 
 export async function runPool<T, R>(o: PoolOptions<T, R>): Promise<PoolSummary> {
   const workers = Math.max(1, Math.floor(o.workers ?? defaultWorkers()));
-  const filename = o.worker instanceof URL ? o.worker.href : o.worker;
+  const filename = (o.worker instanceof URL ? o.worker : pathToFileURL(o.worker)).href;
   let direct: ((task: T) => Promise<R>) | null = null;
   if (workers === 1) {
-    const mod = (await import(o.worker instanceof URL ? o.worker.href : pathToFileURL(o.worker).href)) as { inProcess?: (task: T) => Promise<R> };
+    const mod = (await import(filename)) as { inProcess?: (task: T) => Promise<R> };
     direct = typeof mod.inProcess === 'function' ? mod.inProcess : null;
   }
   const pool = direct ? null : new Piscina({ filename, minThreads: workers, maxThreads: workers, idleTimeout: 1000 });

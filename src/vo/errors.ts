@@ -3,14 +3,9 @@
  * defines them: ATE after SE(3) or Sim(3) Umeyama alignment, RPE over a frame delta, and RMSE of
  * the oracle's yaw-rate and speed arrays. Planar trajectories are lifted to z = 0.
  */
-import { createRequire } from 'node:module';
-import type { Matrix } from 'ml-matrix';
+import { Matrix, SingularValueDecomposition } from 'ml-matrix';
 import type { Trajectory } from '../core/trajectory.js';
 import { computeDynamics } from '../oracle/dynamics.js';
-
-// ml-matrix takes ~70 ms to load; every CLI start imports this module (report), few call it.
-let mlMatrix: typeof import('ml-matrix') | undefined;
-const ml = () => (mlMatrix ??= createRequire(import.meta.url)('ml-matrix') as typeof import('ml-matrix'));
 
 export interface Alignment {
   R: Matrix;
@@ -24,7 +19,7 @@ export function umeyama(src: number[][], dst: number[][], withScale: boolean): A
   const dim = src[0].length;
   const mean = (pts: number[][]) => Array.from({ length: dim }, (_, j) => pts.reduce((s, p) => s + p[j], 0) / n);
   const ms = mean(src), md = mean(dst);
-  const cov = ml().Matrix.zeros(dim, dim);
+  const cov = Matrix.zeros(dim, dim);
   let varSrc = 0;
   for (let i = 0; i < n; i++) {
     for (let r = 0; r < dim; r++) {
@@ -34,9 +29,9 @@ export function umeyama(src: number[][], dst: number[][], withScale: boolean): A
   }
   cov.div(n);
   varSrc /= n;
-  const svd = new (ml().SingularValueDecomposition)(cov);
+  const svd = new SingularValueDecomposition(cov);
   const U = svd.leftSingularVectors, V = svd.rightSingularVectors;
-  const S = ml().Matrix.eye(dim, dim);
+  const S = Matrix.eye(dim, dim);
   const det = U.mmul(V.transpose()).clone();
   if (determinant(det) < 0) S.set(dim - 1, dim - 1, -1);
   const R = U.mmul(S).mmul(V.transpose());
@@ -44,7 +39,7 @@ export function umeyama(src: number[][], dst: number[][], withScale: boolean): A
   let trace = 0;
   for (let i = 0; i < dim; i++) trace += d[i] * S.get(i, i);
   const scale = withScale && varSrc > 0 ? trace / varSrc : 1;
-  const Rm = R.mmul(ml().Matrix.columnVector(ms)).to1DArray();
+  const Rm = R.mmul(Matrix.columnVector(ms)).to1DArray();
   const t = md.map((v, i) => v - scale * Rm[i]);
   return { R, t, scale };
 }
@@ -67,7 +62,7 @@ export function ate(est: Trajectory, gt: Trajectory, withScale: boolean): { rmse
   const src = points(est), dst = points(gt);
   const a = umeyama(src, dst, withScale);
   const errs = src.map((p, i) => {
-    const q = a.R.mmul(ml().Matrix.columnVector(p)).to1DArray().map((v, j) => a.scale * v + a.t[j]);
+    const q = a.R.mmul(Matrix.columnVector(p)).to1DArray().map((v, j) => a.scale * v + a.t[j]);
     return Math.hypot(q[0] - dst[i][0], q[1] - dst[i][1], q[2] - dst[i][2]);
   });
   return { rmse: rmse(errs), scale: a.scale };
