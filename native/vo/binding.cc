@@ -176,6 +176,7 @@ std::unique_ptr<Request> parse(const Napi::CallbackInfo& info) {
     o.relative_scale = a.boolean(op, "relativeScale", "options", o.relative_scale);
     o.speed_smoother = a.boolean(op, "speedSmoother", "options", o.speed_smoother);
     o.jerk_psd = a.number(op, "jerkPsd", "options", o.jerk_psd, 0, 1e6);
+    o.ratio_drift = a.number(op, "ratioDrift", "options", o.ratio_drift, 0.01, 0.99);
     const std::string photometric = a.choice(op, "photometric", "options", "none", {"none", "global", "equalize", "clahe", "gain", "match", "pair"});
     o.photometric = photometric == "global"     ? Photometric::Global
                     : photometric == "equalize" ? Photometric::Equalize
@@ -428,7 +429,8 @@ Napi::Value SmoothSpeed(const Napi::CallbackInfo& info) {
   SpeedPrior prior;
   const Napi::Value q = o.Get("jerkPsd");
   if (q.IsNumber()) prior.jerk_psd = q.As<Napi::Number>().DoubleValue();
-  std::vector<double> v(n, 0.0), road(n, 0.0), wr(n, 0.0), rho(n, 0.0), wq(n, 0.0), var, cov;
+  prior.ratio_drift = a.number(o, "ratioDrift", "ratioDrift", prior.ratio_drift, 0.01, 0.99);
+  std::vector<double> v(n, 0.0), road(n, 0.0), wr(n, 0.0), rho(n, 0.0), wq(n, 0.0);
   std::vector<bool> moving(n, true);
   for (size_t k = 0; k < n; ++k) {
     if (d[k] > 0 && ds[k] > 0) {
@@ -441,7 +443,9 @@ Napi::Value SmoothSpeed(const Napi::CallbackInfo& info) {
     }
     v[k] = d[k] > 0 ? d[k] / (ts[k + 1] - ts[k]) : 0.0;
   }
-  const SpeedFit fit = smooth_speed(v, moving, ts, road, wr, rho, wq, prior, &var, &cov);
+  SpeedPosterior post;
+  const SpeedFit fit = smooth_speed(v, moving, ts, road, wr, rho, wq, prior, &post);
+  const std::vector<double>& var = post.var;
   if (!fit.ok) a.fail("no road distance to anchor the speed");
   Napi::Env env = info.Env();
   auto sp = Napi::Float64Array::New(env, n), sg = Napi::Float64Array::New(env, n);

@@ -174,12 +174,13 @@ bool fuse_relative(std::vector<double>& v, std::vector<double>& conf, const std:
 
 SpeedFit smooth_speed(std::vector<double>& v, const std::vector<bool>& moving, const std::vector<double>& ts,
                       const std::vector<double>& road, const std::vector<double>& wr0, const std::vector<double>& rho,
-                      const std::vector<double>& wq0, const SpeedPrior& prior, std::vector<double>* var,
-                      std::vector<double>* cov_prev) {
+                      const std::vector<double>& wq0, const SpeedPrior& prior, SpeedPosterior* post) {
   const int n = static_cast<int>(v.size());
   SpeedFit fit;
-  if (var) var->assign(n, 0.0);
-  if (cov_prev) cov_prev->assign(n, 0.0);
+  if (post) {
+    post->var.assign(n, 0.0);
+    post->cov_prev.assign(n, 0.0);
+  }
   std::vector<double> logdt(n), tm(n);
   for (int k = 0; k < n; ++k) {
     logdt[k] = std::log(ts[k + 1] - ts[k]);
@@ -194,164 +195,213 @@ SpeedFit smooth_speed(std::vector<double>& v, const std::vector<bool>& moving, c
     }
   if (anchors == 0) return fit;
   const double level = median(levels);  // log speed for a tiny ridge (segments without a road anchor)
-  // Terms of the quadratic objective: weight * (c . x[idx] - rhs)^2, x_k = log distance of pair k.
+  // The relative scales' errors. The ratio of pair k's distance to pair k-1's comes from the
+  // triplet of frames k-1, k, k+1, so consecutive ratios share pair k's error: against ground
+  // truth their errors correlate at lag 1 by -0.3 to -0.5 (KITTI; -0.5 is a difference of white
+  // noise), less where other errors dominate. So a ratio's error is modelled as u_k - u_{k-1} + e_k:
+  // white noise u on each pair's log distance, which the running sum of the ratios along a chain
+  // carries without accumulating (a slow speed change shows in the sum as clearly as it happened),
+  // plus independent steps e, which accumulate (a drift of the chain's offset o_k). A ratio's
+  // nominal variance s^2 is split as 2 var(u) = (1 - f) s^2 and var(e) = f s^2 with f =
+  // SpeedPrior::ratio_drift = 1 + 2 x (lag-1 correlation), calibrated against ground truth: per
+  // clip, maximum likelihood cannot tell a slow speed change from a slow drift and takes the drift
+  // (f near 1, the model of independent ratios, which smooths real braking away). A link that is
+  // missing, or that the profile rejects (below), lets the offset jump.
+  //
+  // Unknowns, interleaved so that the normal matrix is banded (bandwidth 4): x_k = log distance of
+  // pair k at 2k, the chain offset o_k at 2k + 1. Terms: weight * (c . z[idx] - rhs)^2.
   struct Term {
     int i[3];
     double c[3];
     int m;
     double w, rhs;
-    int kind;  // 0 road, 1 ratio, 2 prior
+    int kind;  // 0 road, 1 chained ratios (u), 2 jerk prior, 3 offset drift (e)
   };
-  std::vector<double> wr = wr0, wq = wq0, x(n, 0.0);
+  constexpr int kKinds = 4, B = 4, W = B + 1;
+  const int N = 2 * n;
+  std::vector<double> wr = wr0, x(n, 0.0);
+  std::vector<char> broken(n, 0);  // link k (pair k-1 to k) rejected: the offset may jump there
   for (int k = 0; k < n; ++k) x[k] = moving[k] && v[k] > 0 ? std::log(v[k]) + logdt[k] : 0.0;
-  // Banded (bandwidth 2) Cholesky of the normal matrix: A(i, i-d) at a[3 i + d].
-  std::vector<double> a(3 * n), b(n), Lb(3 * n);
+  // Banded Cholesky: A(i, i-d) at a[W i + d].
+  std::vector<double> a(W * N), Lb(W * N), zs(N);
   auto factor = [&](double& logdet) {
     Lb = a;
     // log det = log of the product of the pivots, kept in [0.5, 1) x 2^e (frexp) so that it never
-    // overflows: one log per factorisation instead of one per row (this runs ~6,000 times a clip).
+    // overflows: one log per factorisation instead of one per row.
     double mant = 1;
     long long ex = 0;
-    for (int i = 0; i < n; ++i)
-      for (int j = std::max(0, i - 2); j <= i; ++j) {
-        double s = Lb[3 * i + (i - j)];
-        for (int k = std::max(0, i - 2); k < j; ++k) s -= Lb[3 * i + (i - k)] * Lb[3 * j + (j - k)];
+    for (int i = 0; i < N; ++i)
+      for (int j = std::max(0, i - B); j <= i; ++j) {
+        double s = Lb[W * i + (i - j)];
+        for (int k = std::max(0, i - B); k < j; ++k) s -= Lb[W * i + (i - k)] * Lb[W * j + (j - k)];
         if (i == j) {
           if (!(s > 0)) return false;
-          Lb[3 * i] = std::sqrt(s);
+          Lb[W * i] = std::sqrt(s);
           int e;
           mant = std::frexp(mant * s, &e);
           ex += e;
         } else {
-          Lb[3 * i + (i - j)] = s / Lb[3 * j];
+          Lb[W * i + (i - j)] = s / Lb[W * j];
         }
       }
     logdet = std::log(mant) + static_cast<double>(ex) * std::log(2.0);
     return true;
   };
-  auto solve_in_place = [&](std::vector<double>& y) {  // y <- A^{-1} y from the factor
-    for (int i = 0; i < n; ++i) {
-      for (int k = std::max(0, i - 2); k < i; ++k) y[i] -= Lb[3 * i + (i - k)] * y[k];
-      y[i] /= Lb[3 * i];
-    }
-    for (int i = n - 1; i >= 0; --i) {
-      for (int k = i + 1; k <= std::min(n - 1, i + 2); ++k) y[i] -= Lb[3 * k + (k - i)] * y[k];
-      y[i] /= Lb[3 * i];
+  auto back_substitute = [&](std::vector<double>& y) {  // y <- L^-T y
+    for (int i = N - 1; i >= 0; --i) {
+      for (int k = i + 1; k <= std::min(N - 1, i + B); ++k) y[i] -= Lb[W * k + (k - i)] * y[k];
+      y[i] /= Lb[W * i];
     }
   };
-  auto solve = [&](std::vector<double> y) {
-    solve_in_place(y);
-    return y;
+  auto solve_in_place = [&](std::vector<double>& y) {  // y <- A^-1 y from the factor
+    for (int i = 0; i < N; ++i) {
+      for (int k = std::max(0, i - B); k < i; ++k) y[i] -= Lb[W * i + (i - k)] * y[k];
+      y[i] /= Lb[W * i];
+    }
+    back_substitute(y);
   };
-  std::vector<double> xs_buf(n);
+  // Grids of the per-clip choices: q log-spaced in [q_min, q_max]; noise-variance scales 1/4 .. 64.
   const int nq = 25, ns = 9;
+  const double f = prior.ratio_drift;
+  auto q_at = [&](int i) { return prior.jerk_psd > 0 ? prior.jerk_psd : prior.q_min * std::pow(prior.q_max / prior.q_min, i / double(nq - 1)); };
+  auto s_at = [](int i) { return std::pow(2.0, i - 2); };
+  int g[3] = {0, 2, 2};  // grid choice (q, road scale, ratio scale)
   for (int outer = 0; outer < 3; ++outer) {
     std::vector<Term> terms;
+    // Chains: runs of moving pairs joined by valid, unrejected ratios; c_k the running sum.
+    std::vector<double> csum(n, 0.0);
+    std::vector<char> linked(n, 0);
     for (int k = 0; k < n; ++k) {
       if (!moving[k]) continue;
-      if (wr[k] > 0) terms.push_back({{k, 0, 0}, {1, 0, 0}, 1, wr[k], road[k], 0});
-      if (k >= 1 && wq[k] > 0) terms.push_back({{k, k - 1, 0}, {1, -1, 0}, 2, wq[k], rho[k], 1});
+      linked[k] = k >= 1 && moving[k - 1] && wq0[k] > 0 && !broken[k];
+      csum[k] = linked[k] ? csum[k - 1] + rho[k] : 0.0;
+    }
+    std::vector<char> used(n, 0);  // o_k in a term
+    for (int k = 0; k < n; ++k) {
+      if (!moving[k]) continue;
+      if (wr[k] > 0) terms.push_back({{2 * k, 0, 0}, {1, 0, 0}, 1, wr[k], road[k], 0});
+      const bool next = k + 1 < n && linked[k + 1];
+      if (linked[k] || next) {
+        // x_k - o_k = c_k + u_k, var(u_k) = half the mean nominal variance of its links.
+        const double var = 0.5 * ((linked[k] ? 1 / wq0[k] : 0.0) + (next ? 1 / wq0[k + 1] : 0.0)) / (linked[k] && next ? 2 : 1);
+        terms.push_back({{2 * k, 2 * k + 1, 0}, {1, -1, 0}, 2, 1 / var, csum[k], 1});
+        used[k] = 1;
+      }
+      if (linked[k]) terms.push_back({{2 * k + 1, 2 * k - 1, 0}, {1, -1, 0}, 2, wq0[k], 0.0, 3});
       if (k >= 1 && k + 1 < n && moving[k - 1] && moving[k + 1]) {
         // White-noise jerk: the change of acceleration between the pair midpoints, linearised in
         // log speed about the current estimate, has variance q (h1 + h2) / 2.
         const double h1 = tm[k] - tm[k - 1], h2 = tm[k + 1] - tm[k];
         const double vk = std::exp(x[k] - logdt[k]);
         const double c0 = vk / h1, c2 = vk / h2, c1 = -(c0 + c2);
-        terms.push_back({{k - 1, k, k + 1}, {c0, c1, c2}, 3, 1.0 / (0.5 * (h1 + h2)),
+        terms.push_back({{2 * k - 2, 2 * k, 2 * k + 2}, {c0, c1, c2}, 3, 1 / (0.5 * (h1 + h2)),
                          c0 * logdt[k - 1] + c1 * logdt[k] + c2 * logdt[k + 1], 2});
       }
     }
-    int counts[3] = {0, 0, 0};
+    int counts[kKinds] = {0, 0, 0, 0};
     for (const auto& t : terms) ++counts[t.kind];
-    // The normal equations are linear in the three inverse scales: assemble each kind's part once
-    // (banded like `a`), then every grid point only combines them.
-    std::vector<double> a0(3 * n, 0.0), b0(n, 0.0), ak(3 * 3 * n, 0.0), bk(3 * n, 0.0);
+    // The normal equations are linear in the inverse noise scales. Chained ratios and drift share
+    // the ratio scale (their split f is fixed), so three parts: assemble each once (with the
+    // constant sum of weight * rhs^2 that the residual needs), then every grid point only combines
+    // them.
+    auto part = [&](int kind) { return kind == 0 ? 0 : kind == 2 ? 2 : 1; };
+    const double split[kKinds] = {1, 1 / (1 - f), 1, 1 / f};
+    std::vector<double> a0(W * N, 0.0), b0(N, 0.0), ak(3 * W * N, 0.0), bk(3 * N, 0.0);
+    double c0 = 0, ck[3] = {0, 0, 0};
     for (int k = 0; k < n; ++k) {
-      a0[3 * k] = moving[k] ? 1e-8 : 1.0;
-      b0[k] = moving[k] ? 1e-8 * (level + logdt[k]) : 0.0;
+      a0[W * 2 * k] = moving[k] ? 1e-8 : 1.0;  // a tiny ridge to the clip's road level
+      b0[2 * k] = moving[k] ? 1e-8 * (level + logdt[k]) : 0.0;
+      c0 += moving[k] ? 1e-8 * (level + logdt[k]) * (level + logdt[k]) : 0.0;
+      a0[W * (2 * k + 1)] = used[k] ? 1e-8 : 1.0;  // offsets: flat prior
     }
     for (const auto& t : terms) {
-      double* A = &ak[3 * n * t.kind];
-      double* B = &bk[n * t.kind];
+      const int pk = part(t.kind);
+      const double w = t.w * split[t.kind];
+      double* A = &ak[W * N * pk];
+      double* Bk = &bk[N * pk];
+      ck[pk] += w * t.rhs * t.rhs;
       for (int p = 0; p < t.m; ++p) {
-        B[t.i[p]] += t.w * t.c[p] * t.rhs;
+        Bk[t.i[p]] += w * t.c[p] * t.rhs;
         for (int r = 0; r < t.m; ++r)
-          if (t.i[p] >= t.i[r]) A[3 * t.i[p] + (t.i[p] - t.i[r])] += t.w * t.c[p] * t.c[r];
+          if (t.i[p] >= t.i[r]) A[W * t.i[p] + (t.i[p] - t.i[r])] += w * t.c[p] * t.c[r];
       }
     }
-    // -2 log marginal likelihood over (q, road noise scale, ratio noise scale) on a grid.
-    auto evaluate = [&](double q, double sr2, double sq2, double log_terms, std::vector<double>* xo) {
+    // -2 log marginal likelihood at grid point (q, road scale, ratio scale): the weighted residual
+    // at the optimum (c - b . x, by the normal equations), log det of the posterior precision, and
+    // the measurements' and prior's log variances.
+    auto evaluate = [&](int iq, int ir, int is) {
+      const double q = q_at(iq), sr2 = s_at(ir), sq2 = s_at(is);
       const double scale[3] = {1 / sr2, 1 / sq2, 1 / q};
-      for (int i = 0; i < 3 * n; ++i) a[i] = a0[i] + scale[0] * ak[i] + scale[1] * ak[3 * n + i] + scale[2] * ak[6 * n + i];
-      for (int i = 0; i < n; ++i) b[i] = b0[i] + scale[0] * bk[i] + scale[1] * bk[n + i] + scale[2] * bk[2 * n + i];
+      const double log_terms = counts[0] * std::log(sr2) + counts[1] * std::log((1 - f) * sq2) + counts[3] * std::log(f * sq2) +
+                               counts[2] * std::log(q);
+      for (int i = 0; i < W * N; ++i) a[i] = a0[i] + scale[0] * ak[i] + scale[1] * ak[W * N + i] + scale[2] * ak[2 * W * N + i];
+      double c = c0 + scale[0] * ck[0] + scale[1] * ck[1] + scale[2] * ck[2];
+      for (int i = 0; i < N; ++i) zs[i] = b0[i] + scale[0] * bk[i] + scale[1] * bk[N + i] + scale[2] * bk[2 * N + i];
       double logdet;
       if (!factor(logdet)) return std::numeric_limits<double>::infinity();
-      xs_buf = b;  // no allocation: same size
-      solve_in_place(xs_buf);
-      const std::vector<double>& xs = xs_buf;
-      double S = 0;
-      for (const auto& t : terms) {
-        double r = -t.rhs;
-        for (int p = 0; p < t.m; ++p) r += t.c[p] * xs[t.i[p]];
-        S += t.w * scale[t.kind] * r * r;
+      // c - b . A^-1 b = c - |L^-1 b|^2: half a solve.
+      for (int i = 0; i < N; ++i) {
+        for (int k = std::max(0, i - B); k < i; ++k) zs[i] -= Lb[W * i + (i - k)] * zs[k];
+        zs[i] /= Lb[W * i];
+        c -= zs[i] * zs[i];
       }
-      if (xo) *xo = xs;
-      return S + logdet + log_terms;
+      return c + logdet + log_terms;
     };
-    // counts[kind] * log(scale) for every grid value, computed once.
-    auto log_term = [&](int kind, double v) { return counts[kind] * std::log(v); };
-    double best = std::numeric_limits<double>::infinity(), bq = 0, bsr = 1, bsq = 1;
-    if (prior.jerk_psd > 0) {
-      bq = prior.jerk_psd;
-    }
-    double lr[ns], lq[ns];
-    for (int i = 0; i < ns; ++i) {
-      lr[i] = log_term(0, std::pow(2.0, i - 2));
-      lq[i] = log_term(1, std::pow(2.0, i - 2));
-    }
-    for (int iq = 0; iq < nq; ++iq) {
-      const double q = prior.jerk_psd > 0 ? prior.jerk_psd
-                                          : prior.q_min * std::pow(prior.q_max / prior.q_min, iq / double(nq - 1));
-      if (prior.jerk_psd > 0 && iq > 0) break;
-      const double lqq = log_term(2, q);
-      for (int ir = 0; ir < ns; ++ir)
-        for (int iqq = 0; iqq < ns; ++iqq) {
-          const double sr2 = std::pow(2.0, ir - 2), sq2 = std::pow(2.0, iqq - 2);  // 1/4 .. 64
-          const double f = evaluate(q, sr2, sq2, lr[ir] + lq[iqq] + lqq, nullptr);
-          if (f < best) {
-            best = f;
-            bq = q;
-            bsr = sr2;
-            bsq = sq2;
+    // The whole grid on the first pass; later passes (weights changed by the reweighting) search a
+    // window of +-2 steps around the last choice, moved until the best lies inside it.
+    const int size[3] = {prior.jerk_psd > 0 ? 1 : nq, ns, ns};
+    double best = std::numeric_limits<double>::infinity();
+    for (int moves = 0; moves < 8; ++moves) {
+      int lo[3], hi[3];
+      for (int d = 0; d < 3; ++d) {
+        lo[d] = outer == 0 ? 0 : std::max(0, g[d] - 2);
+        hi[d] = outer == 0 ? size[d] - 1 : std::min(size[d] - 1, g[d] + 2);
+      }
+      const int centre[3] = {g[0], g[1], g[2]};
+      for (int iq = lo[0]; iq <= hi[0]; ++iq)
+        for (int ir = lo[1]; ir <= hi[1]; ++ir)
+          for (int is = lo[2]; is <= hi[2]; ++is) {
+            const double v2 = evaluate(iq, ir, is);
+            if (v2 < best) {
+              best = v2;
+              g[0] = iq;
+              g[1] = ir;
+              g[2] = is;
+            }
           }
-        }
+      bool inside = true;
+      for (int d = 0; d < 3; ++d)
+        if ((g[d] == lo[d] && lo[d] > 0) || (g[d] == hi[d] && hi[d] < size[d] - 1)) inside = false;
+      if (outer == 0 || inside || (g[0] == centre[0] && g[1] == centre[1] && g[2] == centre[2])) break;
     }
     if (!std::isfinite(best)) return fit;
-    std::vector<double> xs;
-    evaluate(bq, bsr, bsq, 0.0, &xs);
-    x = xs;
-    fit.jerk_psd = bq;
-    fit.road_scale = bsr;
-    fit.ratio_scale = bsq;
-    // Robust reweighting against the smooth profile: a road distance or a ratio that the motion
-    // model cannot explain loses weight (Cauchy, 2.5 sigma of its own calibrated noise).
+    evaluate(g[0], g[1], g[2]);
+    back_substitute(zs);  // the second half of the solve: the posterior mean
+    for (int k = 0; k < n; ++k) x[k] = zs[2 * k];
+    fit.jerk_psd = q_at(g[0]);
+    fit.road_scale = s_at(g[1]);
+    fit.ratio_scale = s_at(g[2]);
+    // Robust reweighting against the smooth profile: a road distance that the motion model cannot
+    // explain loses weight (Cauchy, 2.5 sigma of its own calibrated noise); a ratio that far out
+    // lets its chain's offset jump, so that it cannot shift the rest of the chain.
     for (int k = 0; k < n; ++k) {
       if (!moving[k]) continue;
-      if (wr0[k] > 0) wr[k] = wr0[k] * cauchy((x[k] - road[k]) * std::sqrt(wr0[k] / bsr), 2.5);
-      if (k >= 1 && wq0[k] > 0) wq[k] = wq0[k] * cauchy((x[k] - x[k - 1] - rho[k]) * std::sqrt(wq0[k] / bsq), 2.5);
+      if (wr0[k] > 0) wr[k] = wr0[k] * cauchy((x[k] - road[k]) * std::sqrt(wr0[k] / fit.road_scale), 2.5);
+      if (k >= 1 && wq0[k] > 0) broken[k] = cauchy((x[k] - x[k - 1] - rho[k]) * std::sqrt(wq0[k] / fit.ratio_scale), 2.5) < 0.5;
     }
   }
   for (int k = 0; k < n; ++k) v[k] = moving[k] ? std::exp(x[k] - logdt[k]) : 0.0;
-  if (var || cov_prev) {
+  if (post) {
     // The normal matrix of the last evaluation is still factored: its inverse is the posterior
-    // covariance of the log distances (one column per pair).
+    // covariance (the pairs' columns).
+    std::vector<double> e(N);
     for (int k = 0; k < n; ++k) {
       if (!moving[k]) continue;
-      std::vector<double> e(n, 0.0);
-      e[k] = 1.0;
-      const std::vector<double> z = solve(e);
-      if (var) (*var)[k] = z[k];
-      if (cov_prev && k >= 1 && moving[k - 1]) (*cov_prev)[k] = z[k - 1];
+      std::fill(e.begin(), e.end(), 0.0);
+      e[2 * k] = 1.0;
+      solve_in_place(e);
+      post->var[k] = e[2 * k];
+      if (k >= 1 && moving[k - 1]) post->cov_prev[k] = e[2 * k - 2];
     }
   }
   fit.ok = true;
@@ -413,9 +463,10 @@ void RoadScale::solve(std::vector<PairMotion>& pairs, const std::vector<double>&
         moving[k] = pairs[k].quality != PairQuality::LowParallax;
         if (rat[k].valid) rho[k] = rat[k].log_ratio;
       }
-      std::vector<double> vs = v, vr, cr;
-      const SpeedPrior prior{opt_.jerk_psd, opt_.jerk_psd_min, opt_.jerk_psd_max};
-      fit_ = smooth_speed(vs, moving, ts, road, wr, rho, wq, prior, &vr, &cr);
+      std::vector<double> vs = v;
+      const SpeedPrior prior{opt_.jerk_psd, opt_.jerk_psd_min, opt_.jerk_psd_max, opt_.ratio_drift};
+      SpeedPosterior post;
+      fit_ = smooth_speed(vs, moving, ts, road, wr, rho, wq, prior, &post);
       if (fit_.ok) {
         v = vs;
         for (size_t k = 0; k < np; ++k) {
@@ -423,8 +474,8 @@ void RoadScale::solve(std::vector<PairMotion>& pairs, const std::vector<double>&
             var[k] = 0;
             continue;
           }
-          var[k] = vr[k];  // of log distance = log speed + const
-          covp[k] = cr[k];
+          var[k] = post.var[k];  // of log distance = log speed + const
+          covp[k] = post.cov_prev[k];
         }
       }
     }

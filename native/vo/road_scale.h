@@ -17,9 +17,12 @@
 namespace egogeo::vo {
 
 /// The speed smoother's motion prior: white-noise jerk of power spectral density q (m^2/s^5),
-/// fixed when jerk_psd > 0, else chosen per clip by maximum marginal likelihood within [q_min, q_max].
+/// fixed when jerk_psd > 0, else chosen per clip by maximum marginal likelihood within [q_min, q_max];
+/// and its model of the relative scales' errors: the share of a ratio's variance that accumulates
+/// along a chain of ratios (the rest is each pair's own error, which does not; road_scale.cc).
 struct SpeedPrior {
   double jerk_psd = 0, q_min = 0.05, q_max = 200;
+  double ratio_drift = 0.2;
 };
 
 struct SpeedFit {
@@ -29,16 +32,21 @@ struct SpeedFit {
   double ratio_scale = 1;  // and on the relative scales'
 };
 
+/// The smoother's Gaussian posterior over the pairs' log distances, beyond its mean: the variance
+/// of each pair's log speed and its covariance with the previous pair's.
+struct SpeedPosterior {
+  std::vector<double> var, cov_prev;
+};
+
 /// Jerk-driven speed smoother. v: per-pair mean speed (in: initial estimate, out: the posterior
 /// mean); moving: pairs whose speed is unknown (others are held at 0 and break the chain);
 /// road/wr: log road distance per pair and its weight (1/variance, 0 = none); rho/wq: log ratio of
 /// pair k's distance to pair k-1's and its weight. Noise scales and q are chosen by maximum
-/// marginal likelihood on a grid (the clip's own residuals). var/cov_prev (optional): posterior
-/// variance of each pair's log speed and its covariance with the previous pair's.
+/// marginal likelihood on a grid (the clip's own residuals). post (optional): the posterior's
+/// variances.
 SpeedFit smooth_speed(std::vector<double>& v, const std::vector<bool>& moving, const std::vector<double>& timestamps,
                       const std::vector<double>& road, const std::vector<double>& wr, const std::vector<double>& rho,
-                      const std::vector<double>& wq, const SpeedPrior& prior, std::vector<double>* var,
-                      std::vector<double>* cov_prev);
+                      const std::vector<double>& wq, const SpeedPrior& prior, SpeedPosterior* post);
 
 class RoadScale {
  public:

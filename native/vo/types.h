@@ -90,6 +90,11 @@ struct Options {
   double jerk_psd = 0.0;          // m^2/s^5; 0 = chosen per clip (maximum likelihood)
   double jerk_psd_min = 0.05;     // bounds of the per-clip choice
   double jerk_psd_max = 200.0;
+  // Share of a relative scale's error variance that accumulates along a chain of ratios (the rest
+  // is each pair's own error, shared by its two ratios with opposite signs). Calibrated against
+  // ground truth: consecutive ratio errors correlate by rho = -0.3 .. -0.47 (KITTI 00/01/06,
+  // rendered clips), and drift = 1 + 2 rho; road_scale.cc.
+  double ratio_drift = 0.2;
   std::vector<double> gt_speeds;  // m/s per pair, for ScaleMode::GroundTruth
   bool keep_matches = false;      // keep each pair's track points and inlier flags (ClipResult::matches; the clip viewer)
   enum class Device { Cpu, Gpu } device = Device::Cpu;  // Gpu: pyramids, FAST and KLT on CUDA (gpu_backend.h)

@@ -136,6 +136,12 @@ export interface VoOptions {
   speedSmoother?: boolean;
   /** Fixes the smoother's jerk power spectral density (m²/s⁵); default 0 = chosen per clip. */
   jerkPsd?: number;
+  /**
+   * Share of a relative scale's error variance that accumulates along a chain of ratios (0.01 ..
+   * 0.99; default 0.2, calibrated against ground truth; near 1 = independent ratios). The rest is
+   * each pair's own distance error, which the chain's running sum carries without accumulating.
+   */
+  ratioDrift?: number;
   /** Ground-truth speed (m/s) per frame pair, for scale 'gt'. */
   gtSpeeds?: ArrayLike<number>;
   /** Return each pair's track points and inlier flags (`NativeResult.matches`; the clip viewer). Default false. */

@@ -47,7 +47,6 @@ function request(clip: Clip, opts: VoOptions) {
   const options: VoOptions = {
     cameraHeight: clip.cameraHeight,
     photometric: DEFAULT_PHOTOMETRIC,
-    speedSmoother: false,
     ...(clip.roadNormal ? { roadNormal: clip.roadNormal } : {}),
     ...preset,
     ...Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined)),

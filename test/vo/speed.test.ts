@@ -1,7 +1,9 @@
 /**
  * The engine's jerk-driven speed smoother (native/vo/road_scale.cc smooth_speed) on analytic
  * per-pair measurements: a known speed profile, road distances with 6% log noise and relative
- * scales with 1% noise (the engine's nominal figures), from a seeded generator.
+ * scales with 1% noise (the engine's nominal figures), from a seeded generator. A ratio's error is
+ * made like the engine's: each pair's own error u_k, shared with opposite signs by its two ratios,
+ * plus an independent part carrying the share `drift` of the variance (0.2, as calibrated).
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -17,7 +19,7 @@ function rng(seed: number): () => number {
 }
 
 /** Speed profile: `v(t)`; returns per-pair true distances, the noisy measurements and the truth at pair midpoints. */
-function measure(v: (t: number) => number, seed: number, n = 30, dt = 0.1, road = 0.06, ratio = 0.01) {
+function measure(v: (t: number) => number, seed: number, n = 30, dt = 0.1, road = 0.06, ratio = 0.01, drift = 0.2) {
   const g = rng(seed);
   const ts = Array.from({ length: n + 1 }, (_, i) => i * dt);
   const dist = Array.from({ length: n }, (_, k) => {
@@ -25,13 +27,14 @@ function measure(v: (t: number) => number, seed: number, n = 30, dt = 0.1, road 
     for (let j = 0; j < 100; j++) s += v(ts[k] + ((j + 0.5) / 100) * dt) * (dt / 100);
     return s;
   });
+  const u = dist.map(() => ratio * Math.sqrt((1 - drift) / 2) * g());
   return {
     truth: dist.map((d) => d / dt),
     input: {
       timestamps: ts,
       distances: dist.map((d) => d * Math.exp(road * g())),
       distanceSigma: dist.map(() => road),
-      logRatios: dist.map((d, k) => (k === 0 ? 0 : Math.log(d / dist[k - 1]) + ratio * g())),
+      logRatios: dist.map((d, k) => (k === 0 ? 0 : Math.log(d / dist[k - 1]) + u[k] - u[k - 1] + ratio * Math.sqrt(drift) * g())),
       ratioSigma: dist.map((_, k) => (k === 0 ? 0 : ratio)),
     },
   };
@@ -70,6 +73,29 @@ describe.skipIf(!existsSync(ADDON))('speed smoother on analytic measurements', (
       expect(rmse(Array.from(r.speed), truth)).toBeLessThan(0.3);
       expect(r.jerkPsd).toBeLessThan(1);
     }
+  });
+
+  it('models the ratios\' error structure: a slow dip survives when the errors are the pairs\' own', () => {
+    // 8.4 m/s with a 0.3 m/s dip over 0.8 s (about ±1.2 m/s²): the kind of change the ratios'
+    // running sum shows and independent steps would bury.
+    const v = (t: number) => 8.4 - (Math.abs(t - 2) < 0.4 ? 0.15 * (1 + Math.cos((Math.PI * (t - 2)) / 0.4)) : 0);
+    const run = (noiseDrift: number, ratioDrift: number) => {
+      let acc = 0, deepest = 0;
+      for (const seed of [1, 2, 3, 4, 5, 6, 7, 8]) {
+        const { truth, input } = measure(v, seed, 30, 0.1, 0.06, 0.01, noiseDrift);
+        const a = accel(smoothSpeed({ ...input, ratioDrift }).speed, 0.1);
+        acc += rmse(a, accel(truth, 0.1)) / 8;
+        deepest += Math.min(...a) / 8;
+      }
+      return { acc, deepest };
+    };
+    const chained = run(0.2, 0.2), independent = run(0.2, 0.9);
+    expect(chained.acc).toBeLessThan(0.9 * independent.acc);
+    expect(chained.deepest).toBeLessThan(-0.25);
+    expect(independent.deepest).toBeGreaterThan(-0.15);
+    // And the other way round: ratios with independent errors want the independent model.
+    expect(run(1, 0.9).acc).toBeLessThan(run(1, 0.2).acc);
+    expect(() => smoothSpeed({ ...measure(v, 1).input, ratioDrift: 1 })).toThrow(/ratioDrift/);
   });
 
   it('gives speed uncertainties of the right size', () => {
