@@ -312,7 +312,6 @@ export function processClip(clip: NativeClip | NativeVideoClip, options: VoOptio
   return native().processClip(clip, options);
 }
 
-/** Runs VO over a clip (frames or a video) on the libuv pool, leaving the event loop free. */
 /** Per-pair measurements for `smoothSpeed` (see native/vo/binding.cc SmoothSpeed). */
 export interface SpeedMeasurements {
   /** Seconds, one more than the pairs. */
@@ -325,6 +324,8 @@ export interface SpeedMeasurements {
   ratioSigma: ArrayLike<number>;
   /** Fixes the jerk PSD (m²/s⁵); default chosen by maximum likelihood. */
   jerkPsd?: number;
+  /** The ratios' drift share (`VoOptions.ratioDrift`; default 0.2). */
+  ratioDrift?: number;
 }
 
 /** The engine's jerk-driven speed smoother on given measurements (tests, studies). */
@@ -332,6 +333,7 @@ export function smoothSpeed(m: SpeedMeasurements): { speed: Float64Array; speedS
   return native().smoothSpeed(m);
 }
 
+/** Runs VO over a clip (frames or a video) on the libuv pool, leaving the event loop free. */
 export function processClipAsync(clip: NativeClip | NativeVideoClip, options: VoOptions = {}): Promise<NativeResult> {
   return native().processClipAsync(clip, options);
 }

@@ -23,12 +23,10 @@ function withSpeed(traj: Trajectory, nat: NativeResult): Estimate['trajectory'] 
  * pixel of noise that dense full-resolution frames have; everything in pixels halves with it
  * (corner spacing 4; three pyramid levels reach the coarsest scale four did at full size), the KLT
  * window (9) stays wider than half of 13 so that large displacements still converge. It costs
- * half the CPU or less (bench/vo-vs-proxy.mjs). With so few samples the oracle's 10 Hz grid
- * interpolates between noisy per-pair distances; the jerk-model speed smoother keeps the
- * acceleration error down (KITTI 00, 10 frames: 0.65 → 0.49 m/s² RMSE, bench/speed-profile.mjs);
- * on dense clips it is a wash (README, "The speed profile"), so there it stays off.
+ * half the CPU or less (bench/vo-vs-proxy.mjs). The speed smoother (the engine's default on every
+ * clip) needs no change: its motion model is in seconds, not frames.
  */
-export const WIDE_BASELINE: VoOptions = { downsample: 2, kltWindow: 9, kltLevels: 3, minDistance: 4, speedSmoother: true };
+export const WIDE_BASELINE: VoOptions = { downsample: 2, kltWindow: 9, kltLevels: 3, minDistance: 4 };
 
 /**
  * The tracker's photometric stage unless a caller chooses another: gain-compensated KLT per frame
