@@ -13,7 +13,13 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { checkInputFile } from './safety.js';
-import { unzipSync, zipSync, type Zippable } from 'fflate';
+import { createRequire } from 'node:module';
+import type { Zippable } from 'fflate';
+
+// fflate is required on first use: most commands never read or write an npz, and loading it costs
+// a one-clip run ~25 ms of its start-up.
+let zip: typeof import('fflate') | null = null;
+const fflate = (): typeof import('fflate') => (zip ??= createRequire(import.meta.url)('fflate') as typeof import('fflate'));
 import { InputError } from '../core/trajectory.js';
 import { writeFileAtomic } from './atomic.js';
 
@@ -48,7 +54,7 @@ export function readNpz(path: string): Record<string, NpyArray> {
 export function decodeNpz(bytes: Uint8Array, where = 'npz'): Record<string, NpyArray> {
   let files: Record<string, Uint8Array>;
   try {
-    files = unzipSync(bytes);
+    files = fflate().unzipSync(bytes);
   } catch (e) {
     throw new InputError(`${where}: not a valid npz (zip) file (${(e as Error).message})`);
   }
@@ -218,7 +224,7 @@ export function encodeNpz(arrays: Record<string, NpyInput>, opts: { compress?: b
     // A fixed timestamp (the zip epoch, as numpy's savez writes) keeps the bytes reproducible.
     files[`${key}.npy`] = [encodeNpy(asArray(key, v)), { level, mtime: new Date(1980, 0, 1, 0, 0, 0) }];
   }
-  return zipSync(files);
+  return fflate().zipSync(files);
 }
 
 /**

@@ -13,8 +13,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
-import { SingleBar } from 'cli-progress';
-import { Piscina } from 'piscina';
+import type { Piscina } from 'piscina';
 
 export interface PoolOptions<T, R> {
   /** Worker module (file URL or path) whose default export runs one task. */
@@ -50,10 +49,11 @@ export async function runPool<T, R>(o: PoolOptions<T, R>): Promise<PoolSummary> 
     const mod = (await import(filename)) as { inProcess?: (task: T) => Promise<R> };
     direct = typeof mod.inProcess === 'function' ? mod.inProcess : null;
   }
-  const pool = direct ? null : new Piscina({ filename, minThreads: workers, maxThreads: workers, idleTimeout: 1000 });
+  // piscina and cli-progress are loaded only when used (~40 ms each of a short run's start-up).
+  const pool: Piscina | null = direct ? null : new (await import('piscina')).Piscina({ filename, minThreads: workers, maxThreads: workers, idleTimeout: 1000 });
   const showBar = o.progress ?? Boolean(process.stderr.isTTY);
   const bar = showBar
-    ? new SingleBar({ format: `${o.label} {bar} {value}/{total} | {rate}/s | ETA {eta_formatted}`, hideCursor: true, stream: process.stderr })
+    ? new (await import('cli-progress')).SingleBar({ format: `${o.label} {bar} {value}/{total} | {rate}/s | ETA {eta_formatted}`, hideCursor: true, stream: process.stderr })
     : null;
   const t0 = Date.now();
   let done = 0;
