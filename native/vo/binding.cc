@@ -177,6 +177,7 @@ std::unique_ptr<Request> parse(const Napi::CallbackInfo& info) {
     o.speed_smoother = a.boolean(op, "speedSmoother", "options", o.speed_smoother);
     o.jerk_psd = a.number(op, "jerkPsd", "options", o.jerk_psd, 0, 1e6);
     o.ratio_drift = a.number(op, "ratioDrift", "options", o.ratio_drift, 0.01, 0.99);
+    o.road_bias = a.number(op, "roadBias", "options", o.road_bias, 0, 1);
     const std::string photometric = a.choice(op, "photometric", "options", "none", {"none", "global", "equalize", "clahe", "gain", "match", "pair"});
     o.photometric = photometric == "global"     ? Photometric::Global
                     : photometric == "equalize" ? Photometric::Equalize
@@ -430,6 +431,7 @@ Napi::Value SmoothSpeed(const Napi::CallbackInfo& info) {
   const Napi::Value q = o.Get("jerkPsd");
   if (q.IsNumber()) prior.jerk_psd = q.As<Napi::Number>().DoubleValue();
   prior.ratio_drift = a.number(o, "ratioDrift", "ratioDrift", prior.ratio_drift, 0.01, 0.99);
+  prior.road_bias = a.number(o, "roadBias", "roadBias", prior.road_bias, 0, 1);
   std::vector<double> v(n, 0.0), road(n, 0.0), wr(n, 0.0), rho(n, 0.0), wq(n, 0.0);
   std::vector<bool> moving(n, true);
   for (size_t k = 0; k < n; ++k) {

@@ -393,15 +393,20 @@ SpeedFit smooth_speed(std::vector<double>& v, const std::vector<bool>& moving, c
   for (int k = 0; k < n; ++k) v[k] = moving[k] ? std::exp(x[k] - logdt[k]) : 0.0;
   if (post) {
     // The normal matrix of the last evaluation is still factored: its inverse is the posterior
-    // covariance (the pairs' columns).
+    // covariance (the pairs' columns). Plus the road's common bias: a level error shared by all of
+    // a clip's road distances (their errors correlate at lag 1 by +0.4 to +0.8 against ground
+    // truth). Everything else is blind to a common shift of the log distances (the chains have
+    // offsets, the jerk term's coefficients sum to zero), so that bias adds its variance to every
+    // pair's and every covariance exactly, and leaves the mean alone.
+    const double bias2 = prior.road_bias * prior.road_bias;
     std::vector<double> e(N);
     for (int k = 0; k < n; ++k) {
       if (!moving[k]) continue;
       std::fill(e.begin(), e.end(), 0.0);
       e[2 * k] = 1.0;
       solve_in_place(e);
-      post->var[k] = e[2 * k];
-      if (k >= 1 && moving[k - 1]) post->cov_prev[k] = e[2 * k - 2];
+      post->var[k] = e[2 * k] + bias2;
+      if (k >= 1 && moving[k - 1]) post->cov_prev[k] = e[2 * k - 2] + bias2;
     }
   }
   fit.ok = true;
@@ -464,7 +469,7 @@ void RoadScale::solve(std::vector<PairMotion>& pairs, const std::vector<double>&
         if (rat[k].valid) rho[k] = rat[k].log_ratio;
       }
       std::vector<double> vs = v;
-      const SpeedPrior prior{opt_.jerk_psd, opt_.jerk_psd_min, opt_.jerk_psd_max, opt_.ratio_drift};
+      const SpeedPrior prior{opt_.jerk_psd, opt_.jerk_psd_min, opt_.jerk_psd_max, opt_.ratio_drift, opt_.road_bias};
       SpeedPosterior post;
       fit_ = smooth_speed(vs, moving, ts, road, wr, rho, wq, prior, &post);
       if (fit_.ok) {

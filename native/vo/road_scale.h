@@ -18,11 +18,14 @@ namespace egogeo::vo {
 
 /// The speed smoother's motion prior: white-noise jerk of power spectral density q (m^2/s^5),
 /// fixed when jerk_psd > 0, else chosen per clip by maximum marginal likelihood within [q_min, q_max];
-/// and its model of the relative scales' errors: the share of a ratio's variance that accumulates
-/// along a chain of ratios (the rest is each pair's own error, which does not; road_scale.cc).
+/// its model of the relative scales' errors: the share of a ratio's variance that accumulates
+/// along a chain of ratios (the rest is each pair's own error, which does not; road_scale.cc); and
+/// the standard deviation of the road distances' common level error (log; it widens the posterior,
+/// the mean does not depend on it).
 struct SpeedPrior {
   double jerk_psd = 0, q_min = 0.05, q_max = 200;
   double ratio_drift = 0.2;
+  double road_bias = 0.05;
 };
 
 struct SpeedFit {

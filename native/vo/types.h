@@ -95,6 +95,9 @@ struct Options {
   // ground truth: consecutive ratio errors correlate by rho = -0.3 .. -0.47 (KITTI 00/01/06,
   // rendered clips), and drift = 1 + 2 rho; road_scale.cc.
   double ratio_drift = 0.2;
+  // Standard deviation of the road distances' common level error (log; 5%: KITTI's level errors,
+  // distance travelled per window against ground truth, are 2-6.5% rms). Only the sigmas use it.
+  double road_bias = 0.05;
   std::vector<double> gt_speeds;  // m/s per pair, for ScaleMode::GroundTruth
   bool keep_matches = false;      // keep each pair's track points and inlier flags (ClipResult::matches; the clip viewer)
   enum class Device { Cpu, Gpu } device = Device::Cpu;  // Gpu: pyramids, FAST and KLT on CUDA (gpu_backend.h)

@@ -142,6 +142,11 @@ export interface VoOptions {
    * each pair's own distance error, which the chain's running sum carries without accumulating.
    */
   ratioDrift?: number;
+  /**
+   * Standard deviation of the road distances' common level error (log; default 0.05, KITTI's
+   * level errors are 2–6.5% rms). It widens the speed sigmas; the speeds do not depend on it.
+   */
+  roadBias?: number;
   /** Ground-truth speed (m/s) per frame pair, for scale 'gt'. */
   gtSpeeds?: ArrayLike<number>;
   /** Return each pair's track points and inlier flags (`NativeResult.matches`; the clip viewer). Default false. */
@@ -326,6 +331,8 @@ export interface SpeedMeasurements {
   jerkPsd?: number;
   /** The ratios' drift share (`VoOptions.ratioDrift`; default 0.2). */
   ratioDrift?: number;
+  /** The road distances' common level error (`VoOptions.roadBias`; default 0.05). */
+  roadBias?: number;
 }
 
 /** The engine's jerk-driven speed smoother on given measurements (tests, studies). */

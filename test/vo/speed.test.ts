@@ -4,6 +4,7 @@
  * scales with 1% noise (the engine's nominal figures), from a seeded generator. A ratio's error is
  * made like the engine's: each pair's own error u_k, shared with opposite signs by its two ratios,
  * plus an independent part carrying the share `drift` of the variance (0.2, as calibrated).
+ * `roadBias` adds a level error shared by a clip's road distances (the engine assumes 5%).
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -19,8 +20,9 @@ function rng(seed: number): () => number {
 }
 
 /** Speed profile: `v(t)`; returns per-pair true distances, the noisy measurements and the truth at pair midpoints. */
-function measure(v: (t: number) => number, seed: number, n = 30, dt = 0.1, road = 0.06, ratio = 0.01, drift = 0.2) {
+function measure(v: (t: number) => number, seed: number, n = 30, dt = 0.1, road = 0.06, ratio = 0.01, drift = 0.2, roadBias = 0) {
   const g = rng(seed);
+  const bias = roadBias * g();
   const ts = Array.from({ length: n + 1 }, (_, i) => i * dt);
   const dist = Array.from({ length: n }, (_, k) => {
     let s = 0;
@@ -32,7 +34,7 @@ function measure(v: (t: number) => number, seed: number, n = 30, dt = 0.1, road 
     truth: dist.map((d) => d / dt),
     input: {
       timestamps: ts,
-      distances: dist.map((d) => d * Math.exp(road * g())),
+      distances: dist.map((d) => d * Math.exp(bias + road * g())),
       distanceSigma: dist.map(() => road),
       logRatios: dist.map((d, k) => (k === 0 ? 0 : Math.log(d / dist[k - 1]) + u[k] - u[k - 1] + ratio * Math.sqrt(drift) * g())),
       ratioSigma: dist.map((_, k) => (k === 0 ? 0 : ratio)),
@@ -101,13 +103,24 @@ describe.skipIf(!existsSync(ADDON))('speed smoother on analytic measurements', (
   it('gives speed uncertainties of the right size', () => {
     const z: number[] = [];
     for (let seed = 20; seed < 40; seed++) {
-      const { truth, input } = measure((t) => 8 + 1.5 * Math.sin(1.5 * t), seed);
+      const { truth, input } = measure((t) => 8 + 1.5 * Math.sin(1.5 * t), seed, 30, 0.1, 0.06, 0.01, 0.2, 0.05);
       const r = smoothSpeed(input);
       for (let k = 0; k < truth.length; k++) z.push((r.speed[k] - truth[k]) / r.speedSigma[k]);
     }
     const zrms = Math.sqrt(z.reduce((s, x) => s + x * x, 0) / z.length);
     expect(zrms).toBeGreaterThan(0.5);
     expect(zrms).toBeLessThan(2);
+  });
+
+  it('widens the sigmas by the road level error without moving the speeds', () => {
+    const { input } = measure((t) => 8 + 1.5 * Math.sin(1.5 * t), 3);
+    const wide = smoothSpeed(input), narrow = smoothSpeed({ ...input, roadBias: 0 });
+    for (let k = 0; k < wide.speed.length; k++) {
+      expect(wide.speed[k]).toBeCloseTo(narrow.speed[k], 9);
+      // sigma of log speed: sqrt(s^2 + 0.05^2)
+      const s = narrow.speedSigma[k] / narrow.speed[k];
+      expect(wide.speedSigma[k] / wide.speed[k]).toBeCloseTo(Math.sqrt(s * s + 0.05 * 0.05), 9);
+    }
   });
 
   it('fixes the jerk PSD when asked and rejects bad input with a message', () => {
