@@ -24,8 +24,8 @@ namespace egogeo::vo {
 /// the mean does not depend on it).
 struct SpeedPrior {
   double jerk_psd = 0, q_min = 0.05, q_max = 200;
-  double ratio_drift = 0.2;
-  double road_bias = 0.05;
+  double ratio_drift = kRatioDrift;
+  double road_bias = kRoadBias;
 };
 
 struct SpeedFit {

@@ -42,6 +42,15 @@ enum class PoseMethod { Ransac, Usac };
 ///            not change cost nothing extra.
 enum class Photometric { None, Global, Equalize, Clahe, Gain, Match, Pair };
 
+// Share of a relative scale's error variance that accumulates along a chain of ratios (the rest is
+// each pair's own error, shared by its two ratios with opposite signs). Calibrated against ground
+// truth: consecutive ratio errors correlate by rho = -0.22 .. -0.47 (KITTI 00/01/06, rendered
+// clips), and drift = 1 + 2 rho; road_scale.cc.
+inline constexpr double kRatioDrift = 0.2;
+// Standard deviation of the road distances' common level error (log; KITTI's level errors, distance
+// travelled per window against ground truth, are 2-6.5% rms). Only the speed sigmas use it.
+inline constexpr double kRoadBias = 0.05;
+
 /// Every tunable of the pipeline, with its documented default (the OpenCV `Params` idiom).
 struct Options {
   Detector detector = Detector::Fast;
@@ -90,14 +99,8 @@ struct Options {
   double jerk_psd = 0.0;          // m^2/s^5; 0 = chosen per clip (maximum likelihood)
   double jerk_psd_min = 0.05;     // bounds of the per-clip choice
   double jerk_psd_max = 200.0;
-  // Share of a relative scale's error variance that accumulates along a chain of ratios (the rest
-  // is each pair's own error, shared by its two ratios with opposite signs). Calibrated against
-  // ground truth: consecutive ratio errors correlate by rho = -0.3 .. -0.47 (KITTI 00/01/06,
-  // rendered clips), and drift = 1 + 2 rho; road_scale.cc.
-  double ratio_drift = 0.2;
-  // Standard deviation of the road distances' common level error (log; 5%: KITTI's level errors,
-  // distance travelled per window against ground truth, are 2-6.5% rms). Only the sigmas use it.
-  double road_bias = 0.05;
+  double ratio_drift = kRatioDrift;
+  double road_bias = kRoadBias;
   std::vector<double> gt_speeds;  // m/s per pair, for ScaleMode::GroundTruth
   bool keep_matches = false;      // keep each pair's track points and inlier flags (ClipResult::matches; the clip viewer)
   enum class Device { Cpu, Gpu } device = Device::Cpu;  // Gpu: pyramids, FAST and KLT on CUDA (gpu_backend.h)
