@@ -3,8 +3,8 @@
 // estimators the engine offers: 'engine' (its defaults: the white-noise-jerk smoother over road
 // distances and relative scales, jerk PSD and noise scales chosen per clip by maximum marginal
 // likelihood, the ratios' errors modelled as each pair's own plus a 0.2 drift share),
-// 'independent' (the same smoother taking the ratios' errors as independent, ratioDrift 0.9: the
-// engine before), 'fusion' (road distances + relative scales, weak log-speed continuity prior, no
+// 'independent' (the same smoother with the ratios' errors nearly independent, ratioDrift 0.9;
+// close to the smoother before, which took them as fully independent), 'fusion' (road distances + relative scales, weak log-speed continuity prior, no
 // motion model; the engine's dense-clip estimator before), 'symmetric' (the engine with the
 // earlier symmetric road-distance fit) and 'gt' (ground-truth speeds, the ceiling). Per clip also
 // the log error of the distance travelled (its level) and of the second half's distance over the
