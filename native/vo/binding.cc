@@ -243,6 +243,10 @@ Napi::Object to_js(Napi::Env env, Output& o) {
     po.Set("parallax", p.parallax);
     po.Set("distance", p.scale);
     po.Set("speedSigma", p.speed_sigma);
+    po.Set("roadDistance", p.road_distance);
+    po.Set("roadSigma", p.road_sigma);
+    po.Set("logRatio", p.log_ratio);
+    po.Set("ratioSigma", p.ratio_sigma);
     pairs.Set(static_cast<uint32_t>(i), po);
   }
   out.Set("pairs", pairs);

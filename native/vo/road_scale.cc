@@ -99,6 +99,10 @@ double RoadScale::fit_distance(const PairMotion& pm, const std::vector<Corr>& c,
 
 namespace {
 
+// Nominal standard deviation of a road distance's log: ~6% for a pair with 50+ road points, growing
+// as they thin out (a turn, the clip's end).
+double road_log_sigma(int road_points) { return 0.06 * std::sqrt(50.0 / std::clamp(road_points, 10, 50)); }
+
 // Fuses the noisy absolute road distances with the precise relative scales between consecutive
 // pairs: least squares over log distances L_k with road terms (robust), ratio terms
 // L_k - L_{k-1} = rho_k, and a weak smoothness prior on log speed that bridges pairs with neither.
@@ -116,8 +120,7 @@ bool fuse_relative(std::vector<double>& v, std::vector<double>& conf, const std:
   for (int k = 0; k < n; ++k)
     if (moving(k) && conf[k] > 0 && v[k] > 0) {
       road[k] = std::log(v[k]) + logdt[k];
-      // ~6% for a pair with 50+ road points, growing as they thin out (a turn, the clip's end).
-      const double sr = 0.06 * std::sqrt(50.0 / std::clamp(pairs[k].road_points, 10, 50));
+      const double sr = road_log_sigma(pairs[k].road_points);
       wr[k] = 1.0 / (sr * sr);
       ++anchors;
     }
@@ -443,6 +446,10 @@ void RoadScale::solve(std::vector<PairMotion>& pairs, const std::vector<double>&
   std::vector<double> v(np, 0.0), conf(np, 0.0);
   for (size_t k = 0; k < np; ++k) {
     pairs[k].road_points = static_cast<int>(road_[k].size());
+    if (k < ratios.size() && ratios[k].valid) {
+      pairs[k].log_ratio = ratios[k].log_ratio;
+      pairs[k].ratio_sigma = ratios[k].sigma;
+    }
     const double dt = ts[k + 1] - ts[k];
     if (pairs[k].quality == PairQuality::LowParallax) {
       conf[k] = 1.0;  // standing still is known exactly
@@ -451,6 +458,8 @@ void RoadScale::solve(std::vector<PairMotion>& pairs, const std::vector<double>&
       if (sk > 0 && std::isfinite(sk)) {
         v[k] = sk / dt;
         conf[k] = 1.0;
+        pairs[k].road_distance = sk;
+        pairs[k].road_sigma = road_log_sigma(pairs[k].road_points);
       }
     }
   }

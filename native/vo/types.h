@@ -144,6 +144,11 @@ struct PairMotion {
   double speed_sigma = 0;     // posterior standard deviation of the pair's mean speed (m/s); NaN when unknown
   double speed_cov_prev = 0;  // posterior covariance of this pair's and the previous pair's speed (m^2/s^2)
   double parallax = 0;        // upper-quartile rotation-compensated flow (px)
+  // The scale stage's own measurements, before any fusion (road_scale.cc): the road-plane distance
+  // (m; 0 = none) with the nominal standard deviation of its log, and the three-frame relative scale
+  // to the previous pair, log(|t_k| / |t_{k-1}|), with its standard error (0 = none).
+  double road_distance = 0, road_sigma = 0;
+  double log_ratio = 0, ratio_sigma = 0;
   PairQuality quality = PairQuality::Ok;
 };
 

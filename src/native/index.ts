@@ -201,8 +201,17 @@ export interface NativeResult {
   rotations: Float64Array;
   /** Camera centre per frame in metres. */
   positions: Float64Array;
-  /** speedSigma: posterior standard deviation of the pair's mean speed (m/s; 0 for scale 'gt' and still pairs, NaN for 'none'). */
-  pairs: { quality: PairQuality; tracks: number; inliers: number; roadPoints: number; parallax: number; distance: number; speedSigma: number }[];
+  /**
+   * speedSigma: posterior standard deviation of the pair's mean speed (m/s; 0 for scale 'gt' and
+   * still pairs, NaN for 'none'). The scale stage's own measurements, before fusion (scale 'road'
+   * only; 0 = none): roadDistance (m) from the road plane and roadSigma, the nominal standard
+   * deviation of its log; logRatio, the three-frame relative scale log(distance / previous pair's
+   * distance), and ratioSigma, its standard error. They are `smoothSpeed`'s inputs.
+   */
+  pairs: {
+    quality: PairQuality; tracks: number; inliers: number; roadPoints: number; parallax: number; distance: number; speedSigma: number;
+    roadDistance: number; roadSigma: number; logRatio: number; ratioSigma: number;
+  }[];
   /**
    * Per frame: speed (m/s) and longitudinal acceleration (m/s²) from the pair distances, with their
    * posterior standard deviations (NaN when unknown); jerkPsd and noiseScale: what the speed

@@ -178,6 +178,27 @@ describe.skipIf(!BUILT)('native VO on rendered frames', () => {
       expect(g.rotations).toEqual(r.rotations);
     });
 
+    it("reports the scale stage's own measurements: road distances within 3%, relative scales within 2% (rms 1%) of the truth", () => {
+      const rows = perPair(clip, r);
+      const ratioErr: number[] = [];
+      r.pairs.forEach((p, k) => {
+        expect(p.roadDistance / rows[k].distTrue, `pair ${k}`).toBeCloseTo(1, 1);
+        expect(Math.abs(p.roadDistance / rows[k].distTrue - 1), `pair ${k}`).toBeLessThan(0.03);
+        expect(p.roadSigma).toBeGreaterThanOrEqual(0.06);
+        if (k === 0) {
+          expect(p.ratioSigma).toBe(0); // no pair before the first
+          return;
+        }
+        expect(p.ratioSigma).toBeGreaterThan(0);
+        ratioErr.push(p.logRatio - Math.log(rows[k].distTrue / rows[k - 1].distTrue));
+        expect(Math.abs(ratioErr.at(-1)!), `pair ${k}`).toBeLessThan(0.02);
+      });
+      expect(Math.sqrt(ratioErr.reduce((s, e) => s + e * e, 0) / ratioErr.length)).toBeLessThan(0.01);
+      // Only the road scale measures them; 'gt' and 'none' leave them empty.
+      const g = run(clip, { scale: 'gt', gtSpeeds: Array.from({ length: 20 }, () => 10) });
+      for (const p of g.pairs) expect([p.roadDistance, p.ratioSigma]).toEqual([0, 0]);
+    });
+
     it("scale 'none' gives unit steps", () => {
       const u = run(clip, { scale: 'none' });
       for (const p of u.pairs) expect(p.distance).toBe(1);
