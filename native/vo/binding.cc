@@ -178,6 +178,9 @@ std::unique_ptr<Request> parse(const Napi::CallbackInfo& info) {
     o.jerk_psd = a.number(op, "jerkPsd", "options", o.jerk_psd, 0, 1e6);
     o.ratio_drift = a.number(op, "ratioDrift", "options", o.ratio_drift, 0.01, 0.99);
     o.road_bias = a.number(op, "roadBias", "options", o.road_bias, 0, 1);
+    o.road_corr_time = a.number(op, "roadCorrTime", "options", o.road_corr_time, -1, 10);
+    o.jerk_psd_prior = a.number(op, "jerkPsdPrior", "options", o.jerk_psd_prior, 0, 1000);
+    o.jerk_psd_prior_width = a.number(op, "jerkPsdPriorWidth", "options", o.jerk_psd_prior_width, 0.05, 100);
     const std::string photometric = a.choice(op, "photometric", "options", "none", {"none", "global", "equalize", "clahe", "gain", "match", "pair"});
     o.photometric = photometric == "global"     ? Photometric::Global
                     : photometric == "equalize" ? Photometric::Equalize
@@ -263,6 +266,7 @@ Napi::Object to_js(Napi::Env env, Output& o) {
     sp.Set("accelSigma", arr(r.accel_sigma));
     sp.Set("jerkPsd", r.jerk_psd);
     sp.Set("noiseScale", r.noise_scale);
+    sp.Set("roadCorrTime", r.road_corr_time);
     out.Set("speedProfile", sp);
   }
   if (!r.matches.empty()) {
@@ -413,8 +417,9 @@ Napi::Value ProbeVideo(const Napi::CallbackInfo& info) {
   return out;
 }
 
-/// smoothSpeed({timestamps, distances, distanceSigma, logRatios, ratioSigma, jerkPsd?}) → {speed,
-/// speedSigma, jerkPsd, roadScale, ratioScale}: the engine's speed smoother (road_scale.h) on given
+/// smoothSpeed({timestamps, distances, distanceSigma, logRatios, ratioSigma, jerkPsd?, ratioDrift?,
+/// roadBias?, roadCorrTime?, jerkPsdPrior?, jerkPsdPriorWidth?}) → {speed, speedSigma, jerkPsd,
+/// roadScale, ratioScale, roadCorrTime}: the engine's speed smoother (road_scale.h) on given
 /// per-pair measurements, for tests and studies. Per pair: a road distance (m; not > 0 = none)
 /// with the standard deviation of its log, and the log ratio of its distance to the previous
 /// pair's with its standard deviation (not > 0 = none). Every pair is taken as moving.
@@ -436,6 +441,9 @@ Napi::Value SmoothSpeed(const Napi::CallbackInfo& info) {
   if (q.IsNumber()) prior.jerk_psd = q.As<Napi::Number>().DoubleValue();
   prior.ratio_drift = a.number(o, "ratioDrift", "ratioDrift", prior.ratio_drift, 0.01, 0.99);
   prior.road_bias = a.number(o, "roadBias", "roadBias", prior.road_bias, 0, 1);
+  prior.road_corr_time = a.number(o, "roadCorrTime", "roadCorrTime", prior.road_corr_time, -1, 10);
+  prior.q_prior = a.number(o, "jerkPsdPrior", "jerkPsdPrior", prior.q_prior, 0, 1000);
+  prior.q_prior_width = a.number(o, "jerkPsdPriorWidth", "jerkPsdPriorWidth", prior.q_prior_width, 0.05, 100);
   std::vector<double> v(n, 0.0), road(n, 0.0), wr(n, 0.0), rho(n, 0.0), wq(n, 0.0);
   std::vector<bool> moving(n, true);
   for (size_t k = 0; k < n; ++k) {
@@ -465,6 +473,7 @@ Napi::Value SmoothSpeed(const Napi::CallbackInfo& info) {
   out.Set("jerkPsd", fit.jerk_psd);
   out.Set("roadScale", fit.road_scale);
   out.Set("ratioScale", fit.ratio_scale);
+  out.Set("roadCorrTime", fit.road_corr_time);
   return out;
 }
 

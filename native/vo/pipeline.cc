@@ -266,6 +266,7 @@ ClipResult process_clip(const ClipInput& in, const Options& opt) {
       road.solve(res.pairs, in.timestamps, ratios, res.road_normal);
       res.jerk_psd = road.speed_fit().ok ? road.speed_fit().jerk_psd : 0.0;
       res.noise_scale = road.speed_fit().ok ? std::sqrt(road.speed_fit().road_scale * road.speed_fit().ratio_scale) : 0.0;
+      res.road_corr_time = road.speed_fit().ok ? road.speed_fit().road_corr_time : 0.0;
     } else {
       for (size_t k = 0; k + 1 < n; ++k) {
         auto& p = res.pairs[k];

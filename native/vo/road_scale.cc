@@ -219,6 +219,7 @@ SpeedFit smooth_speed(std::vector<double>& v, const std::vector<bool>& moving, c
     int m;
     double w, rhs;
     int kind;  // 0 road, 1 chained ratios (u), 2 jerk prior, 3 offset drift (e)
+    int tau = 0;  // road terms: which correlation time they model
   };
   constexpr int kKinds = 4, B = 4, W = B + 1;
   const int N = 2 * n;
@@ -268,7 +269,12 @@ SpeedFit smooth_speed(std::vector<double>& v, const std::vector<bool>& moving, c
   const double f = prior.ratio_drift;
   auto q_at = [&](int i) { return prior.jerk_psd > 0 ? prior.jerk_psd : prior.q_min * std::pow(prior.q_max / prior.q_min, i / double(nq - 1)); };
   auto s_at = [](int i) { return std::pow(2.0, i - 2); };
-  int g[3] = {0, 2, 2};  // grid choice (q, road scale, ratio scale)
+  // The road errors' correlation time: fixed, or chosen per clip between white errors and 0.1 s
+  // (road_scale.h).
+  const std::vector<double> taus = prior.road_corr_time >= 0 ? std::vector<double>{prior.road_corr_time}
+                                                             : std::vector<double>{0.0, kRoadCorrTime};
+  const int nt = static_cast<int>(taus.size());
+  int g[4] = {0, 2, 2, 0};  // grid choice (q, road scale, ratio scale, correlation time)
   for (int outer = 0; outer < 3; ++outer) {
     std::vector<Term> terms;
     // Chains: runs of moving pairs joined by valid, unrejected ratios; c_k the running sum.
@@ -282,7 +288,18 @@ SpeedFit smooth_speed(std::vector<double>& v, const std::vector<bool>& moving, c
     std::vector<char> used(n, 0);  // o_k in a term
     for (int k = 0; k < n; ++k) {
       if (!moving[k]) continue;
-      if (wr[k] > 0) terms.push_back({{2 * k, 0, 0}, {1, 0, 0}, 1, wr[k], road[k], 0});
+      for (int ti = 0; ti < nt && wr[k] > 0; ++ti) {
+        // Road errors as AR(1) along a run of road pairs, prewhitened: with e_k = (road_k - x_k) /
+        // sigma_k, the innovation e_k - r e_{k-1} has variance 1 - r^2 (r = exp(-dt / tau) between
+        // the pairs' midpoints). A run's first pair keeps its plain term.
+        const double r = taus[ti] > 0 && k >= 1 && moving[k - 1] && wr[k - 1] > 0 ? std::exp(-(tm[k] - tm[k - 1]) / taus[ti]) : 0.0;
+        if (r > 1e-3) {
+          const double a1 = std::sqrt(wr[k]), a0 = r * std::sqrt(wr[k - 1]);
+          terms.push_back({{2 * k, 2 * k - 2, 0}, {a1, -a0, 0}, 2, 1 / (1 - r * r), a1 * road[k] - a0 * road[k - 1], 0, ti});
+        } else {
+          terms.push_back({{2 * k, 0, 0}, {1, 0, 0}, 1, wr[k], road[k], 0, ti});
+        }
+      }
       const bool next = k + 1 < n && linked[k + 1];
       if (linked[k] || next) {
         // x_k - o_k = c_k + u_k, var(u_k) = half the mean nominal variance of its links.
@@ -302,15 +319,16 @@ SpeedFit smooth_speed(std::vector<double>& v, const std::vector<bool>& moving, c
       }
     }
     int counts[kKinds] = {0, 0, 0, 0};
-    for (const auto& t : terms) ++counts[t.kind];
+    for (const auto& t : terms) counts[t.kind] += t.kind != 0 || t.tau == 0;
     // The normal equations are linear in the inverse noise scales. Chained ratios and drift share
-    // the ratio scale (their split f is fixed), so three parts: assemble each once (with the
-    // constant sum of weight * rhs^2 that the residual needs), then every grid point only combines
-    // them.
-    auto part = [&](int kind) { return kind == 0 ? 0 : kind == 2 ? 2 : 1; };
+    // the ratio scale (their split f is fixed), so the parts are: the road (one per correlation
+    // time), the ratios and the jerk prior. Each is assembled once (with the constant sum of
+    // weight * rhs^2 that the residual needs); every grid point only combines them.
+    const int np_ = nt + 2;
+    auto part = [&](const Term& t) { return t.kind == 0 ? t.tau : t.kind == 2 ? nt + 1 : nt; };
     const double split[kKinds] = {1, 1 / (1 - f), 1, 1 / f};
-    std::vector<double> a0(W * N, 0.0), b0(N, 0.0), ak(3 * W * N, 0.0), bk(3 * N, 0.0);
-    double c0 = 0, ck[3] = {0, 0, 0};
+    std::vector<double> a0(W * N, 0.0), b0(N, 0.0), ak(np_ * W * N, 0.0), bk(np_ * N, 0.0), ck(np_, 0.0);
+    double c0 = 0;
     for (int k = 0; k < n; ++k) {
       a0[W * 2 * k] = moving[k] ? 1e-8 : 1.0;  // a tiny ridge to the clip's road level
       b0[2 * k] = moving[k] ? 1e-8 * (level + logdt[k]) : 0.0;
@@ -318,7 +336,7 @@ SpeedFit smooth_speed(std::vector<double>& v, const std::vector<bool>& moving, c
       a0[W * (2 * k + 1)] = used[k] ? 1e-8 : 1.0;  // offsets: flat prior
     }
     for (const auto& t : terms) {
-      const int pk = part(t.kind);
+      const int pk = part(t);
       const double w = t.w * split[t.kind];
       double* A = &ak[W * N * pk];
       double* Bk = &bk[N * pk];
@@ -332,14 +350,20 @@ SpeedFit smooth_speed(std::vector<double>& v, const std::vector<bool>& moving, c
     // -2 log marginal likelihood at grid point (q, road scale, ratio scale): the weighted residual
     // at the optimum (c - b . x, by the normal equations), log det of the posterior precision, and
     // the measurements' and prior's log variances.
-    auto evaluate = [&](int iq, int ir, int is) {
+    // The AR(1) road terms' log variances differ from the white ones by sum log(1 - r^2).
+    std::vector<double> ar_logvar(nt, 0.0);
+    for (const auto& t : terms)
+      if (t.kind == 0 && t.m == 2) ar_logvar[t.tau] -= std::log(t.w);
+    auto evaluate = [&](int iq, int ir, int is, int it) {
       const double q = q_at(iq), sr2 = s_at(ir), sq2 = s_at(is);
-      const double scale[3] = {1 / sr2, 1 / sq2, 1 / q};
-      const double log_terms = counts[0] * std::log(sr2) + counts[1] * std::log((1 - f) * sq2) + counts[3] * std::log(f * sq2) +
-                               counts[2] * std::log(q);
-      for (int i = 0; i < W * N; ++i) a[i] = a0[i] + scale[0] * ak[i] + scale[1] * ak[W * N + i] + scale[2] * ak[2 * W * N + i];
-      double c = c0 + scale[0] * ck[0] + scale[1] * ck[1] + scale[2] * ck[2];
-      for (int i = 0; i < N; ++i) zs[i] = b0[i] + scale[0] * bk[i] + scale[1] * bk[N + i] + scale[2] * bk[2 * N + i];
+      const int pr = it, pq = nt, pj = nt + 1;
+      const double sr = 1 / sr2, sq = 1 / sq2, sj = 1 / q;
+      const double log_terms = counts[0] * std::log(sr2) + ar_logvar[it] + counts[1] * std::log((1 - f) * sq2) +
+                               counts[3] * std::log(f * sq2) + counts[2] * std::log(q);
+      const double *Ar = &ak[W * N * pr], *Aq = &ak[W * N * pq], *Aj = &ak[W * N * pj];
+      for (int i = 0; i < W * N; ++i) a[i] = a0[i] + sr * Ar[i] + sq * Aq[i] + sj * Aj[i];
+      double c = c0 + sr * ck[pr] + sq * ck[pq] + sj * ck[pj];
+      for (int i = 0; i < N; ++i) zs[i] = b0[i] + sr * bk[N * pr + i] + sq * bk[N * pq + i] + sj * bk[N * pj + i];
       double logdet;
       if (!factor(logdet)) return std::numeric_limits<double>::infinity();
       // c - b . A^-1 b = c - |L^-1 b|^2: half a solve.
@@ -348,42 +372,47 @@ SpeedFit smooth_speed(std::vector<double>& v, const std::vector<bool>& moving, c
         zs[i] /= Lb[W * i];
         c -= zs[i] * zs[i];
       }
-      return c + logdet + log_terms;
+      // The optional log-normal prior on q (MAP instead of maximum likelihood).
+      const double lp = prior.q_prior > 0 && prior.jerk_psd <= 0 ? std::pow(std::log(q / prior.q_prior) / prior.q_prior_width, 2) : 0.0;
+      return c + logdet + log_terms + lp;
     };
     // The whole grid on the first pass; later passes (weights changed by the reweighting) search a
     // window of +-2 steps around the last choice, moved until the best lies inside it.
-    const int size[3] = {prior.jerk_psd > 0 ? 1 : nq, ns, ns};
+    const int size[4] = {prior.jerk_psd > 0 ? 1 : nq, ns, ns, nt};
     double best = std::numeric_limits<double>::infinity();
     for (int moves = 0; moves < 8; ++moves) {
-      int lo[3], hi[3];
-      for (int d = 0; d < 3; ++d) {
+      int lo[4], hi[4];
+      for (int d = 0; d < 4; ++d) {
         lo[d] = outer == 0 ? 0 : std::max(0, g[d] - 2);
         hi[d] = outer == 0 ? size[d] - 1 : std::min(size[d] - 1, g[d] + 2);
       }
-      const int centre[3] = {g[0], g[1], g[2]};
-      for (int iq = lo[0]; iq <= hi[0]; ++iq)
-        for (int ir = lo[1]; ir <= hi[1]; ++ir)
-          for (int is = lo[2]; is <= hi[2]; ++is) {
-            const double v2 = evaluate(iq, ir, is);
-            if (v2 < best) {
-              best = v2;
-              g[0] = iq;
-              g[1] = ir;
-              g[2] = is;
+      const int centre[4] = {g[0], g[1], g[2], g[3]};
+      for (int it = lo[3]; it <= hi[3]; ++it)
+        for (int iq = lo[0]; iq <= hi[0]; ++iq)
+          for (int ir = lo[1]; ir <= hi[1]; ++ir)
+            for (int is = lo[2]; is <= hi[2]; ++is) {
+              const double v2 = evaluate(iq, ir, is, it);
+              if (v2 < best) {
+                best = v2;
+                g[0] = iq;
+                g[1] = ir;
+                g[2] = is;
+                g[3] = it;
+              }
             }
-          }
       bool inside = true;
-      for (int d = 0; d < 3; ++d)
+      for (int d = 0; d < 4; ++d)
         if ((g[d] == lo[d] && lo[d] > 0) || (g[d] == hi[d] && hi[d] < size[d] - 1)) inside = false;
-      if (outer == 0 || inside || (g[0] == centre[0] && g[1] == centre[1] && g[2] == centre[2])) break;
+      if (outer == 0 || inside || (g[0] == centre[0] && g[1] == centre[1] && g[2] == centre[2] && g[3] == centre[3])) break;
     }
     if (!std::isfinite(best)) return fit;
-    evaluate(g[0], g[1], g[2]);
+    evaluate(g[0], g[1], g[2], g[3]);
     back_substitute(zs);  // the second half of the solve: the posterior mean
     for (int k = 0; k < n; ++k) x[k] = zs[2 * k];
     fit.jerk_psd = q_at(g[0]);
     fit.road_scale = s_at(g[1]);
     fit.ratio_scale = s_at(g[2]);
+    fit.road_corr_time = taus[g[3]];
     // Robust reweighting against the smooth profile: a road distance that the motion model cannot
     // explain loses weight (Cauchy, 2.5 sigma of its own calibrated noise); a ratio that far out
     // lets its chain's offset jump, so that it cannot shift the rest of the chain.
@@ -478,7 +507,8 @@ void RoadScale::solve(std::vector<PairMotion>& pairs, const std::vector<double>&
         if (rat[k].valid) rho[k] = rat[k].log_ratio;
       }
       std::vector<double> vs = v;
-      const SpeedPrior prior{opt_.jerk_psd, opt_.jerk_psd_min, opt_.jerk_psd_max, opt_.ratio_drift, opt_.road_bias};
+      const SpeedPrior prior{opt_.jerk_psd,       opt_.jerk_psd_min, opt_.jerk_psd_max,   opt_.ratio_drift,
+                             opt_.road_bias,      opt_.road_corr_time, opt_.jerk_psd_prior, opt_.jerk_psd_prior_width};
       SpeedPosterior post;
       fit_ = smooth_speed(vs, moving, ts, road, wr, rho, wq, prior, &post);
       if (fit_.ok) {

@@ -21,11 +21,14 @@ namespace egogeo::vo {
 /// its model of the relative scales' errors: the share of a ratio's variance that accumulates
 /// along a chain of ratios (the rest is each pair's own error, which does not; road_scale.cc); and
 /// the standard deviation of the road distances' common level error (log; it widens the posterior,
-/// the mean does not depend on it).
+/// the mean does not depend on it); the correlation time of the road distances' own errors; and an
+/// optional log-normal prior on q (maximum a posteriori instead of maximum likelihood).
 struct SpeedPrior {
   double jerk_psd = 0, q_min = 0.05, q_max = 200;
   double ratio_drift = kRatioDrift;
   double road_bias = kRoadBias;
+  double road_corr_time = -1;  // s: the road errors' AR(1) correlation time (0 = white, < 0 = chosen per clip)
+  double q_prior = 0, q_prior_width = 1;  // log-normal prior on q: centre (0 = none) and sd of ln q
 };
 
 struct SpeedFit {
@@ -33,6 +36,7 @@ struct SpeedFit {
   double jerk_psd = 0;     // the chosen q
   double road_scale = 1;   // chosen factor on the road distances' nominal variances
   double ratio_scale = 1;  // and on the relative scales'
+  double road_corr_time = 0;  // the road errors' correlation time (s)
 };
 
 /// The smoother's Gaussian posterior over the pairs' log distances, beyond its mean: the variance

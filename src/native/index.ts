@@ -147,6 +147,20 @@ export interface VoOptions {
    * level errors are 2–6.5% rms). It widens the speed sigmas; the speeds do not depend on it.
    */
   roadBias?: number;
+  /**
+   * Correlation time (s) of the road distances' errors, modelled as AR(1) between consecutive
+   * pairs (correlation exp(-dt / tau)). Default -1: chosen per clip by marginal likelihood between
+   * independent errors and 0.1 s; 0 = independent; > 0 fixes it.
+   */
+  roadCorrTime?: number;
+  /**
+   * Centre (m²/s⁵) of a log-normal prior on the smoother's jerk PSD, ln q ~ N(ln jerkPsdPrior,
+   * jerkPsdPriorWidth²); default 0 = none (maximum likelihood). 1.6 is what the benchmark's own
+   * smoothness calibration implies (bench/jerk-prior.mjs, README "The speed profile").
+   */
+  jerkPsdPrior?: number;
+  /** Standard deviation of ln q under that prior (default 1). */
+  jerkPsdPriorWidth?: number;
   /** Ground-truth speed (m/s) per frame pair, for scale 'gt'. */
   gtSpeeds?: ArrayLike<number>;
   /** Return each pair's track points and inlier flags (`NativeResult.matches`; the clip viewer). Default false. */
@@ -214,10 +228,10 @@ export interface NativeResult {
   }[];
   /**
    * Per frame: speed (m/s) and longitudinal acceleration (m/s²) from the pair distances, with their
-   * posterior standard deviations (NaN when unknown); jerkPsd and noiseScale: what the speed
+   * posterior standard deviations (NaN when unknown); jerkPsd, noiseScale and roadCorrTime: what the speed
    * smoother chose for this clip (0 when it did not run).
    */
-  speedProfile: { speed: Float64Array; speedSigma: Float64Array; accel: Float64Array; accelSigma: Float64Array; jerkPsd: number; noiseScale: number };
+  speedProfile: { speed: Float64Array; speedSigma: Float64Array; accel: Float64Array; accelSigma: Float64Array; jerkPsd: number; noiseScale: number; roadCorrTime: number };
   tracks: { meanLength: number; created: number };
   roadNormal: [number, number, number];
   /** Milliseconds per stage over the whole clip. */
@@ -282,7 +296,7 @@ export interface RenderResult {
 interface Addon {
   processClip(clip: NativeClip | NativeVideoClip, options?: VoOptions): NativeResult;
   processClipAsync(clip: NativeClip | NativeVideoClip, options?: VoOptions): Promise<NativeResult>;
-  smoothSpeed(m: SpeedMeasurements): { speed: Float64Array; speedSigma: Float64Array; jerkPsd: number; roadScale: number; ratioScale: number };
+  smoothSpeed(m: SpeedMeasurements): SmoothedSpeed;
   probeVideo(path: string): VideoInfo;
   renderClip(request: RenderRequest): RenderResult;
   renderClipAsync(request: RenderRequest): Promise<RenderResult>;
@@ -342,10 +356,26 @@ export interface SpeedMeasurements {
   ratioDrift?: number;
   /** The road distances' common level error (`VoOptions.roadBias`; default 0.05). */
   roadBias?: number;
+  /** The road errors' correlation time (`VoOptions.roadCorrTime`; default -1, chosen per clip). */
+  roadCorrTime?: number;
+  /** A log-normal prior on the jerk PSD (`VoOptions.jerkPsdPrior`, `jerkPsdPriorWidth`; default none). */
+  jerkPsdPrior?: number;
+  jerkPsdPriorWidth?: number;
 }
 
 /** The engine's jerk-driven speed smoother on given measurements (tests, studies). */
-export function smoothSpeed(m: SpeedMeasurements): { speed: Float64Array; speedSigma: Float64Array; jerkPsd: number; roadScale: number; ratioScale: number } {
+/** What `smoothSpeed` returns: per pair the posterior mean speed and its sigma, and the choices it made. */
+export interface SmoothedSpeed {
+  speed: Float64Array;
+  speedSigma: Float64Array;
+  jerkPsd: number;
+  roadScale: number;
+  ratioScale: number;
+  /** The road errors' correlation time it modelled (s; 0 = independent). */
+  roadCorrTime: number;
+}
+
+export function smoothSpeed(m: SpeedMeasurements): SmoothedSpeed {
   return native().smoothSpeed(m);
 }
 

@@ -4,7 +4,8 @@
  * scales with 1% noise (the engine's nominal figures), from a seeded generator. A ratio's error is
  * made like the engine's: each pair's own error u_k, shared with opposite signs by its two ratios,
  * plus an independent part carrying the share `drift` of the variance (0.2, as calibrated).
- * `roadBias` adds a level error shared by a clip's road distances (the engine assumes 5%).
+ * `roadBias` adds a level error shared by a clip's road distances (the engine assumes 5%);
+ * `roadCorr` makes the road errors AR(1) (KITTI's correlate at lag 1 by 0.6-0.8 against truth).
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -20,9 +21,12 @@ function rng(seed: number): () => number {
 }
 
 /** Speed profile: `v(t)`; returns per-pair true distances, the noisy measurements and the truth at pair midpoints. */
-function measure(v: (t: number) => number, seed: number, n = 30, dt = 0.1, road = 0.06, ratio = 0.01, drift = 0.2, roadBias = 0) {
+function measure(v: (t: number) => number, seed: number, n = 30, dt = 0.1, road = 0.06, ratio = 0.01, drift = 0.2, roadBias = 0, roadCorr = 0) {
   const g = rng(seed);
   const bias = roadBias * g();
+  // Road errors: AR(1) with lag-1 correlation roadCorr (0 = white), stationary sd `road`.
+  const e: number[] = [];
+  for (let k = 0; k < n; k++) e.push(k === 0 ? road * g() : roadCorr * e[k - 1] + road * Math.sqrt(1 - roadCorr * roadCorr) * g());
   const ts = Array.from({ length: n + 1 }, (_, i) => i * dt);
   const dist = Array.from({ length: n }, (_, k) => {
     let s = 0;
@@ -34,7 +38,7 @@ function measure(v: (t: number) => number, seed: number, n = 30, dt = 0.1, road 
     truth: dist.map((d) => d / dt),
     input: {
       timestamps: ts,
-      distances: dist.map((d) => d * Math.exp(bias + road * g())),
+      distances: dist.map((d, k) => d * Math.exp(bias + e[k])),
       distanceSigma: dist.map(() => road),
       logRatios: dist.map((d, k) => (k === 0 ? 0 : Math.log(d / dist[k - 1]) + u[k] - u[k - 1] + ratio * Math.sqrt(drift) * g())),
       ratioSigma: dist.map((_, k) => (k === 0 ? 0 : ratio)),
@@ -121,6 +125,46 @@ describe.skipIf(!existsSync(ADDON))('speed smoother on analytic measurements', (
       const s = narrow.speedSigma[k] / narrow.speed[k];
       expect(wide.speedSigma[k] / wide.speed[k]).toBeCloseTo(Math.sqrt(s * s + 0.05 * 0.05), 9);
     }
+  });
+
+  it('models road errors that last: a correlated run no longer reads as a speed change, and white errors keep the white model', () => {
+    // 9 m/s with a gentle sine; road errors 6% with lag-1 correlation 0.8 (KITTI 00 measures 0.8).
+    const v = (t: number) => 9 + 0.5 * Math.sin(2 * t);
+    let white = 0, chosen = 0, picked = 0;
+    for (let seed = 50; seed < 70; seed++) {
+      const { truth, input } = measure(v, seed, 30, 0.1, 0.06, 0.01, 0.2, 0, 0.8);
+      const a = accel(truth, 0.1);
+      const w = smoothSpeed({ ...input, roadCorrTime: 0 }), c = smoothSpeed(input);
+      white += rmse(accel(w.speed, 0.1), a) / 20;
+      chosen += rmse(accel(c.speed, 0.1), a) / 20;
+      picked += c.roadCorrTime > 0 ? 1 : 0;
+    }
+    expect(chosen).toBeLessThan(0.95 * white);
+    expect(picked).toBeGreaterThanOrEqual(16);
+    // White road errors: the white model is chosen on most clips.
+    let whitePicked = 0;
+    for (let seed = 70; seed < 90; seed++) whitePicked += smoothSpeed(measure(v, seed).input).roadCorrTime === 0 ? 1 : 0;
+    expect(whitePicked).toBeGreaterThanOrEqual(14);
+    // A fixed correlation time is used as given.
+    expect(smoothSpeed({ ...measure(v, 1).input, roadCorrTime: 0.3 }).roadCorrTime).toBe(0.3);
+    expect(() => smoothSpeed({ ...measure(v, 1).input, roadCorrTime: 11 })).toThrow(/roadCorrTime/);
+  });
+
+  it('a log-normal prior on the jerk PSD pulls a weakly determined q towards its centre; a fixed q wins', () => {
+    let moved = 0;
+    for (const seed of [11, 12, 13, 14, 15]) {
+      const { input } = measure(() => 10, seed);
+      const ml = smoothSpeed(input).jerkPsd, map = smoothSpeed({ ...input, jerkPsdPrior: 1.6 }).jerkPsd;
+      // Between the likelihood's choice and the prior's centre (in log terms), and moved on most clips.
+      expect(Math.log(map)).toBeGreaterThanOrEqual(Math.log(ml) - 1e-9);
+      expect(Math.log(map)).toBeLessThanOrEqual(Math.log(Math.max(ml, 1.6)) + 1e-9);
+      moved += map > ml ? 1 : 0;
+    }
+    expect(moved).toBeGreaterThanOrEqual(3);
+    // A narrow prior holds q near its centre; a fixed jerkPsd is not moved by it.
+    const { input } = measure(() => 10, 11);
+    expect(Math.abs(Math.log(smoothSpeed({ ...input, jerkPsdPrior: 1.6, jerkPsdPriorWidth: 0.05 }).jerkPsd / 1.6))).toBeLessThan(0.4);
+    expect(smoothSpeed({ ...input, jerkPsdPrior: 1.6, jerkPsd: 3 }).jerkPsd).toBe(3);
   });
 
   it('fixes the jerk PSD when asked and rejects bad input with a message', () => {
