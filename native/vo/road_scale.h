@@ -28,7 +28,7 @@ struct SpeedPrior {
   double ratio_drift = kRatioDrift;
   double road_bias = kRoadBias;
   double road_corr_time = -1;  // s: the road errors' AR(1) correlation time (0 = white, < 0 = chosen per clip)
-  double q_prior = 0, q_prior_width = 1;  // log-normal prior on q: centre (0 = none) and sd of ln q
+  double q_prior = 0, q_prior_width = kJerkPsdPriorWidth;  // log-normal prior on q: centre (0 = none) and sd of ln q
 };
 
 struct SpeedFit {
