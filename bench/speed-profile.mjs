@@ -2,15 +2,23 @@
 // acceleration and jerk RMSE against ground truth on the KITTI benchmark windows, for the speed
 // estimators the engine offers: 'engine' (its defaults: the white-noise-jerk smoother over road
 // distances and relative scales, jerk PSD and noise scales chosen per clip by maximum marginal
-// likelihood, the ratios' errors modelled as each pair's own plus a 0.2 drift share),
+// likelihood, the ratios' errors modelled as each pair's own plus a 0.2 drift share, the road's as
+// white or AR(1) with a 0.1 s correlation time, chosen per clip), 'white-road' (road errors always
+// independent, the engine before), 'jerk-prior' (a log-normal prior on the jerk PSD from the
+// question file's smoothness calibration, bench/jerk-prior.mjs),
 // 'independent' (the same smoother with the ratios' errors nearly independent, ratioDrift 0.9;
 // close to the smoother before, which took them as fully independent), 'fusion' (road distances + relative scales, weak log-speed continuity prior, no
 // motion model; the engine's dense-clip estimator before), 'symmetric' (the engine with the
 // earlier symmetric road-distance fit) and 'gt' (ground-truth speeds, the ceiling). Per clip also
 // the log error of the distance travelled (its level) and of the second half's distance over the
-// first half's (its trend). Nothing is tuned per window.
+// first half's (its trend). Per run also the quality of the scale stage's own measurements against
+// ground truth (road distances and three-frame relative scales: log-error sd, MAD, lag-1
+// correlation) and the recall of every class of the pooled all-14 metric (mean recall over the
+// union of the questions' answers: where its points go). Nothing is tuned per window.
+// With EGOGEO_NATIVE=<another build of the addon> the same figures for that build (a before/after
+// side by side: run both in one session on one machine).
 // Run: npm run build && node bench/speed-profile.mjs [--kitti ROOT] [--configs 00/31,00/10,01+06/31]
-//      [--variants engine,independent,fusion,symmetric,gt]   → bench/results/speed-profile.json
+//      [--variants engine,white-road,jerk-prior,independent,fusion,symmetric,gt]   → bench/results/speed-profile.json
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -24,13 +32,15 @@ import { estimateClip } from '../dist/vo/estimate.js';
 const { values: args } = parseArgs({
   options: {
     kitti: { type: 'string', default: new URL('../../shared/data/kitti', import.meta.url).pathname },
-    configs: { type: 'string', default: '00/31,00/10,01+06/31' },
-    variants: { type: 'string', default: 'engine,independent,fusion,symmetric,gt' },
+    configs: { type: 'string', default: '00/31,01+06/31,00+01+06/31,00/10,01+06/10' },
+    variants: { type: 'string', default: 'engine,white-road,jerk-prior,gt' },
     out: { type: 'string', default: new URL('./results/speed-profile.json', import.meta.url).pathname },
   },
 });
 const VARIANTS = {
-  engine: {}, // the engine's defaults (smoother with chained ratios; one-sided road fit)
+  engine: {}, // the engine's defaults (smoother with chained ratios, road errors white or AR(1) per clip; one-sided road fit)
+  'white-road': { roadCorrTime: 0 }, // road errors always independent (the smoother before the AR(1) model)
+  'jerk-prior': { jerkPsdPrior: 1.6 }, // MAP jerk PSD under the question file's calibration (bench/jerk-prior.mjs)
   independent: { ratioDrift: 0.9 }, // the smoother with the ratios' errors taken as independent
   fusion: { speedSmoother: false },
   symmetric: { roadAboveScale: 1 }, // the engine with the earlier symmetric robust road fit
@@ -53,6 +63,7 @@ function gtSpeeds(clip, gt) {
 function run(seqs, frames, variant) {
   const preds = [];
   const e = { speed: [], accel: [], jerk: [], z: [], psd: [], level: [], trend: [] };
+  const meas = { road: [], ratio: [] }; // per clip: log errors of the scale stage's measurements
   let qa = 0;
   for (const s of seqs) {
     for (const clip0 of kittiClips(readKittiSequence(join(args.kitti, s)))) {
@@ -75,6 +86,9 @@ function run(seqs, frames, variant) {
         if (sp.speedSigma[i] > 0) e.z.push((sp.speed[i] - truth) / sp.speedSigma[i]);
       }
       if (sp.jerkPsd > 0) e.psd.push(sp.jerkPsd);
+      const pairs = est.native.pairs;
+      meas.road.push(pairs.map((p, k) => (p.roadDistance > 0 && v[k] > 0.3 ? Math.log(p.roadDistance / (v[k] * (clip.timestamps[k + 1] - clip.timestamps[k]))) : NaN)));
+      meas.ratio.push(pairs.map((p, k) => (k > 0 && p.ratioSigma > 0 && v[k] > 0.3 && v[k - 1] > 0.3 ? p.logRatio - Math.log((v[k] * (clip.timestamps[k + 1] - clip.timestamps[k])) / (v[k - 1] * (clip.timestamps[k] - clip.timestamps[k - 1]))) : NaN)));
       // The distance over the window against ground truth (log ratio: its level) and the second
       // half's over the first half's (its trend), where the vehicle moves at least 3 m.
       const dt = (k) => clip.timestamps[k + 1] - clip.timestamps[k];
@@ -90,6 +104,13 @@ function run(seqs, frames, variant) {
   }
   const all = evaluate(preds, questions);
   const sub = evaluate(preds.filter((p) => subset.has(p.question_id)), questions);
+  const classes = {};
+  for (const p of preds) {
+    const o = String(p.oracle_label).toLowerCase();
+    const c = (classes[o] ??= { n: 0, hit: 0 });
+    c.n++;
+    c.hit += String(p.model_answer).toLowerCase() === o ? 1 : 0;
+  }
   return {
     clips: preds.length / questions.questions.length,
     subsetBalancedAcc: sub.global.balanced_acc,
@@ -103,7 +124,27 @@ function run(seqs, frames, variant) {
     distanceLogErrorMedian: e.level.length ? median(e.level) : null,
     distanceLogErrorRms: e.level.length ? rms(e.level) : null,
     halfRatioLogErrorRms: e.trend.length ? rms(e.trend) : null,
+    measurements: { road: errorStats(meas.road), ratio: errorStats(meas.ratio) },
+    classRecall: Object.fromEntries(Object.entries(classes).sort().map(([c, { n, hit }]) => [c, { n, recall: hit / n }])),
   };
+}
+
+/** sd, MAD-sigma and lag-1 correlation of per-clip error series (NaN = no measurement). */
+function errorStats(series) {
+  const xs = series.flat().filter(Number.isFinite);
+  if (!xs.length) return null;
+  const m = xs.reduce((a, b) => a + b, 0) / xs.length;
+  const sd = Math.sqrt(xs.reduce((a, x) => a + (x - m) ** 2, 0) / xs.length);
+  const med = median(xs);
+  const mad = 1.4826 * median(xs.map((x) => Math.abs(x - med)));
+  let num = 0, den = 0;
+  for (const s of series)
+    for (let k = 0; k < s.length; k++) {
+      if (!Number.isFinite(s[k])) continue;
+      den += (s[k] - m) ** 2;
+      if (k > 0 && Number.isFinite(s[k - 1])) num += (s[k] - m) * (s[k - 1] - m);
+    }
+  return { n: xs.length, sd, mad, lag1: den > 0 ? num / den : null };
 }
 
 const results = {};
@@ -113,8 +154,12 @@ for (const c of args.configs.split(',')) {
     const r = run(seq.split('+'), Number(frames), v);
     results[`${c} ${v}`] = r;
     const f = (x) => (x == null ? '  -  ' : x.toFixed(3));
+    const ms = (m) => (m ? `sd ${f(m.sd)} MAD ${f(m.mad)} lag-1 ${f(m.lag1)}` : '-');
+    const weak = Object.entries(r.classRecall).filter(([, c]) => c.recall < 0.9).map(([k, c]) => `${k} ${Math.round(c.recall * c.n)}/${c.n}`);
     console.log(
-      `${c.padEnd(10)} ${v.padEnd(9)} clips ${r.clips}  subset ${f(r.subsetBalancedAcc)}  all14 ${f(r.allBalancedAcc)}  speed ${f(r.speedRmse)} m/s  accel ${f(r.accelRmse)} m/s²  jerk ${f(r.jerkRmse)} m/s³  z-rms ${f(r.speedZRms)}  q ${f(r.medianJerkPsd)}  distance log error median ${f(r.distanceLogErrorMedian)} rms ${f(r.distanceLogErrorRms)}, halves ${f(r.halfRatioLogErrorRms)}`,
+      `${c.padEnd(10)} ${v.padEnd(10)} clips ${r.clips}  subset ${f(r.subsetBalancedAcc)}  all14 ${f(r.allBalancedAcc)}  speed ${f(r.speedRmse)} m/s  accel ${f(r.accelRmse)} m/s²  jerk ${f(r.jerkRmse)} m/s³  z-rms ${f(r.speedZRms)}  q ${f(r.medianJerkPsd)}  distance log error median ${f(r.distanceLogErrorMedian)} rms ${f(r.distanceLogErrorRms)}, halves ${f(r.halfRatioLogErrorRms)}\n` +
+        `${''.padEnd(22)}road distances: ${ms(r.measurements.road)}; relative scales: ${ms(r.measurements.ratio)}\n` +
+        `${''.padEnd(22)}classes under 90% recall: ${weak.join(', ') || 'none'}`,
     );
   }
 }
@@ -124,4 +169,4 @@ for (const q of Object.keys(results[keys[0]].perQuestion)) {
   console.log(`${q.padEnd(28)} ${keys.map((k) => (results[k].perQuestion[q] ?? NaN).toFixed(3)).join('  ')}${subset.has(q) ? '  (subset)' : ''}`);
 }
 mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
-writeFileSync(args.out, JSON.stringify(results, null, 2) + '\n');
+writeFileSync(args.out, JSON.stringify({ native: process.env.EGOGEO_NATIVE ?? 'build/Release', results }, null, 2) + '\n');
