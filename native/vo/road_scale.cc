@@ -396,16 +396,20 @@ SpeedFit smooth_speed(std::vector<double>& v, const std::vector<bool>& moving, c
     const int size[4] = {prior.jerk_psd > 0 ? 1 : nq, ns, ns, nt};
     double best = std::numeric_limits<double>::infinity();
     for (int moves = 0; moves < 8; ++moves) {
+      // The first pass starts on every other grid point (q and both noise scales), then refines
+      // +-1 around the best; later passes search +-2 around the last choice.
+      const bool coarse = outer == 0 && moves == 0;
+      const int reach = outer == 0 ? 1 : 2, step = coarse ? 2 : 1;
       int lo[4], hi[4];
       for (int d = 0; d < 4; ++d) {
-        lo[d] = outer == 0 ? 0 : std::max(0, g[d] - 2);
-        hi[d] = outer == 0 ? size[d] - 1 : std::min(size[d] - 1, g[d] + 2);
+        lo[d] = coarse || (d == 3 && outer == 0) ? 0 : std::max(0, g[d] - reach);
+        hi[d] = coarse || (d == 3 && outer == 0) ? size[d] - 1 : std::min(size[d] - 1, g[d] + reach);
       }
       const int centre[4] = {g[0], g[1], g[2], g[3]};
       for (int it = lo[3]; it <= hi[3]; ++it)
-        for (int iq = lo[0]; iq <= hi[0]; ++iq)
-          for (int ir = lo[1]; ir <= hi[1]; ++ir)
-            for (int is = lo[2]; is <= hi[2]; ++is) {
+        for (int iq = lo[0]; iq <= hi[0]; iq += step)
+          for (int ir = lo[1]; ir <= hi[1]; ir += step)
+            for (int is = lo[2]; is <= hi[2]; is += step) {
               const double v2 = evaluate(iq, ir, is, it);
               if (v2 < best) {
                 best = v2;
@@ -418,7 +422,8 @@ SpeedFit smooth_speed(std::vector<double>& v, const std::vector<bool>& moving, c
       bool inside = true;
       for (int d = 0; d < 4; ++d)
         if ((g[d] == lo[d] && lo[d] > 0) || (g[d] == hi[d] && hi[d] < size[d] - 1)) inside = false;
-      if (outer == 0 || inside || (g[0] == centre[0] && g[1] == centre[1] && g[2] == centre[2] && g[3] == centre[3])) break;
+      if (coarse) continue;
+      if (inside || (g[0] == centre[0] && g[1] == centre[1] && g[2] == centre[2] && g[3] == centre[3])) break;
     }
     if (!std::isfinite(best)) return fit;
     evaluate(g[0], g[1], g[2], g[3]);
