@@ -75,7 +75,8 @@ std::vector<ScaleRatio> relative_scales(const std::vector<Matches>& matches, con
     for (size_t i = 0; i < logs.size(); ++i) dev[i] = std::abs(logs[i] - med);
     const double mad = 1.4826 * median(dev);
     out[k].log_ratio = huber_location(logs, med);
-    // Standard error of a median: ~1.25 sigma / sqrt(n), with a floor for unmodelled correlation
+    // Standard error of a median, ~1.25 sigma / sqrt(n) (conservative for the Huber estimate's
+    // ~1.03 sigma / sqrt(n)), with a floor for unmodelled correlation
     // that grows when few tracks (whose MAD is itself unreliable) carry the link.
     const double n = static_cast<double>(logs.size());
     out[k].sigma = std::max(0.01 * std::sqrt(std::max(1.0, 40.0 / n)), 1.25 * mad / std::sqrt(n));

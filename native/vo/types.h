@@ -51,17 +51,19 @@ inline constexpr double kRatioDrift = 0.2;
 // travelled per window against ground truth, are 2-6.5% rms). Only the speed sigmas use it.
 inline constexpr double kRoadBias = 0.05;
 // The road distances' own errors as AR(1): consecutive pairs' errors correlate by exp(-dt / tau).
-// Against ground truth their lag-1 correlation at 10 Hz is +0.80 / +0.63 / +0.67 on KITTI 00 / 01 /
-// 06 (the plane's errors -- pitch, the road's own shape -- last a few tenths of a second) and +0.28
-// on rendered clips. By default the speed smoother chooses per clip, by marginal likelihood, between
-// white errors and this correlation time (0.1 s: 0.37 between 10 Hz frames, 0.04 at 3 Hz). Longer
-// times fit KITTI's level of correlation but cost the rendered clips (bench/results, README).
+// Against ground truth, with each window's level removed, their lag-1 correlation at 10 Hz is
+// +0.65 / +0.38 / +0.49 on KITTI 00 / 01 / 06 (the plane's errors -- pitch, the road's own shape --
+// last a few tenths of a second) and +0.06 on rendered clips. By default the speed smoother takes
+// this correlation time instead of white errors when a likelihood-ratio test rejects white errors
+// (road_scale.cc; 0.1 s: 0.37 between 10 Hz frames, 0.04 at 3 Hz). Longer times fit KITTI's level
+// of correlation but cost the rendered clips (README "The speed profile").
 inline constexpr double kRoadCorrTime = 0.1;
 // Optional log-normal prior on the jerk PSD q (m^2/s^5), ln q ~ N(ln 1.6, 1.25^2): the benchmark's
 // question file calibrates its smoothness thresholds on its data pool (mean |jerk| P33 1.25, P67
 // 2.15 m/s^3), which white-noise jerk through the oracle matches at q = 1.57 with a spread of ln q
-// of 1.24 between clips (bench/jerk-prior.mjs). Off by default (Options::jerk_psd_prior).
-inline constexpr double kJerkPsdPrior = 1.6, kJerkPsdPriorWidth = 1.25;
+// of 1.24 between clips (bench/jerk-prior.mjs). Off by default (Options::jerk_psd_prior); this is
+// the prior's width when it is on.
+inline constexpr double kJerkPsdPriorWidth = 1.25;
 
 /// Every tunable of the pipeline, with its documented default (the OpenCV `Params` idiom).
 struct Options {

@@ -149,8 +149,8 @@ export interface VoOptions {
   roadBias?: number;
   /**
    * Correlation time (s) of the road distances' errors, modelled as AR(1) between consecutive
-   * pairs (correlation exp(-dt / tau)). Default -1: chosen per clip by marginal likelihood between
-   * independent errors and 0.1 s; 0 = independent; > 0 fixes it.
+   * pairs (correlation exp(-dt / tau)). Default -1: chosen per clip, 0.1 s when a 1% likelihood-ratio
+   * test rejects independent errors, else independent; 0 = independent; > 0 fixes it.
    */
   roadCorrTime?: number;
   /**
@@ -363,7 +363,6 @@ export interface SpeedMeasurements {
   jerkPsdPriorWidth?: number;
 }
 
-/** The engine's jerk-driven speed smoother on given measurements (tests, studies). */
 /** What `smoothSpeed` returns: per pair the posterior mean speed and its sigma, and the choices it made. */
 export interface SmoothedSpeed {
   speed: Float64Array;
@@ -375,6 +374,7 @@ export interface SmoothedSpeed {
   roadCorrTime: number;
 }
 
+/** The engine's jerk-driven speed smoother on given measurements (tests, studies). */
 export function smoothSpeed(m: SpeedMeasurements): SmoothedSpeed {
   return native().smoothSpeed(m);
 }
