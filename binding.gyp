@@ -12,6 +12,7 @@
         "native/render/texture.cc",
         "native/render/world.cc",
         "native/vo/binding.cc",
+        "native/vo/bundle_scale.cc",
         "native/vo/jpeg.cc",
         "native/vo/motion.cc",
         "native/vo/pipeline.cc",

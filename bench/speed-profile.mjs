@@ -39,6 +39,7 @@ const { values: args } = parseArgs({
 });
 const VARIANTS = {
   engine: {}, // the engine's defaults (smoother with chained ratios, road errors white or AR(1) per clip; one-sided road fit)
+  'three-frame': { bundleScale: false }, // relative scales from three frames only (the engine before the bundle adjustment)
   'white-road': { roadCorrTime: 0 }, // road errors always independent (the smoother before the AR(1) model)
   'jerk-prior': { jerkPsdPrior: 1.6 }, // MAP jerk PSD under the question file's calibration (bench/jerk-prior.mjs)
   independent: { ratioDrift: 0.9 }, // the smoother with the ratios' errors taken as independent

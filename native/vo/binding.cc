@@ -174,6 +174,7 @@ std::unique_ptr<Request> parse(const Napi::CallbackInfo& info) {
     o.road_above_scale = a.number(op, "roadAboveScale", "options", o.road_above_scale, 0.05, 1);
     o.scale_smoothing = a.number(op, "scaleSmoothing", "options", o.scale_smoothing, 0, 1e9);
     o.relative_scale = a.boolean(op, "relativeScale", "options", o.relative_scale);
+    o.bundle_scale = a.boolean(op, "bundleScale", "options", o.bundle_scale);
     o.speed_smoother = a.boolean(op, "speedSmoother", "options", o.speed_smoother);
     o.jerk_psd = a.number(op, "jerkPsd", "options", o.jerk_psd, 0, 1e6);
     o.ratio_drift = a.number(op, "ratioDrift", "options", o.ratio_drift, 0.01, 0.99);

@@ -126,6 +126,12 @@ export interface VoOptions {
   roadAboveScale?: number;
   /** Fuse three-frame relative scales with the road distances (default true). */
   relativeScale?: boolean;
+  /**
+   * Refine the relative scales by a bundle adjustment over windows of up to 20 pairs (poses and
+   * inverse depths, Huber reprojection errors; native/vo/bundle_scale.cc). Default true; false:
+   * the three-frame ratios alone.
+   */
+  bundleScale?: boolean;
   /** Extra Whittaker smoothing weight on per-pair speed (default 0 = off). */
   scaleSmoothing?: number;
   /**

@@ -178,8 +178,16 @@ describe.skipIf(!BUILT)('native VO on rendered frames', () => {
       expect(g.rotations).toEqual(r.rotations);
     });
 
-    it("reports the scale stage's own measurements: road distances within 3%, relative scales within 2% (rms 1%) of the truth", () => {
+    // The three-frame ratios here err by 0.6% rms; the bundle-adjusted ones (the default) by 0.9%,
+    // at most 2.1%: at constant speed their errors, the tracks' own, have nothing to average out
+    // (on uneven gaps and on KITTI they are the more accurate; the next describe block).
+    it("reports the scale stage's own measurements: road distances within 3%, relative scales within 2% (three-frame) or 2.5% (bundle-adjusted), rms 1%", () => {
       const rows = perPair(clip, r);
+      for (const [res, tol] of [[run(clip, { bundleScale: false }), 0.02], [r, 0.025]] as const) {
+        const errs = res.pairs.slice(1).map((p, k) => p.logRatio - Math.log(rows[k + 1].distTrue / rows[k].distTrue));
+        errs.forEach((e, k) => expect(Math.abs(e), `link ${k + 1}`).toBeLessThan(tol));
+        expect(Math.sqrt(errs.reduce((s, e) => s + e * e, 0) / errs.length)).toBeLessThan(0.01);
+      }
       const ratioErr: number[] = [];
       r.pairs.forEach((p, k) => {
         expect(p.roadDistance / rows[k].distTrue, `pair ${k}`).toBeCloseTo(1, 1);
@@ -191,9 +199,8 @@ describe.skipIf(!BUILT)('native VO on rendered frames', () => {
         }
         expect(p.ratioSigma).toBeGreaterThan(0);
         ratioErr.push(p.logRatio - Math.log(rows[k].distTrue / rows[k - 1].distTrue));
-        expect(Math.abs(ratioErr.at(-1)!), `pair ${k}`).toBeLessThan(0.02);
       });
-      expect(Math.sqrt(ratioErr.reduce((s, e) => s + e * e, 0) / ratioErr.length)).toBeLessThan(0.01);
+      expect(ratioErr).toHaveLength(19);
       // Only the road scale measures them; 'gt' and 'none' leave them empty.
       const g = run(clip, { scale: 'gt', gtSpeeds: Array.from({ length: 20 }, () => 10) });
       for (const p of g.pairs) expect([p.roadDistance, p.ratioSigma]).toEqual([0, 0]);
@@ -204,6 +211,49 @@ describe.skipIf(!BUILT)('native VO on rendered frames', () => {
       for (const p of u.pairs) expect(p.distance).toBe(1);
       const pos = positionsOf(u);
       expect(Math.hypot(...pos[20].map((v, i) => v - pos[19][i]))).toBeCloseTo(1, 9);
+    });
+  });
+
+  // Frames taken 1 and 2 apart in turn (as evenly spaced subsets of a clip are): the pair lengths
+  // alternate by a factor of 2, so every ratio is ±log 2 and a scale error cannot hide in a
+  // constant speed.
+  describe('relative scales by bundle adjustment, 8 m/s with uneven frame gaps (20 pairs)', () => {
+    let clip: SyntheticClip;
+    let idx: number[];
+    let dist: number[];
+    const ratioErrors = (r: NativeResult) => r.pairs.slice(1).map((p, k) => p.logRatio - Math.log(dist[k + 1] / dist[k]));
+    const rms = (xs: number[]) => Math.sqrt(xs.reduce((s, x) => s + x * x, 0) / xs.length);
+    const runSubset = (options: VoOptions) =>
+      processClip(
+        { frames: idx.map((i) => clip.frames[i]), timestamps: Float64Array.from(idx, (i) => clip.timestamps[i]), intrinsics: clip.intrinsics },
+        { cameraHeight: clip.cameraHeight, ...options },
+      );
+    beforeAll(() => {
+      clip = drivingClip({ frames: 31, speed: 8, yawRate: 0.05, seed: 3 });
+      idx = [0];
+      for (let g = 0; idx.at(-1)! + 1 + (g % 2) < 31; g++) idx.push(idx.at(-1)! + 1 + (g % 2));
+      dist = idx.slice(1).map((i, k) => {
+        const [a, b] = [clip.poses[idx[k]].C, clip.poses[i].C];
+        return Math.hypot(b[0] - a[0], b[1] - a[1], b[2] - a[2]);
+      });
+    });
+
+    it('every ratio within 1.5% and 0.6% rms of the truth, closer than the three-frame ratios, with smaller standard errors', () => {
+      const ba = runSubset({});
+      const tf = runSubset({ bundleScale: false });
+      expect(ba.pairs).toHaveLength(20);
+      const e = ratioErrors(ba), e3 = ratioErrors(tf);
+      e.forEach((x, k) => expect(Math.abs(x), `link ${k + 1}`).toBeLessThan(0.015));
+      expect(rms(e)).toBeLessThan(0.006);
+      expect(rms(e)).toBeLessThan(rms(e3));
+      ba.pairs.slice(1).forEach((p, k) => {
+        expect(p.ratioSigma, `link ${k + 1}`).toBeGreaterThan(0);
+        expect(p.ratioSigma, `link ${k + 1}`).toBeLessThan(tf.pairs[k + 1].ratioSigma);
+      });
+      // The speed profile follows: every pair's distance within 1% of the truth.
+      ba.pairs.forEach((p, k) => expect(Math.abs(p.distance / dist[k] - 1), `pair ${k}`).toBeLessThan(0.01));
+      // Rotations come from the pairs' own poses either way.
+      expect(ba.rotations).toEqual(tf.rotations);
     });
   });
 
