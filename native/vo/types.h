@@ -45,7 +45,9 @@ enum class Photometric { None, Global, Equalize, Clahe, Gain, Match, Pair };
 // Share of a relative scale's error variance that accumulates along a chain of ratios (the rest is
 // each pair's own error, shared by its two ratios with opposite signs). Calibrated against ground
 // truth: consecutive ratio errors correlate by rho = -0.22 .. -0.47 (KITTI 00/01/06, rendered
-// clips), and drift = 1 + 2 rho; road_scale.cc.
+// clips), and drift = 1 + 2 rho; road_scale.cc. The bundle-adjusted ratios (bundle_scale.h) keep
+// that structure: rho = -0.50 / -0.41 on KITTI 00 / 01+06 and -0.51 on CARLA-like clips at all
+// frames, -0.18 / -0.35 on KITTI at 10 frames.
 inline constexpr double kRatioDrift = 0.2;
 // Standard deviation of the road distances' common level error (log; KITTI's level errors, distance
 // travelled per window against ground truth, are 2-6.5% rms). Only the speed sigmas use it.
