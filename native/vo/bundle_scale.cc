@@ -17,8 +17,9 @@ constexpr int kMaxWindowPairs = 20;
 // Floor on a ratio's standard error: the adjustment's covariance knows only the pixel noise, not
 // the tracks' correlated errors; the speed smoother fits the level per clip (road_scale.cc).
 constexpr double kMinSigma = 0.001;
-// Shortest window: over three frames (one link) the adjustment has nothing to add to the three-frame
-// ratio but freedom for the two poses, and on KITTI 01 at 3 Hz it has moved a good ratio by 17%.
+// Shortest window (pairs). A run of two pairs (three frames, one link) keeps its three-frame ratio:
+// there the adjustment adds nothing but freedom for two poses, and on KITTI 01 at 3 Hz it moved a
+// good ratio by 17%.
 constexpr int kMinWindowPairs = 3;
 // Levenberg-Marquardt iterations per stage, and the relative cost decrease that ends one early
 // (on KITTI 00, 1e-4 reads the same ratios as 1e-6 to 0.01% at two thirds of the cost).
