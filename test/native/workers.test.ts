@@ -4,6 +4,7 @@
  * The workers load build/Release/egogeo_native.node with require (createRequire-style), not the
  * compiled dist/, so the test needs no `npm run build`.
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -89,4 +90,45 @@ describe.skipIf(!BUILT)('native engine in worker threads', () => {
     expect(ok.status).toBe('fulfilled');
     expectSame((ok as PromiseFulfilledResult<Slim[]>).value[0]);
   });
+});
+
+/**
+ * Child-process body (CommonJS): 100 workers, each loading the addon and starting VO calls (on the
+ * libuv pool and on its own thread), terminated after 0–40 ms — while the module registers, mid-call,
+ * or while a promise resolves. N-API calls then fail in the terminating environment; the addon must
+ * swallow what it cannot throw (NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS) instead of std::terminate,
+ * which aborted `egogeo worker` when piscina's pool was destroyed while a thread was still loading.
+ */
+const TERMINATOR = `
+const { Worker } = require('node:worker_threads');
+const addon = process.argv[1];
+const clipJson = require('node:fs').readFileSync(0, 'utf8'); // the clip comes on stdin (too large for argv)
+// Each worker gets the clip (typed arrays, cloned) and starts the VO on the libuv pool and on its own thread.
+const decode = (json) => { const c = JSON.parse(json); return { ...c, frames: c.frames.map((f) => ({ ...f, data: Uint8Array.from(f.data) })), timestamps: Float64Array.from(c.timestamps) }; };
+const clip = decode(clipJson);
+const body = "const { workerData: w } = require('node:worker_threads'); const a = require(w.addon);" +
+  "a.processClipAsync(w.clip, {}).then(() => {}, () => {}); a.processClip(w.clip, {});";
+// The clip is one the engine answers (checked here, on the main thread), so the workers are cut off inside real calls.
+console.log('pairs ' + require(addon).processClip(clip, {}).pairs.filter((p) => p.quality === 'ok').length);
+(async () => {
+  for (let i = 0; i < 100; i++) {
+    const w = new Worker(body, { eval: true, workerData: { addon, clip } });
+    w.on('error', () => {});
+    await new Promise((r) => setTimeout(r, i % 41));
+    await w.terminate();
+  }
+  console.log('survived 100 terminations');
+})();
+`;
+
+describe.skipIf(!BUILT)('native engine in terminated worker threads', () => {
+  it('workers terminated while loading the addon or mid-call leave the process running', () => {
+    const c = drivingClip({ frames: 3, speed: 10, yawRate: 0, seed: 5 });
+    const clip = JSON.stringify({ frames: c.frames.map((f) => ({ ...f, data: Array.from(f.data) })), timestamps: Array.from(c.timestamps), intrinsics: c.intrinsics });
+    const r = spawnSync(process.execPath, ['-e', TERMINATOR, ADDON], { input: clip, encoding: 'utf8', timeout: 120_000 });
+    expect(r.error).toBeUndefined();
+    expect(r.signal, r.stderr).toBeNull();
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^pairs 2\nsurvived 100 terminations$/m);
+  }, 150_000);
 });

@@ -137,7 +137,9 @@ describe.skipIf(!NATIVE_BUILT || !HAS_REDIS)('egogeo run --queue + egogeo worker
     await until('the lonely worker', () => /clip at a time/.test(lonely.stderr()));
     await other.stop();
     lonely.child.kill('SIGTERM');
-    expect((await lonely.done).code).toBe(0);
+    const lr = await lonely.done;
+    expect(lr.signal, lr.stderr).toBeNull();
+    expect(lr.code, lr.stderr).toBe(0);
     // Collected jobs are removed: only the queue's bookkeeping keys remain.
     const keys = await redisCommand(redis.port, 'KEYS', 'bull:egogeo:*');
     expect(keys).not.toMatch(/bull:egogeo:[0-9a-f]{16}\./);
