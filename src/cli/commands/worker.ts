@@ -44,7 +44,9 @@ export function registerWorker(program: Command): void {
         lockSeconds: positive('--lock-seconds', o.lockSeconds),
         idleExitSeconds: o.idleExit === undefined ? undefined : positive('--idle-exit', o.idleExit),
       });
-      // The worker has stopped; a Redis client still retrying a lost server must not keep the process.
+      // The worker has stopped; a Redis client still retrying a lost server must not keep the process,
+      // and a signal arriving meanwhile (its own handlers are gone) ends it as the stop did: status 0.
+      for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => process.exit(0));
       setTimeout(() => process.exit(), 2000).unref();
     });
 }
