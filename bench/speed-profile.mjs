@@ -3,8 +3,9 @@
 // estimators the engine offers: 'engine' (its defaults: the white-noise-jerk smoother over road
 // distances and relative scales, jerk PSD and noise scales chosen per clip by maximum marginal
 // likelihood, the ratios' errors modelled as each pair's own plus a 0.2 drift share, the road's as
-// white or AR(1) with a 0.1 s correlation time, chosen per clip), 'white-road' (road errors always
-// independent, the engine before), 'jerk-prior' (a log-normal prior on the jerk PSD from the
+// white or AR(1) with a 0.1 s correlation time, chosen per clip; relative scales from the windowed
+// bundle adjustment), 'three-frame' (relative scales from three frames only, the engine before the
+// bundle adjustment), 'white-road' (road errors always independent), 'jerk-prior' (a log-normal prior on the jerk PSD from the
 // question file's smoothness calibration, bench/jerk-prior.mjs),
 // 'independent' (the same smoother with the ratios' errors nearly independent, ratioDrift 0.9;
 // close to the smoother before, which took them as fully independent), 'fusion' (road distances + relative scales, weak log-speed continuity prior, no
@@ -12,13 +13,13 @@
 // earlier symmetric road-distance fit) and 'gt' (ground-truth speeds, the ceiling). Per clip also
 // the log error of the distance travelled (its level) and of the second half's distance over the
 // first half's (its trend). Per run also the quality of the scale stage's own measurements against
-// ground truth (road distances and three-frame relative scales: log-error sd, MAD, lag-1
+// ground truth (road distances and the relative scales the smoother gets: log-error sd, MAD, lag-1
 // correlation) and the recall of every class of the pooled all-14 metric (mean recall over the
 // union of the questions' answers: where its points go). Nothing is tuned per window.
 // With EGOGEO_NATIVE=<another build of the addon> the same figures for that build (a before/after
 // side by side: run both in one session on one machine).
 // Run: npm run build && node bench/speed-profile.mjs [--kitti ROOT] [--configs 00/31,00/10,01+06/31]
-//      [--variants engine,white-road,jerk-prior,independent,fusion,symmetric,gt]   → bench/results/speed-profile.json
+//      [--variants engine,three-frame,white-road,jerk-prior,independent,fusion,symmetric,gt]   → bench/results/speed-profile.json
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -88,11 +89,11 @@ function run(seqs, frames, variant) {
       }
       if (sp.jerkPsd > 0) e.psd.push(sp.jerkPsd);
       const pairs = est.native.pairs;
-      meas.road.push(pairs.map((p, k) => (p.roadDistance > 0 && v[k] > 0.3 ? Math.log(p.roadDistance / (v[k] * (clip.timestamps[k + 1] - clip.timestamps[k]))) : NaN)));
-      meas.ratio.push(pairs.map((p, k) => (k > 0 && p.ratioSigma > 0 && v[k] > 0.3 && v[k - 1] > 0.3 ? p.logRatio - Math.log((v[k] * (clip.timestamps[k + 1] - clip.timestamps[k])) / (v[k - 1] * (clip.timestamps[k] - clip.timestamps[k - 1]))) : NaN)));
+      const dt = (k) => clip.timestamps[k + 1] - clip.timestamps[k];
+      meas.road.push(pairs.map((p, k) => (p.roadDistance > 0 && v[k] > 0.3 ? Math.log(p.roadDistance / (v[k] * dt(k))) : NaN)));
+      meas.ratio.push(pairs.map((p, k) => (k > 0 && p.ratioSigma > 0 && v[k] > 0.3 && v[k - 1] > 0.3 ? p.logRatio - Math.log((v[k] * dt(k)) / (v[k - 1] * dt(k - 1))) : NaN)));
       // The distance over the window against ground truth (log ratio: its level) and the second
       // half's over the first half's (its trend), where the vehicle moves at least 3 m.
-      const dt = (k) => clip.timestamps[k + 1] - clip.timestamps[k];
       const est2 = est.native.pairs.map((p) => p.distance), gt2 = Array.from(v, (x, k) => x * dt(k));
       const h = Math.floor(est2.length / 2);
       const sum = (xs, a, b) => xs.slice(a, b).reduce((t, x) => t + x, 0);

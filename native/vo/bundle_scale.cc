@@ -29,7 +29,7 @@ constexpr double kTol = 1e-4;
 struct Obs {
   int cam;
   cv::Vec2d m;  // normalized image coordinates
-  double w = 1;  // IRLS weight (0 = rejected)
+  double w = 1;  // Huber weight, fixed per pass (0 = rejected)
 };
 
 /// A point by its inverse depth along its ray in the first frame that sees it (its anchor): well
@@ -272,7 +272,7 @@ class Window {
   }
 
   /// The reduced camera system S dx = -g (points eliminated by their Schur complement) at `cams`,
-  /// with Marquardt damping lambda; Huber weights are the current IRLS weights.
+  /// with Marquardt damping lambda; each observation weighted by its Huber weight.
   void assemble(const std::vector<Cam>& cams, double lambda, std::vector<double>& S, std::vector<double>& g,
                 std::vector<PointBlock>& blocks) {
     const int D = 6 * (ncam_ - 1);
