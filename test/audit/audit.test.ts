@@ -11,7 +11,7 @@ import { type AuditClip, cellKey, shortcutBound } from '../../src/audit/shortcut
 import { cameraGeometry, turnBound } from '../../src/audit/turn.js';
 import { balancedAccuracy, semanticAccuracy } from '../../src/grade/metrics.js';
 import { cli } from '../helpers/cli.js';
-import { HAS_SHARED, sharedPath } from '../helpers/shared.js';
+import { needsShared, sharedPath } from '../helpers/shared.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'egogeo-audit-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -121,7 +121,7 @@ describe('audit shortcut: the optimum per (cell, question) is argmax_y n(cell, y
   });
 });
 
-describe.skipIf(!HAS_SHARED)('audit shortcut on the published selected_clips.json (needs ../shared)', () => {
+describe.skipIf(!needsShared('audit shortcut on the published list', 'reference/selected_clips.json', 'reference/leaderboard.json'))('audit shortcut on the published selected_clips.json (needs ../shared)', () => {
   it('--by source: 0.490 pooled, 0.516 on the 6-question subset, the per-question bounds, the leaderboard count', async () => {
     const out = join(tmp, 'source.json');
     const r = await cli('audit', 'shortcut', '--clips', sharedPath('reference', 'selected_clips.json'), '--by', 'source', '--leaderboard', sharedPath('reference', 'leaderboard.json'), '--json', out);
@@ -139,12 +139,6 @@ describe.skipIf(!HAS_SHARED)('audit shortcut on the published selected_clips.jso
     expect(j.leaderboard.pooled.at_or_below).toBe(27);
     expect(j.leaderboard.pooled.models).toContain('gemini3_pro');
     expect(r.out).toContain('pooled over all 14 questions: 0.490');
-  });
-});
-
-describe.skipIf(HAS_SHARED)('audit shortcut on the published list', () => {
-  it('skipped: ../shared/reference/selected_clips.json is missing', () => {
-    expect(HAS_SHARED).toBe(false);
   });
 });
 

@@ -13,7 +13,7 @@ import { decodeVideo, decodeVideoAsync } from '../../src/datasets/video.js';
 import { KITTI_CAMERA_HEIGHT } from '../../src/datasets/kitti.js';
 import { clipData, labelClip, loadQuestions, summaryFeatures } from '../../src/oracle/index.js';
 import { drivingClip } from '../helpers/render.js';
-import { CAMERA, EGODYN_KITTI, HAS_EGODYN_KITTI, HAS_OPENCV4NODEJS, readJsonl, sharedPath, writeMp4 } from '../run/fixtures.js';
+import { CAMERA, EGODYN_KITTI, HAS_EGODYN_KITTI, HAS_OPENCV4NODEJS, needsShared, readJsonl, sharedPath, writeMp4 } from '../run/fixtures.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'egogeo-datasets-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -126,7 +126,7 @@ describe.skipIf(!HAS_EGODYN_KITTI)('egodyn_kitti (../shared)', () => {
     expect(b.clips[0].intrinsics).toEqual({ fx: 718.856, fy: 718.856, cx: 607.1928, cy: 185.2157 });
   });
 
-  it('selected_clips.json (the real benchmark list) finds none of its clips here: every one is named', () => {
+  it.skipIf(!needsShared('egodyn_kitti against selected_clips.json', 'reference/selected_clips.json'))('selected_clips.json (the real benchmark list) finds none of its clips here: every one is named', () => {
     const b = readBenchmark(EGODYN_KITTI, { selected: sharedPath('reference/selected_clips.json') });
     expect(b.clips).toHaveLength(1000);
     expect(b.clips.every((c) => c.problem === 'not in clips_index.jsonl')).toBe(true);
@@ -229,7 +229,7 @@ it('reads the shared layout fixtures helper', () => {
   expect(readJsonl(p)).toEqual([{ a: 1 }, { a: 2 }]);
 });
 
-describe.skipIf(!HAS_EGODYN_KITTI)('readDataset on a KITTI sequence directory', () => {
+describe.skipIf(!HAS_EGODYN_KITTI || !needsShared('readDataset on a KITTI sequence directory', 'data/kitti/01'))('readDataset on a KITTI sequence directory', () => {
   it('gives the benchmark windows as clips, same frames, intrinsics and ids as egodyn_kitti', async () => {
     const { readDataset } = await import('../../src/datasets/benchmark.js');
     const seq = readDataset(sharedPath('data/kitti/01'));

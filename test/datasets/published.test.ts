@@ -13,7 +13,7 @@ import { readCamerasFile } from '../../src/datasets/cameras.js';
 import { joinNuscenes, mountedCamera, scanTable } from '../../src/datasets/nuscenes.js';
 import { cli } from '../helpers/cli.js';
 import { mountQuaternion, publishedDataset } from '../helpers/published.js';
-import { HAS_SHARED, sharedPath } from '../helpers/shared.js';
+import { needsShared, sharedPath } from '../helpers/shared.js';
 import { CAMERA, NATIVE_BUILT, readJsonl } from '../run/fixtures.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'egogeo-published-'));
@@ -242,7 +242,7 @@ describe('published layout', () => {
 });
 
 const PUB = sharedPath('data/published');
-describe.skipIf(!HAS_SHARED || !existsSync(join(PUB, 'egodyn-bench')))('the shared published copy (../shared/data/published)', () => {
+describe.skipIf(!needsShared('the shared published copy', 'data/published/egodyn-bench', 'data/published/nuscenes'))('the shared published copy (../shared/data/published)', () => {
   it('reads all 45 selected clips: nuScenes from the tables, CARLA from the domain folders', () => {
     const b = readDataset(join(PUB, 'egodyn-bench'), { nuscenesRoot: join(PUB, 'nuscenes'), cacheDir: null });
     expect(b.clips).toHaveLength(45);

@@ -10,7 +10,7 @@ import { InputError } from '../../src/core/trajectory.js';
 import { evaluate, metricsToJson } from '../../src/grade/index.js';
 import { parsePredictionsJsonl } from '../../src/io/predictions.js';
 import { loadQuestions } from '../../src/oracle/questions.js';
-import { HAS_SHARED, sharedPath } from '../helpers/shared.js';
+import { needsShared, sharedPath } from '../helpers/shared.js';
 import { cli } from '../helpers/cli.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'egogeo-cli-grade-'));
@@ -99,7 +99,7 @@ describe('egogeo grade', () => {
     expect(r2.err).toMatch(/empty\.jsonl: no prediction records/);
   });
 
-  it.skipIf(!HAS_SHARED)('writes byte-for-byte the reference output for the golden free-text predictions', async () => {
+  it.skipIf(!needsShared('egogeo grade on the golden free-text predictions', 'golden/grader_cases/freetext_predictions.jsonl', 'golden/grader_cases/freetext_predictions.metrics.json', 'reference/questions_template.yaml'))('writes byte-for-byte the reference output for the golden free-text predictions', async () => {
     const out = join(tmp, 'freetext.json');
     const r = await cli('grade', sharedPath('golden/grader_cases/freetext_predictions.jsonl'), '--json', out,
       '--config', sharedPath('reference/questions_template.yaml'));

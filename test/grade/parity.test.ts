@@ -1,13 +1,15 @@
 /**
- * Parity with the published reference grader on the golden files in ../shared: every parse case,
- * and the full metrics (values, key order, and the exact JSON text) of three prediction sets.
+ * Parity with the published reference grader: every golden parse case (shipped in
+ * test/fixtures/reference), and, with ../shared, the full metrics (values, key order, and the exact
+ * JSON text) of three golden prediction sets.
  */
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { evaluate, metricsToJson, parseAnswerFor, type PredictionRecord } from '../../src/grade/index.js';
 import { readPredictions } from '../../src/io/predictions.js';
 import { loadQuestions } from '../../src/oracle/questions.js';
-import { HAS_SHARED, sharedPath } from '../helpers/shared.js';
+import { needsShared, sharedPath } from '../helpers/shared.js';
 
 const readJsonl = (p: string): Record<string, unknown>[] =>
   readFileSync(p, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
@@ -35,11 +37,11 @@ function sameShape(got: unknown, want: unknown, path: string, out: string[]): vo
   }
 }
 
-describe.skipIf(!HAS_SHARED)('grader parity with the published reference (../shared/golden)', () => {
-  const questions = HAS_SHARED ? loadQuestions(sharedPath('reference/questions_template.yaml')) : loadQuestions();
+describe('grader parity with the published reference: parse cases (test/fixtures/reference)', () => {
+  const questions = loadQuestions();
 
   it('parses all 2000 golden parse cases exactly (null where the reference finds none)', () => {
-    const cases = readJsonl(sharedPath('golden/grader_cases/parse_cases.jsonl')) as {
+    const cases = readJsonl(fileURLToPath(new URL('../fixtures/reference/parse_cases.jsonl', import.meta.url))) as {
       question_id: string;
       model_answer: string;
       parsed: string | null;
@@ -55,26 +57,33 @@ describe.skipIf(!HAS_SHARED)('grader parity with the published reference (../sha
     expect(wrong).toEqual([]);
     expect(cases.filter((c) => c.parsed === null).length).toBeGreaterThan(0);
   });
-
-  for (const name of ['grader_cases/freetext_predictions', 'reference_results/vod', 'reference_results/flow_heuristic']) {
-    it(`${name}.jsonl → ${name}.metrics.json (values, key order, exact JSON text)`, () => {
-      const goldenText = readFileSync(sharedPath(`golden/${name}.metrics.json`), 'utf8');
-      const golden = JSON.parse(goldenText);
-      // The golden records carry no "source" field: per_source uses the reference's clip_id rule.
-      const raw = readJsonl(sharedPath(`golden/${name}.jsonl`));
-      expect(raw.some((r) => 'source' in r)).toBe(false);
-
-      // Through the library, with the records as JSON.parse gives them ...
-      const m = evaluate(raw as PredictionRecord[], questions);
-      const diffs: string[] = [];
-      sameShape(m, golden, '$', diffs);
-      sameShape(JSON.parse(metricsToJson(m)), golden, '$', diffs);
-      expect(diffs).toEqual([]);
-      expect(metricsToJson(m)).toBe(goldenText);
-
-      // ... and through the predictions reader.
-      const viaReader = evaluate(readPredictions(sharedPath(`golden/${name}.jsonl`)).records, questions);
-      expect(metricsToJson(viaReader)).toBe(goldenText);
-    });
-  }
 });
+
+const METRICS = ['grader_cases/freetext_predictions', 'reference_results/vod', 'reference_results/flow_heuristic'];
+describe.skipIf(!needsShared('grader metrics parity', 'reference/questions_template.yaml', ...METRICS.flatMap((n) => [`golden/${n}.jsonl`, `golden/${n}.metrics.json`])))(
+  'grader parity with the published reference: metrics (../shared/golden)',
+  () => {
+    for (const name of METRICS) {
+      it(`${name}.jsonl → ${name}.metrics.json (values, key order, exact JSON text)`, () => {
+        const goldenText = readFileSync(sharedPath(`golden/${name}.metrics.json`), 'utf8');
+        const golden = JSON.parse(goldenText);
+        // The golden records carry no "source" field: per_source uses the reference's clip_id rule.
+        const raw = readJsonl(sharedPath(`golden/${name}.jsonl`));
+        expect(raw.some((r) => 'source' in r)).toBe(false);
+
+        // Through the library, with the records as JSON.parse gives them ...
+        const questions = loadQuestions(sharedPath('reference/questions_template.yaml'));
+        const m = evaluate(raw as PredictionRecord[], questions);
+        const diffs: string[] = [];
+        sameShape(m, golden, '$', diffs);
+        sameShape(JSON.parse(metricsToJson(m)), golden, '$', diffs);
+        expect(diffs).toEqual([]);
+        expect(metricsToJson(m)).toBe(goldenText);
+
+        // ... and through the predictions reader.
+        const viaReader = evaluate(readPredictions(sharedPath(`golden/${name}.jsonl`)).records, questions);
+        expect(metricsToJson(viaReader)).toBe(goldenText);
+      });
+    }
+  },
+);

@@ -6,11 +6,11 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { readKittiWindows, readTrajectories } from '../../src/io/trajectories.js';
 import { FEATURE_NAMES, loadQuestions, runOracle } from '../../src/oracle/index.js';
-import { HAS_SHARED, sharedPath } from '../helpers/shared.js';
+import { needsShared, sharedPath } from '../helpers/shared.js';
 
 interface GoldenCase {
   id: string;
@@ -49,15 +49,20 @@ function compareArrays(id: string, got: Record<string, ArrayLike<number>>, want:
   return fails;
 }
 
-describe.skipIf(!HAS_SHARED)('KITTI windows = the golden KITTI cases (../shared)', () => {
-  const golden: GoldenCase[] = HAS_SHARED
-    ? readFileSync(sharedPath('golden/oracle_cases.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l))
-    : [];
-  const kittiGolden = golden.slice(-64);
-  const questions = HAS_SHARED ? loadQuestions(sharedPath('reference/questions_template.yaml')) : null;
-  const windows = HAS_SHARED ? ['00', '01', '06'].flatMap((s) => readKittiWindows(sharedPath('data/kitti', s))) : [];
-  const tmp = mkdtempSync(join(tmpdir(), 'egogeo-kitti-'));
-  afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+const HAVE = needsShared('KITTI windows against the golden KITTI cases', 'golden/oracle_cases.jsonl', 'reference/questions_template.yaml', 'data/kitti/00', 'data/kitti/01', 'data/kitti/06');
+
+describe.skipIf(!HAVE)('KITTI windows = the golden KITTI cases (../shared)', () => {
+  let kittiGolden: GoldenCase[] = [];
+  let questions: ReturnType<typeof loadQuestions>;
+  let windows: ReturnType<typeof readKittiWindows> = [];
+  let tmp = '';
+  beforeAll(() => {
+    kittiGolden = readFileSync(sharedPath('golden/oracle_cases.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l)).slice(-64);
+    questions = loadQuestions(sharedPath('reference/questions_template.yaml'));
+    windows = ['00', '01', '06'].flatMap((s) => readKittiWindows(sharedPath('data/kitti', s)));
+    tmp = mkdtempSync(join(tmpdir(), 'egogeo-kitti-'));
+  });
+  afterAll(() => tmp && rmSync(tmp, { recursive: true, force: true }));
 
   it('the last 64 golden cases are exactly the windows of 00 (54), 01 (5) and 06 (5), in order', () => {
     expect(kittiGolden.every((c) => c.source === 'kitti')).toBe(true);
@@ -95,7 +100,7 @@ describe.skipIf(!HAS_SHARED)('KITTI windows = the golden KITTI cases (../shared)
     const fails: string[] = [];
     windows.forEach((w, k) => {
       const e = kittiGolden[k].expected;
-      const r = runOracle(w, questions!);
+      const r = runOracle(w, questions);
       fails.push(...compareArrays(w.id, r.arrays as unknown as Record<string, Float64Array>, e.arrays));
       for (const f of FEATURE_NAMES) if (!close(r.features[f], e.features[f])) fails.push(`${w.id} ${f}: ${r.features[f]} != ${e.features[f]}`);
       expect(r.labels).toEqual(e.labels);

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type NativeClip, type NativeResult, processClip, processClipAsync, type VoOptions } from '../../src/native/index.js';
 import { drivingClip, prng, type SyntheticClip } from '../helpers/render.js';
 import { thrown } from '../helpers/throws.js';
+import { needsShared, sharedPath } from '../helpers/shared.js';
 
 const ADDON = process.env.EGOGEO_NATIVE ?? fileURLToPath(new URL('../../build/Release/egogeo_native.node', import.meta.url));
 const BUILT = existsSync(ADDON);
@@ -129,10 +130,10 @@ describe.skipIf(!BUILT)('native engine: bad input', () => {
     // libjpeg decodes a JPEG whose entropy-coded data stops early, with the rest of the picture
     // grey (it only warns "Premature end of JPEG file"), so the engine may accept it. Either a
     // clean error naming the file or a finite result — no crash.
-    it.skipIf(!existsSync(fileURLToPath(new URL('../../../shared/data/kitti/00/image_0/000000.jpg', import.meta.url))))(
+    it.skipIf(!needsShared('a truncated real JPEG', 'data/kitti/00/image_0/000002.jpg'))(
       'a real JPEG truncated to a third: an error naming it, or a finite result',
       () => {
-        const img = fileURLToPath(new URL('../../../shared/data/kitti/00/image_0/', import.meta.url));
+        const img = sharedPath('data/kitti/00/image_0');
         const whole = readFileSync(join(img, '000001.jpg'));
         const cut = join(dir, 'kitti-truncated.jpg');
         writeFileSync(cut, whole.subarray(0, Math.floor(whole.length / 3)));

@@ -8,14 +8,14 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Prediction } from '../../src/io/predictions.js';
 import { loadQuestions } from '../../src/oracle/index.js';
 import { domainTable } from '../../src/report/domains.js';
 import { type LeaderboardRow, neighbourhood, parseLeaderboard, placeOnLeaderboard, rowQuestions, runRow } from '../../src/report/leaderboard.js';
 import { combineRuns, type ReportRun } from '../../src/report/runs.js';
 import { cli, ensureDist } from '../run/fixtures.js';
-import { HAS_SHARED, sharedPath } from '../helpers/shared.js';
+import { needsShared, sharedPath } from '../helpers/shared.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'egogeo-report-lb-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -281,8 +281,7 @@ describe('egogeo report over two runs (CLI)', () => {
 
 const PUBLISHED = sharedPath('data/published/egodyn-bench');
 const LEADERBOARD = sharedPath('reference/leaderboard.json');
-const HAS_PUBLISHED = HAS_SHARED && existsSync(join(PUBLISHED, 'carla_clips/qa.jsonl')) && existsSync(LEADERBOARD);
-if (!HAS_PUBLISHED) console.warn(`[egogeo tests] ${PUBLISHED} or ${LEADERBOARD} is missing: the report-on-the-published-leaderboard tests are skipped.`);
+const HAS_PUBLISHED = needsShared('egogeo report against the published leaderboard', 'data/published/egodyn-bench/nuscenes_clips/qa.jsonl', 'data/published/egodyn-bench/carla_clips/qa.jsonl', 'reference/leaderboard.json');
 
 describe.skipIf(!HAS_PUBLISHED)('egogeo report against the published leaderboard (../shared)', () => {
   type Qa = { clip_id: string; question_id: string; category: string; answer: string; choices: string[] };
@@ -291,9 +290,13 @@ describe.skipIf(!HAS_PUBLISHED)('egogeo report against the published leaderboard
       .split('\n')
       .filter((l) => l.trim())
       .map((l) => JSON.parse(l) as Qa);
-  // The describe body runs even when skipped: read ../shared only when it is there.
-  const items = HAS_PUBLISHED ? [...qa('nuscenes_clips').map((x) => ({ ...x, source: 'nuscenes' })), ...qa('carla_clips').map((x) => ({ ...x, source: 'carla' }))] : [];
-  const published = HAS_PUBLISHED ? (JSON.parse(readFileSync(LEADERBOARD, 'utf8')) as LeaderboardRow[]) : [];
+  // The describe body runs even when skipped: ../shared is read in beforeAll, which a skip does not run.
+  let items: (Qa & { source: string })[] = [];
+  let published: LeaderboardRow[] = [];
+  beforeAll(() => {
+    items = [...qa('nuscenes_clips').map((x) => ({ ...x, source: 'nuscenes' })), ...qa('carla_clips').map((x) => ({ ...x, source: 'carla' }))];
+    published = JSON.parse(readFileSync(LEADERBOARD, 'utf8')) as LeaderboardRow[];
+  });
   const SUBSET = new Set(['yaw_rate_turn_direction', 'speed_trend', 'stop_and_go', 'brake_then_turn', 'significant_heading_change', 'high_lateral_accel']);
   /** Prediction records from the QA answers; `wrong(item)` answers another choice. */
   const preds = (subset: boolean, wrong: (x: (typeof items)[number]) => boolean) =>

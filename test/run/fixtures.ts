@@ -9,18 +9,17 @@ import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { drivingClip } from '../helpers/render.js';
-import { HAS_SHARED, sharedPath } from '../helpers/shared.js';
+import { needsShared, sharedPath } from '../helpers/shared.js';
 
-export { HAS_SHARED, sharedPath };
+export { needsShared, sharedPath };
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const BIN = join(ROOT, 'bin/egogeo.js');
 export const NATIVE_BUILT = existsSync(join(ROOT, 'build/Release/egogeo_native.node')) || !!process.env.EGOGEO_NATIVE;
 export const EGODYN_KITTI = sharedPath('data/egodyn_kitti');
-export const HAS_EGODYN_KITTI = HAS_SHARED && existsSync(join(EGODYN_KITTI, 'clips_index.jsonl'));
+export const HAS_EGODYN_KITTI = needsShared('the KITTI-window tests (the synthetic ones still run)', 'data/egodyn_kitti/clips_index.jsonl', 'data/egodyn_kitti/qa.jsonl');
 
 if (!NATIVE_BUILT) console.warn('[egogeo tests] the native engine is not built: the run/report tests that need VO are skipped (npm run build:native).');
-if (!HAS_EGODYN_KITTI) console.warn(`[egogeo tests] ${EGODYN_KITTI} is missing: the KITTI run tests are skipped; the synthetic ones still run.`);
 
 const newest = (dir: string): number => {
   let t = 0;

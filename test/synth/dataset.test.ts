@@ -18,7 +18,7 @@ import { readNpz } from '../../src/io/npz.js';
 import { clipData, labelClip, loadQuestions, summaryFeatures } from '../../src/oracle/index.js';
 import { synthesize, type SynthSummary } from '../../src/synth/dataset.js';
 import { PRESETS } from '../../src/synth/presets.js';
-import { HAS_SHARED, sharedPath } from '../helpers/shared.js';
+import { hasShared, sharedPath } from '../helpers/shared.js';
 import { dynamicsFromNpz } from './helpers.js';
 
 const ADDON = fileURLToPath(new URL('../../build/Release/egogeo_native.node', import.meta.url));
@@ -59,8 +59,8 @@ describe.skipIf(!READY)('synthesize: the benchmark layout', () => {
   it('writes clips_index.jsonl with the reference fields in the reference order', () => {
     const recs = jsonl(join(dir, 'clips_index.jsonl'));
     expect(recs).toHaveLength(3);
-    const ref = HAS_SHARED ? Object.keys(jsonl(sharedPath('data/egodyn_kitti/clips_index.jsonl'))[0]) : INDEX_KEYS;
-    const refFeatures = HAS_SHARED ? Object.keys(jsonl(sharedPath('data/egodyn_kitti/clips_index.jsonl'))[0].features as object) : null;
+    const ref = hasShared('data/egodyn_kitti/clips_index.jsonl') ? Object.keys(jsonl(sharedPath('data/egodyn_kitti/clips_index.jsonl'))[0]) : INDEX_KEYS;
+    const refFeatures = hasShared('data/egodyn_kitti/clips_index.jsonl') ? Object.keys(jsonl(sharedPath('data/egodyn_kitti/clips_index.jsonl'))[0].features as object) : null;
     for (const r of recs) {
       expect(Object.keys(r)).toEqual(ref);
       expect(r.source).toBe('synthetic');
@@ -86,7 +86,7 @@ describe.skipIf(!READY)('synthesize: the benchmark layout', () => {
       expect(a.position.shape).toEqual([31, 2]);
       for (const k of NPZ_KEYS.filter((k) => k !== 'position')) expect(a[k].shape).toEqual([31]);
       const members = unzipSync(readFileSync(path));
-      const ref = HAS_SHARED ? unzipSync(readFileSync(sharedPath('data/egodyn_kitti/arrays/kitti00_000000.npz'))) : null;
+      const ref = hasShared('data/egodyn_kitti/arrays/kitti00_000000.npz') ? unzipSync(readFileSync(sharedPath('data/egodyn_kitti/arrays/kitti00_000000.npz'))) : null;
       for (const k of NPZ_KEYS) {
         const head = (b: Uint8Array) => new TextDecoder('latin1').decode(b.subarray(0, 128)).split('\n')[0];
         expect(head(members[`${k}.npy`])).toContain("'descr': '<f8', 'fortran_order': False");
@@ -99,7 +99,7 @@ describe.skipIf(!READY)('synthesize: the benchmark layout', () => {
     const questions = loadQuestions();
     const qa = jsonl(join(dir, 'qa.jsonl'));
     expect(qa).toHaveLength(3 * 14);
-    const ref = HAS_SHARED ? Object.keys(jsonl(sharedPath('data/egodyn_kitti/qa.jsonl'))[0]) : QA_KEYS;
+    const ref = hasShared('data/egodyn_kitti/qa.jsonl') ? Object.keys(jsonl(sharedPath('data/egodyn_kitti/qa.jsonl'))[0]) : QA_KEYS;
     qa.forEach((q, i) => {
       expect(Object.keys(q)).toEqual(ref);
       expect(q.qa_id).toBe(`qa_${String(i).padStart(8, '0')}`);

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_QUESTIONS_PATH, loadQuestions, summaryFeatures } from '../../src/oracle/index.js';
 import { qaRecords } from '../../src/synth/qa.js';
-import { HAS_SHARED, sharedPath } from '../helpers/shared.js';
+import { needsShared, sharedPath } from '../helpers/shared.js';
 import { dynamicsFromNpz } from './helpers.js';
 
 function close(a: unknown, b: unknown, where: string): void {
@@ -23,12 +23,13 @@ function close(a: unknown, b: unknown, where: string): void {
   }
 }
 
-describe.skipIf(!HAS_SHARED)('QA records against the reference generator (egodyn_kitti)', () => {
-  const questions = loadQuestions();
-  const qa = readFileSync(sharedPath('data/egodyn_kitti/qa.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-  const index = readFileSync(sharedPath('data/egodyn_kitti/clips_index.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+const HAVE = needsShared('QA records against the reference generator', 'data/egodyn_kitti/qa.jsonl', 'data/egodyn_kitti/clips_index.jsonl');
 
+describe.skipIf(!HAVE)('QA records against the reference generator (egodyn_kitti)', () => {
   it('reproduces every field, evidence included, from the clip arrays', () => {
+    const questions = loadQuestions();
+    const qa = readFileSync(sharedPath('data/egodyn_kitti/qa.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const index = readFileSync(sharedPath('data/egodyn_kitti/clips_index.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     index.forEach((rec, i) => {
       const arrays = dynamicsFromNpz(sharedPath('data/egodyn_kitti', rec.array_ref));
       const features = summaryFeatures(arrays);

@@ -1,15 +1,16 @@
 /**
  * `egogeo view` end to end in a real headless Chromium (Debian's `chromium` + playwright-core):
- * the list and its filters over a generated 1,000-clip dataset (first paint timed), bad input
+ * the list and its filters over a generated 1,000-clip dataset, bad input
  * (missing folder, predictions for other clips, unreadable frames, paths outside the dataset),
  * and on the shared KITTI windows the opened clip — frame with the engine's tracks and inliers,
- * bird's-eye and dynamics plots, the QA table against a predictions file, keyboard navigation,
- * open time. Screenshots go to test/view/artifacts/. Skips with a message without chromium.
+ * bird's-eye and dynamics plots, the QA table against a predictions file, keyboard navigation.
+ * Outcomes only: the paint and open times are measured by bench/view.mjs, not bounded here.
+ * Screenshots go to test/view/artifacts/. Skips with a message without chromium.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -110,15 +111,12 @@ describe.skipIf(!HAS_BROWSER)('egogeo view: 1,000 clips, filters, bad input in t
     expect(inside.body).toContain('speed_regime');
   });
 
-  it('lists 1,000 clips with a first paint under 1 s, filters them, warns about predictions for other clips', async () => {
+  it('lists 1,000 clips (and records when the list painted), filters them, warns about predictions for other clips', async () => {
     const page = await ctx.newPage();
-    const t0 = Date.now();
     await page.goto(v.url);
     await page.waitForSelector('body[data-ready]');
-    const wall = Date.now() - t0;
     const paint = await page.evaluate(() => (window as unknown as { __egogeo: { listPaintMs: number } }).__egogeo.listPaintMs);
-    console.log(`[egogeo view] 1,000 clips: list painted ${paint.toFixed(0)} ms after navigation start (${wall} ms wall from goto)`);
-    expect(paint).toBeLessThan(1000);
+    expect(Number.isFinite(paint) && paint > 0).toBe(true); // the figure bench/view.mjs reads
     expect(await page.locator('#list li').count()).toBe(1000);
     await page.screenshot({ path: join(ARTIFACTS, 'list-1000.png') });
 
@@ -243,28 +241,23 @@ describe.skipIf(!HAS_BROWSER || !HAS_EGODYN_KITTI || !NATIVE_BUILT)('egogeo view
     await page.close();
   });
 
-  it('opens a clip in under 1 s; j / k move through the list; the URL names the clip', async () => {
+  it('opens clips by click (tracks drawn, open and engine times recorded); j / k move through the list; the URL names the clip', async () => {
     const page = await ctx.newPage();
     await page.goto(v.url);
     await page.waitForSelector('body[data-ready]');
     // Clips nobody has opened yet (no engine result cached), by click.
-    const times: number[] = [], engine: number[] = [];
     for (const id of ['kitti00_000100', 'kitti00_000200', 'kitti01_000050'].filter((id) => v.data.byId.has(id)).slice(0, 3)) {
       await page.click(`#list li[data-id="${id}"]`);
       await page.waitForFunction((x) => document.body.dataset.opened === x, id, { timeout: 60_000 });
-      times.push(await page.evaluate(() => (window as unknown as { __egogeo: { openMs: number } }).__egogeo.openMs));
-      engine.push(await page.evaluate(() => (window as unknown as { __egogeo: { detail: { ms: { engine: number } } } }).__egogeo.detail.ms.engine));
+      const { openMs, engineMs } = await page.evaluate(() => {
+        const g = (window as unknown as { __egogeo: { openMs: number; detail: { ms: { engine: number } } } }).__egogeo;
+        return { openMs: g.openMs, engineMs: g.detail.ms.engine };
+      });
+      expect(engineMs).toBeGreaterThan(0); // the figures bench/view.mjs reads
+      expect(openMs).toBeGreaterThanOrEqual(engineMs);
       expect(page.url()).toContain(`#clip=${id}`);
       expect(Number(await page.locator('#frame').getAttribute('data-tracks'))).toBeGreaterThan(0);
     }
-    const best = Math.min(...times);
-    const load = loadavg()[0];
-    console.log(`[egogeo view] KITTI clip open (engine run, frame + overlay + plots + QA drawn): ${times.map((t, i) => `${t.toFixed(0)} ms (engine ${engine[i]} ms)`).join(', ')}; load average ${load.toFixed(1)} on ${cpus().length} cores`);
-    // What the viewer adds to the engine's own time is always checked; the 1 s total only on a
-    // machine that is not oversubscribed (the rest of the suite runs beside this file).
-    expect(Math.min(...times.map((t, i) => t - engine[i]))).toBeLessThan(500);
-    if (load < cpus().length) expect(best).toBeLessThan(1000);
-    else console.warn(`[egogeo view] load average ${load.toFixed(1)} ≥ ${cpus().length} cores: the 1 s open-time bound is not asserted (best ${best.toFixed(0)} ms)`);
     const cur = await page.evaluate(() => (window as unknown as { __egogeo: { cur: string } }).__egogeo.cur);
     const ids = v.data.clips.map((c) => c.id);
     await page.keyboard.press('j');

@@ -11,13 +11,12 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Clip } from '../../src/core/clip.js';
 import { kittiClips, readKittiSequence } from '../../src/datasets/kitti.js';
 import { type Estimate, estimateClip, estimateClipAsync } from '../../src/vo/estimate.js';
-import { HAS_SHARED, sharedPath } from '../helpers/shared.js';
+import { needsShared, sharedPath } from '../helpers/shared.js';
 
 const ADDON = process.env.EGOGEO_NATIVE ?? fileURLToPath(new URL('../../build/Release/egogeo_native.node', import.meta.url));
 const BUILT = existsSync(ADDON);
-const KITTI = HAS_SHARED && existsSync(sharedPath('data/kitti/00/image_0'));
-if (!KITTI) console.warn('[egogeo tests] ../shared/data/kitti/00 is missing: the KITTI VO tests are skipped.');
-else if (!BUILT) console.warn(`[egogeo tests] ${ADDON} is not built (npx cmake-js compile): the KITTI VO tests are skipped.`);
+const KITTI = needsShared('native VO on KITTI 00 windows', 'data/kitti/00/image_0', 'data/kitti/00/poses.txt');
+if (KITTI && !BUILT) console.warn(`[egogeo tests] ${ADDON} is not built (npx cmake-js compile): the KITTI VO tests are skipped.`);
 
 const DEG = Math.PI / 180;
 /** Window start → what it shows (measured from poses.txt). */
