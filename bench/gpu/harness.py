@@ -30,6 +30,9 @@ import cv2
 import numpy as np
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
+# The agreement bar, shared with the self-check --device auto|gpu runs (src/native/device.ts).
+with open(os.path.join(ROOT, 'native', 'gpu', 'tolerances.json')) as f:
+    TOL = json.load(f)
 P = C.c_void_p
 
 
@@ -229,7 +232,8 @@ def accuracy(lib, frames, use_reference, batch):
                 'p99_endpoint_diff_px': float(np.percentile(d, 99)) if len(d) else None,
                 'kept_by_both_of_either': both / either if either else None,
                 'keep_flag_agreement': agree / total if total else None,
-                'pass': bool(len(d) and np.median(d) <= 0.05 and either and both / either >= 0.99),
+                'pass': bool(len(d) and np.median(d) <= TOL['median_endpoint_diff_px'] and either
+                             and both / either >= TOL['kept_by_both_of_either']),
             }
     finally:
         if gpu:

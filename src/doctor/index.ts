@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type GpuInfo, gpuInfo, native, nativePath } from '../native/index.js';
+import { gpuSelfCheck } from '../native/device.js';
 
 export type Status = 'ok' | 'warn' | 'fail';
 
@@ -123,7 +124,10 @@ function opencv4nodejsCheck(): Check {
   return { name, status: 'ok', detail: `loads, OpenCV ${version}${video === 'true' ? ', VideoCapture' : ''} (${why})`, required: false };
 }
 
-/** The GPU path: whether libegogeo_gpu was built and loads beside the addon, and the device it sees. */
+/**
+ * The GPU path: whether libegogeo_gpu was built and loads beside the addon, the device it sees, and
+ * the self-check `--device auto|gpu` runs before using it (GPU vs CPU tracks on a rendered clip).
+ */
 function cudaCheck(addonOk: boolean): Check {
   const name = 'cuda';
   const smi = sh('nvidia-smi', ['-L']);
@@ -136,7 +140,17 @@ function cudaCheck(addonOk: boolean): Check {
     return { name, status: 'warn', detail: `the addon cannot report its GPU library (${first(e)})`, fix: 'npm run build:native', required: false };
   }
   const lib = g.path.replace(PACKAGE_ROOT, '');
-  if (g.devices > 0) return { name, status: 'ok', detail: `${lib} loads; device ${g.device} (--device auto uses it)${listed}`, required: false };
+  if (g.devices > 0) {
+    const check = gpuSelfCheck();
+    if (check.ok) return { name, status: 'ok', detail: `${lib} loads; device ${g.device}; self-check passed (${check.detail}): --device auto uses it${listed}`, required: false };
+    return {
+      name,
+      status: 'warn',
+      detail: `${lib} loads; device ${g.device}; self-check FAILED (${check.detail}): --device auto runs on the CPU, --device gpu refuses${listed}`,
+      fix: 'report it with this line; bench/gpu/harness.py (DEVELOPERS.md) shows where the tracks differ',
+      required: false,
+    };
+  }
   if (g.loaded) return { name, status: 'ok', detail: `${lib} loads but sees no CUDA device (--device auto runs on the CPU)${listed}`, required: false };
   return {
     name,

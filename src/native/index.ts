@@ -6,7 +6,6 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { InputError } from '../core/trajectory.js';
 
 export interface Intrinsics {
   fx: number;
@@ -176,12 +175,12 @@ export interface VoOptions {
   /**
    * Where pyramids, FAST and KLT run: 'cpu' (default) or 'gpu' (libegogeo_gpu.so beside the addon;
    * the engine throws '--device gpu: no CUDA device (…)' without it). Pose and scale stay on the CPU.
-   * 'auto' is for callers: `resolveDevice`.
+   * 'auto' is for callers: `decideDevice` (device.ts).
    */
   device?: Device;
 }
 
-/** `--device`: 'auto' = the GPU when its library loads and sees a device, else the CPU. */
+/** `--device`: 'auto' = the GPU when its library loads, sees a device and passes the self-check (device.ts). */
 export const DEVICES = ['auto', 'cpu', 'gpu'] as const;
 export type DeviceChoice = (typeof DEVICES)[number];
 export type Device = Exclude<DeviceChoice, 'auto'>;
@@ -306,7 +305,9 @@ interface Addon {
   probeVideo(path: string): VideoInfo;
   renderClip(request: RenderRequest): RenderResult;
   renderClipAsync(request: RenderRequest): Promise<RenderResult>;
+  /** OpenCV's thread count for the whole process: the module sets 1 at its first load (native/addon.cc). */
   setThreads(n: number): void;
+  threads(): number;
   gpuInfo(): GpuInfo;
   opencvVersion: string;
   /** How the addon was compiled: 'release' (optimised), 'debug' or 'asan' (sanitizer build). */
@@ -408,22 +409,4 @@ export function renderClipAsync(request: RenderRequest): Promise<RenderResult> {
 /** The addon's view of the CUDA library and device (loads and unloads the library each call). */
 export function gpuInfo(): GpuInfo {
   return native().gpuInfo();
-}
-
-/**
- * A `--device` value → the device the engine gets: 'auto' is 'gpu' when the library loads and sees
- * a device, else 'cpu'; 'gpu' without a device throws one line naming why. `flag` names the option
- * in messages.
- */
-export function resolveDevice(choice: string | undefined, flag = '--device'): Device {
-  const c = choice ?? 'auto';
-  if (!(DEVICES as readonly string[]).includes(c)) throw new InputError(`${flag} must be one of ${DEVICES.join(', ')}, got '${c}'`);
-  if (c === 'cpu') return 'cpu';
-  // No NVIDIA driver node (Linux; /dev/dxg under WSL): no CUDA device, and no need to load the
-  // addon and OpenCV into this thread (~0.35 s) just to hear so.
-  if (c === 'auto' && !['/dev/nvidiactl', '/dev/dxg'].some((p) => existsSync(p))) return 'cpu';
-  const g = gpuInfo();
-  if (c === 'auto') return g.devices > 0 ? 'gpu' : 'cpu';
-  if (g.devices === 0) throw new InputError(`${flag} gpu: no CUDA device (${g.reason || 'none found'})`);
-  return 'gpu';
 }

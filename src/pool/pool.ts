@@ -4,8 +4,8 @@
  * order; callers that need a canonical order sort at the end. May import: nothing from src/ but
  * core/ — the worker module decides what a task does.
  *
- * A worker module default-exports `async (task) => result` and should call
- * `native().setThreads(1)` once at load: one OpenCV thread per worker, the pool provides the rest.
+ * A worker module default-exports `async (task) => result`; each task uses one core (the native
+ * addon pins OpenCV to one thread when it loads, on any thread), the pool provides the rest.
  * It may also export `inProcess(task)`, the same work without blocking the event loop for long
  * (native calls on libuv's thread pool): with one worker the pool then runs every task on the
  * calling thread and starts no worker thread (whose start-up — a thread, a second copy of the

@@ -10,10 +10,14 @@
  * (`lockSeconds`) and another worker's stalled-job check puts the job back on the queue. SIGINT or
  * SIGTERM: no new jobs, the clips in flight finish and are returned, then the worker exits 0; a
  * second signal exits at once (the clips in flight are retried elsewhere once their locks expire).
+ * A job that asks for the GPU is answered only after this machine's GPU passed the self-check
+ * (src/native/device.ts, run once per worker); otherwise the attempt fails with the check's line.
+ * Each clip's start is logged ("CLIP: started"), so what a killed worker held is known.
  */
 import { hostname } from 'node:os';
 import { Piscina } from 'piscina';
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import { decideDevice } from '../native/device.js';
 import { workerUrl } from '../run/clips.js';
 import type { ClipOutput } from '../run/task.js';
 import { type ClipJobData, decodeTask, JOB_VERSION, mapTask, type PathMap, questionFile } from './codec.js';
@@ -61,6 +65,21 @@ export async function runQueueWorker(o: QueueWorkerOptions): Promise<QueueWorker
   const pool = new Piscina({ filename: workerUrl().href, minThreads: concurrency, maxThreads: concurrency, idleTimeout: 60_000 });
   const summary: QueueWorkerSummary = { done: 0, failed: 0, signal: null };
 
+  // The GPU self-check, once, on the first job that asks for the GPU: null = passed, else why not.
+  let gpuRefusal: string | null | undefined;
+  const gpuReady = (): string | null => {
+    if (gpuRefusal === undefined) {
+      try {
+        decideDevice('gpu');
+        gpuRefusal = null;
+      } catch (e) {
+        gpuRefusal = (e as Error).message.split('\n')[0];
+        log(`the jobs that ask for the GPU fail here: ${gpuRefusal}`);
+      }
+    }
+    return gpuRefusal;
+  };
+
   let inflight = 0;
   const processor = async (job: Job<ClipJobData>): Promise<ClipOutput> => {
     inflight++;
@@ -75,6 +94,9 @@ export async function runQueueWorker(o: QueueWorkerOptions): Promise<QueueWorker
     if (d?.v !== JOB_VERSION) throw new UnrecoverableError(`job format ${String(d?.v)} but this egogeo worker reads ${JOB_VERSION} (run the same egogeo version on the coordinator and the workers)`);
     const task = mapTask({ ...decodeTask(d.task), config: questionFile(d.questions) }, maps);
     try {
+      const refused = task.device === 'gpu' ? gpuReady() : null;
+      if (refused) throw new Error(refused);
+      log(`${task.clip.id}: started (attempt ${job.attemptsMade + 1})`);
       const r = (await pool.run(task)) as ClipOutput;
       summary.done++;
       log(`${task.clip.id}: ${r.records.length} records in ${(r.ms.total / 1000).toFixed(3)} s (attempt ${job.attemptsMade + 1})`);

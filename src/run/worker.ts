@@ -1,11 +1,8 @@
 /**
  * The pool worker of `egogeo run`: one clip a task (src/run/task.ts). One OpenCV thread per
- * worker — the pool supplies the parallelism.
+ * worker (the addon pins it at load) — the pool supplies the parallelism.
  */
-import { native } from '../native/index.js';
 import { type ClipOutput, type ClipTask, runClipTask } from './task.js';
-
-native().setThreads(1);
 
 export default function run(task: ClipTask): Promise<ClipOutput> {
   return runClipTask(task);

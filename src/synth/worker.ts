@@ -14,8 +14,7 @@ import sharp from 'sharp';
 import { native } from '../native/index.js';
 import type { RenderTask, RenderTaskResult } from './task.js';
 
-native().setThreads(1);
-sharp.concurrency(1); // the pool supplies the parallelism
+sharp.concurrency(1); // the pool supplies the parallelism (the addon keeps OpenCV to one thread itself)
 
 export default async function run(task: RenderTask): Promise<RenderTaskResult> {
   if (task.video) {

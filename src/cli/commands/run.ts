@@ -11,7 +11,8 @@ import { defaultWorkers } from '../../pool/index.js';
 import { DEFAULT_MODEL } from '../../run/manifest.js';
 import { parseShard, runBenchmark, sidecar } from '../../run/run.js';
 import { parseCarlaDomain } from '../../datasets/published.js';
-import { DEVICES, type Photometric, PHOTOMETRIC, resolveDevice } from '../../native/index.js';
+import { decideDevice } from '../../native/device.js';
+import { DEVICES, type Photometric, PHOTOMETRIC } from '../../native/index.js';
 import { DEFAULT_PHOTOMETRIC } from '../../vo/estimate.js';
 import { DEFAULT_QUEUE_NAME, parseQueueUrl } from '../../queue/connection.js';
 
@@ -69,7 +70,7 @@ export function registerRun(program: Command): void {
     .option('--cache <dir>', 'where the nuScenes table join is cached (default: $EGOGEO_CACHE_DIR or ~/.cache/egogeo)')
     .option('--no-cache', 'do not cache the nuScenes table join')
     .option('--photometric <mode>', `the tracker's photometric stage: ${PHOTOMETRIC.join(', ')} (default ${DEFAULT_PHOTOMETRIC}: gain-compensated KLT per frame pair)`)
-    .option('--device <mode>', `where pyramids, FAST and KLT run: ${DEVICES.join(', ')} (auto: the GPU when libegogeo_gpu loads and sees a device, else the CPU; with --queue each worker's engine decides and auto means cpu); pose and scale always run on the CPU`, 'auto')
+    .option('--device <mode>', `where pyramids, FAST and KLT run: ${DEVICES.join(', ')} (auto: the GPU when libegogeo_gpu loads, sees a device and its tracks pass a self-check against the CPU's, else the CPU with a note; gpu: the same check, an error when it fails; with --queue auto means cpu and each worker checks its own GPU); pose and scale always run on the CPU`, 'auto')
     .requiredOption('-o, --output <path>', 'predictions JSONL (appended per clip while running, canonical order when complete)')
     .option('--source-label <label>', 'source recorded on every prediction (default: the record\'s source, else inferred from the clip id)')
     .option('--clips <json>', 'selected_clips.json-style list: run only these clips, in this order')
@@ -93,8 +94,15 @@ export function registerRun(program: Command): void {
         frames = Number(o.frames);
         if (!Number.isInteger(frames) || frames < 2) throw new InputError(`--frames must be 'all' or an integer >= 2, got '${o.frames}'`);
       }
-      // Resolved once here (one clear error for a missing GPU, not one per clip); recorded in the manifest.
-      const device = o.queue === undefined ? resolveDevice(o.device) : o.device === 'auto' ? 'cpu' : resolveQueueDevice(o.device);
+      // Resolved once here (one clear error for a missing or failing GPU, not one per clip); recorded in the manifest.
+      let device: 'cpu' | 'gpu';
+      if (o.queue === undefined) {
+        const d = decideDevice(o.device);
+        if (d.note) process.stderr.write(`egogeo: ${d.note}\n`);
+        device = d.device;
+      } else {
+        device = o.device === 'auto' ? 'cpu' : resolveQueueDevice(o.device);
+      }
       const s = await runBenchmark({
         dataset: o.dataset,
         output: o.output,
