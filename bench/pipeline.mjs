@@ -1,17 +1,21 @@
-// Whole-pipeline throughput of `egogeo run` (dataset read → pool of workers → VO → oracle →
-// records appended per clip → canonical output, manifest, TUM files): clips/s with 1 and 2
-// workers, scaling efficiency (speed-up / 2), and peak memory (the run process's max RSS, which
-// covers its worker threads; mp4 clips are decoded by the engine inside each worker). Each measurement runs in
-// a fresh child process; median of RUNS runs.
+// Whole-pipeline throughput of plain `egogeo run` processes (dataset read → pool of workers → VO
+// → oracle → records appended per clip → canonical output, manifest, TUM files), exactly as a user
+// runs it: `node bin/egogeo.js run --dataset D --limit N --workers 1|2 --no-progress -o OUT`, with
+// bench/lib/rusage.mjs preloaded to record the process's CPU time (every thread) and peak RSS at
+// exit. Per dataset: clips/s with 1 and 2 workers, the speed-up, the cores a one-worker run keeps
+// busy (CPU seconds / wall seconds; target ≤ 1.05), and — where strace exists — the sched_yield
+// calls of a one-worker run over 10 clips (OpenCV's TBB workers spin in it when OpenCV is allowed
+// more than one thread). Median of RUNS runs, each in a fresh process.
 //
 // The machine may be shared: each run waits for the other processes to be quiet, measures the
 // CPU time they used meanwhile (/proc/stat minus the run's own), and is redone (up to 3 times)
 // when they took more than 10% of a core; the interference of every kept run is recorded.
 //
-// Datasets: the 64 KITTI windows of ../shared/data/egodyn_kitti (JPEG frames, 31 a clip), and —
-// when `egogeo synth` is built — synthetic clips it renders (JPEG frames, and mp4 clips).
+// Datasets: the first LIMIT KITTI windows of ../shared/data/egodyn_kitti (JPEG frames, 31 a
+// clip), and — when `egogeo synth` is built — LIMIT synthetic clips it renders (JPEG frames, and
+// mp4 clips decoded by the engine in each worker).
 //
-//   npm run build && node bench/pipeline.mjs [--runs 3] [--synth-clips 32]
+//   npm run build && node bench/pipeline.mjs [--runs 3] [--limit 40]
 //
 // Writes bench/results/pipeline.json.
 import { spawnSync } from 'node:child_process';
@@ -22,31 +26,20 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = join(ROOT, 'bin/egogeo.js');
+const RUSAGE = join(ROOT, 'bench/lib/rusage.mjs');
 const arg = (name, dflt) => {
   const i = process.argv.indexOf(name);
   return i >= 0 ? process.argv[i + 1] : dflt;
 };
 
-// ---- child: one measured run -------------------------------------------------------------------
-if (process.argv[2] === '--child') {
-  const [, , , dataset, workers, out] = process.argv;
-  const { runBenchmark } = await import('../dist/run/run.js');
-  const t0 = performance.now();
-  const s = await runBenchmark({ dataset, output: out, workers: Number(workers), questions: 'all', frames: null, progress: false, signals: false });
-  const seconds = (performance.now() - t0) / 1000;
-  const ru = process.resourceUsage();
-  process.stdout.write(`${JSON.stringify({ seconds, clips: s.done - s.resumed, failed: s.failed.length, maxRssMB: ru.maxRSS / 1024, cpuSeconds: (ru.userCPUTime + ru.systemCPUTime) / 1e6 })}\n`);
-  process.exit(0);
-}
-
 // ---- parent ------------------------------------------------------------------------------------
 const RUNS = Number(arg('--runs', '3'));
-const SYNTH_CLIPS = Number(arg('--synth-clips', '32'));
+const LIMIT = Number(arg('--limit', '40'));
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
-if (!existsSync(join(ROOT, 'dist/run/run.js'))) {
+if (!existsSync(join(ROOT, 'dist/cli/main.js'))) {
   console.error('bench/pipeline.mjs: build first (npm run build)');
   process.exit(1);
 }
@@ -55,7 +48,7 @@ const tmp = mkdtempSync(join(tmpdir(), 'egogeo-bench-pipeline-'));
 const notes = [];
 const datasets = [];
 const kitti = join(ROOT, '../shared/data/egodyn_kitti');
-if (existsSync(join(kitti, 'clips_index.jsonl'))) datasets.push({ name: 'kitti', dir: kitti, what: '64 KITTI windows (egodyn_kitti), 1241x376 JPEG, 31 frames a clip' });
+if (existsSync(join(kitti, 'clips_index.jsonl'))) datasets.push({ name: 'kitti', dir: kitti, what: `the first ${LIMIT} KITTI windows of egodyn_kitti, 1241x376 JPEG, 31 frames a clip` });
 else notes.push(`${kitti} is missing: no KITTI measurement`);
 
 if (existsSync(join(ROOT, 'dist/cli/commands/synth.js'))) {
@@ -64,8 +57,8 @@ if (existsSync(join(ROOT, 'dist/cli/commands/synth.js'))) {
     ['synthetic-mp4', ['--video'], 'mp4 clips, decoded by the engine in each worker'],
   ]) {
     const dir = join(tmp, name);
-    const r = spawnSync(process.execPath, [BIN, 'synth', '--out', dir, '--clips', String(SYNTH_CLIPS), '--seed', '1', '--preset', 'carla', '--no-progress', ...extra], { encoding: 'utf8' });
-    if (r.status === 0) datasets.push({ name, dir, what: `${SYNTH_CLIPS} clips from egogeo synth --preset carla (${what})` });
+    const r = spawnSync(process.execPath, [BIN, 'synth', '--out', dir, '--clips', String(LIMIT), '--seed', '1', '--preset', 'carla', '--no-progress', ...extra], { encoding: 'utf8' });
+    if (r.status === 0) datasets.push({ name, dir, what: `${LIMIT} clips from egogeo synth --preset carla (${what})` });
     else notes.push(`egogeo synth ${extra.join(' ')} failed (${(r.stderr || '').trim().split('\n').pop()}): no ${name} measurement`);
   }
 } else {
@@ -94,6 +87,30 @@ function waitQuiet(maxS = 180) {
   }
 }
 
+/** One plain `egogeo run` process: wall seconds (spawn to exit), its CPU seconds and peak RSS. */
+function egogeoRun(ds, workers, out) {
+  const ru = `${out}.rusage.json`;
+  const argv = ['--import', RUSAGE, BIN, 'run', '--dataset', ds.dir, '--limit', String(LIMIT), '--workers', String(workers), '--no-progress', '-o', out];
+  const t0 = performance.now();
+  const r = spawnSync(process.execPath, argv, { encoding: 'utf8', env: { ...process.env, EGOGEO_RUSAGE_OUT: ru } });
+  const seconds = (performance.now() - t0) / 1000;
+  if (r.status !== 0) throw new Error(`egogeo run failed (${ds.name}, ${workers} workers): ${r.stderr}`);
+  const u = JSON.parse(readFileSync(ru, 'utf8'));
+  const clips = readFileSync(out, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l).clip_id);
+  return { seconds, clips: new Set(clips).size, failed: 0, maxRssMB: u.maxRssMB, cpuSeconds: u.userSeconds + u.systemSeconds, systemSeconds: u.systemSeconds, stderr: r.stderr };
+}
+
+/** sched_yield calls (all threads) of a one-worker run over 10 clips, under strace; null without strace. */
+function schedYields(ds) {
+  if (spawnSync('strace', ['-V']).status !== 0) return null;
+  const log = join(tmp, `${ds.name}-strace.txt`);
+  const out = join(tmp, `${ds.name}-strace.jsonl`);
+  const r = spawnSync('strace', ['-f', '-c', '-e', 'trace=sched_yield', '-o', log, process.execPath, BIN, 'run', '--dataset', ds.dir, '--limit', '10', '--workers', '1', '--no-progress', '-o', out], { encoding: 'utf8' });
+  if (r.status !== 0 || !existsSync(log)) return null;
+  const row = readFileSync(log, 'utf8').split('\n').find((l) => /\bsched_yield\s*$/.test(l));
+  return row ? Number(row.trim().split(/\s+/)[3]) : 0;
+}
+
 let redone = 0;
 function measure(ds, workers) {
   const runs = [];
@@ -103,11 +120,8 @@ function measure(ds, workers) {
       waitQuiet();
       const out = join(tmp, `${ds.name}-w${workers}-${k}-${attempt}.jsonl`);
       const b0 = busySeconds();
-      const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--child', ds.dir, String(workers), out], { encoding: 'utf8' });
+      run = egogeoRun(ds, workers, out);
       const busy = busySeconds() - b0;
-      if (r.status !== 0) throw new Error(`run failed (${ds.name}, ${workers} workers): ${r.stderr}`);
-      run = JSON.parse(r.stdout.trim().split('\n').pop());
-      // The parent's own spawn/wait costs little; the rest beyond the child's CPU is other processes.
       run.otherCpuSeconds = Math.max(0, busy - run.cpuSeconds);
       rmSync(`${out}.trajectories`, { recursive: true, force: true });
       if (!(run.otherCpuSeconds > 0.1 * run.seconds)) break;
@@ -125,6 +139,8 @@ function measure(ds, workers) {
     clipsPerSecond: runs[0].clips / seconds,
     peakRssMB: Math.max(...runs.map((r) => r.maxRssMB)),
     cpuSecondsMedian: median(runs.map((r) => r.cpuSeconds)),
+    systemSecondsMedian: median(runs.map((r) => r.systemSeconds)),
+    coresBusy: median(runs.map((r) => r.cpuSeconds / r.seconds)),
     otherCpuSecondsRuns: runs.map((r) => +r.otherCpuSeconds.toFixed(2)),
   };
 }
@@ -141,10 +157,16 @@ for (const ds of datasets) {
   // CPU time per clip with 2 workers over 1: above 1 when the two cores slow each other down
   // (shared caches, memory bandwidth, or a busy host under this VM) — the same work costs more.
   const cpuInflation = two.cpuSecondsMedian / one.cpuSecondsMedian;
-  results.push({ dataset: ds.name, what: ds.what, workers1: one, workers2: two, speedup, scalingEfficiency: speedup / 2, cpuBoundSpeedupCeiling: ceiling, cpuInflation2vs1: cpuInflation, meetsTarget: speedup >= 1.8 });
+  const yields = schedYields(ds);
+  results.push({
+    dataset: ds.name, what: ds.what, workers1: one, workers2: two, speedup, scalingEfficiency: speedup / 2, cpuBoundSpeedupCeiling: ceiling, cpuInflation2vs1: cpuInflation,
+    schedYieldCalls10Clips1Worker: yields,
+    meetsTarget: { speedup: speedup >= 1.8, oneWorkerCores: one.coresBusy <= 1.05 },
+  });
   console.log(
-    `${ds.name.padEnd(14)} ${String(one.clips).padStart(3)} clips  1 worker ${one.clipsPerSecond.toFixed(2)} clips/s (${one.peakRssMB.toFixed(0)} MB)  ` +
-      `2 workers ${two.clipsPerSecond.toFixed(2)} clips/s (${two.peakRssMB.toFixed(0)} MB)  speed-up ${speedup.toFixed(2)}x  efficiency ${(100 * speedup / 2).toFixed(0)}%  (CPU-bound ceiling ${ceiling.toFixed(2)}x, CPU per clip x${cpuInflation.toFixed(2)} with 2 workers)`,
+    `${ds.name.padEnd(14)} ${String(one.clips).padStart(3)} clips  1 worker ${one.clipsPerSecond.toFixed(2)} clips/s, ${(100 * one.coresBusy).toFixed(0)}% of a core (${(100 * one.systemSecondsMedian / one.cpuSecondsMedian).toFixed(1)}% system), ${one.peakRssMB.toFixed(0)} MB  ` +
+      `2 workers ${two.clipsPerSecond.toFixed(2)} clips/s, ${(100 * two.coresBusy).toFixed(0)}%, ${two.peakRssMB.toFixed(0)} MB  speed-up ${speedup.toFixed(2)}x  (CPU-bound ceiling ${ceiling.toFixed(2)}x, CPU per clip x${cpuInflation.toFixed(2)} with 2 workers)` +
+      (yields === null ? '' : `  sched_yield (1 worker, 10 clips): ${yields}`),
   );
 }
 if (redone) notes.push(`${redone} run(s) redone because other processes used more than 10% of a core meanwhile`);
@@ -156,10 +178,11 @@ writeFileSync(
   join(ROOT, 'bench/results/pipeline.json'),
   `${JSON.stringify(
     {
-      command: `node bench/pipeline.mjs --runs ${RUNS} --synth-clips ${SYNTH_CLIPS}`,
+      command: `node bench/pipeline.mjs --runs ${RUNS} --limit ${LIMIT}`,
+      date: new Date().toISOString(),
       machine: { cpus: cpus().length, availableParallelism: availableParallelism(), model: cpus()[0]?.model, node: process.version },
       runs: RUNS,
-      target: '2 workers >= 1.8x the clips/s of 1 worker',
+      target: 'plain egogeo run processes: 2 workers >= 1.8x the clips/s of 1 worker; a one-worker run keeps <= 1.05 cores busy',
       results,
       notes,
     },

@@ -93,42 +93,66 @@ describe.skipIf(!BUILT)('native engine in worker threads', () => {
 });
 
 /**
- * Child-process body (CommonJS): 100 workers, each loading the addon and starting VO calls (on the
- * libuv pool and on its own thread), terminated after 0–40 ms — while the module registers, mid-call,
- * or while a promise resolves. N-API calls then fail in the terminating environment; the addon must
- * swallow what it cannot throw (NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS) instead of std::terminate,
- * which aborted `egogeo worker` when piscina's pool was destroyed while a thread was still loading.
+ * Child-process body (CommonJS): workers terminated at four exact points, each reached by explicit
+ * synchronisation rather than by timing. At each point the worker is inside JS code the addon
+ * itself called (a Proxy's set trap while the module registers its exports; a getter of the clip
+ * while processClip / processClipAsync read their arguments) or blocked while a call runs on the
+ * libuv pool; it tells the parent and waits, and the parent terminates it. The N-API calls that
+ * follow then fail in a terminating environment; the addon must swallow what it cannot throw
+ * (NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS) instead of std::terminate, which aborted
+ * `egogeo worker` when piscina's pool was destroyed while a thread was still loading the addon.
+ * A worker that is not terminated at its point says so ('missed'), and the test fails.
  */
 const TERMINATOR = `
 const { Worker } = require('node:worker_threads');
 const addon = process.argv[1];
-const clipJson = require('node:fs').readFileSync(0, 'utf8'); // the clip comes on stdin (too large for argv)
-// Each worker gets the clip (typed arrays, cloned) and starts the VO on the libuv pool and on its own thread.
-const decode = (json) => { const c = JSON.parse(json); return { ...c, frames: c.frames.map((f) => ({ ...f, data: Uint8Array.from(f.data) })), timestamps: Float64Array.from(c.timestamps) }; };
-const clip = decode(clipJson);
-const body = "const { workerData: w } = require('node:worker_threads'); const a = require(w.addon);" +
-  "a.processClipAsync(w.clip, {}).then(() => {}, () => {}); a.processClip(w.clip, {});";
-// The clip is one the engine answers (checked here, on the main thread), so the workers are cut off inside real calls.
-console.log('pairs ' + require(addon).processClip(clip, {}).pairs.filter((p) => p.quality === 'ok').length);
+const clipJson = require('node:fs').readFileSync(0, 'utf8'); // the clips come on stdin (too large for argv)
+const decode = (c) => ({ ...c, frames: c.frames.map((f) => ({ ...f, data: Uint8Array.from(f.data) })), timestamps: Float64Array.from(c.timestamps) });
+const clips = JSON.parse(clipJson);
+const short = decode(clips.short), long = decode(clips.long);
+const body = [
+  "const { workerData: w, parentPort } = require('node:worker_threads');",
+  "const wait = new Int32Array(new SharedArrayBuffer(4));",
+  // At the point: tell the parent, then block until terminated (10 s without termination = missed).
+  "const here = () => { parentPort.postMessage('at'); Atomics.wait(wait, 0, 0, 10000); parentPort.postMessage('missed'); };",
+  "const trapped = (clip) => Object.defineProperty({ ...clip }, 'timestamps', { enumerable: true, get() { here(); return clip.timestamps; } });",
+  "if (w.point === 'registering') {",
+  "  const exportsTrap = new Proxy({}, { set(t, k, v) { if (k === 'processClip') here(); t[k] = v; return true; } });",
+  "  process.dlopen({ exports: exportsTrap }, w.addon);",
+  "} else {",
+  "  const a = require(w.addon);",
+  "  if (w.point === 'processClip arguments') a.processClip(trapped(w.short), {});",
+  "  if (w.point === 'processClipAsync arguments') a.processClipAsync(trapped(w.short), {}).then(() => {}, () => {});",
+  "  if (w.point === 'processClipAsync in flight') { a.processClipAsync(w.long, {}).then(() => parentPort.postMessage('missed'), () => {}); here(); }",
+  "}",
+].join('\\n');
+// The clip is one the engine answers (checked here, on the main thread), so the calls are real.
+console.log('pairs ' + require(addon).processClip(short, {}).pairs.filter((p) => p.quality === 'ok').length);
 (async () => {
-  for (let i = 0; i < 100; i++) {
-    const w = new Worker(body, { eval: true, workerData: { addon, clip } });
-    w.on('error', () => {});
-    await new Promise((r) => setTimeout(r, i % 41));
-    await w.terminate();
+  const missed = [];
+  for (const point of ['registering', 'processClip arguments', 'processClipAsync arguments', 'processClipAsync in flight']) {
+    for (let i = 0; i < 5; i++) {
+      const w = new Worker(body, { eval: true, workerData: { addon, short, long, point } });
+      w.on('error', () => {});
+      await new Promise((res, rej) => {
+        w.on('message', (m) => { if (m === 'at') w.terminate().then(res, rej); else missed.push(point); });
+        w.on('exit', res);
+      });
+    }
   }
-  console.log('survived 100 terminations');
+  console.log(missed.length ? 'missed ' + missed.join(', ') : 'survived 20 terminations at 4 points');
 })();
 `;
 
 describe.skipIf(!BUILT)('native engine in terminated worker threads', () => {
-  it('workers terminated while loading the addon or mid-call leave the process running', () => {
-    const c = drivingClip({ frames: 3, speed: 10, yawRate: 0, seed: 5 });
-    const clip = JSON.stringify({ frames: c.frames.map((f) => ({ ...f, data: Array.from(f.data) })), timestamps: Array.from(c.timestamps), intrinsics: c.intrinsics });
-    const r = spawnSync(process.execPath, ['-e', TERMINATOR, ADDON], { input: clip, encoding: 'utf8', timeout: 120_000 });
+  it('workers terminated while the addon registers, while a call reads its arguments, and while an async call runs: the process survives', () => {
+    const json = (c: SyntheticClip) => ({ frames: c.frames.map((f) => ({ ...f, data: Array.from(f.data) })), timestamps: Array.from(c.timestamps), intrinsics: c.intrinsics });
+    const short = drivingClip({ frames: 3, speed: 10, yawRate: 0, seed: 5 });
+    const long = drivingClip({ frames: 24, speed: 10, yawRate: 0.1, seed: 6 });
+    const r = spawnSync(process.execPath, ['-e', TERMINATOR, ADDON], { input: JSON.stringify({ short: json(short), long: json(long) }), encoding: 'utf8', timeout: 120_000, maxBuffer: 1 << 26 });
     expect(r.error).toBeUndefined();
     expect(r.signal, r.stderr).toBeNull();
     expect(r.status, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/^pairs 2\nsurvived 100 terminations$/m);
+    expect(r.stdout).toMatch(/^pairs 2\nsurvived 20 terminations at 4 points$/m);
   }, 150_000);
 });

@@ -171,7 +171,6 @@ describe.skipIf(!HAS_BROWSER || !HAS_EGODYN_KITTI || !NATIVE_BUILT)('egogeo view
   let preds: string;
   const IDS = ['kitti00_000000', 'kitti00_000005', 'kitti00_000010'];
   beforeAll(async () => {
-    if (!HAS_EGODYN_KITTI) return;
     ensureDist();
     dir = mkdtempSync(join(tmpdir(), 'egogeo-view-kitti-'));
     preds = join(dir, 'preds.jsonl');
