@@ -124,6 +124,103 @@ class Args {
   const char* fn_;
 };
 
+/// One option as `OptionReader` read it: the table an options object is checked against (unknown
+/// keys are errors) and that the addon exports (`optionTable()`), so the JS side can be held equal.
+struct OptionInfo {
+  std::string name;
+  std::string kind;  // "number", "integer", "boolean", "choice", or what the caller reads itself
+  double dflt = std::numeric_limits<double>::quiet_NaN();  // number / integer / boolean (0 or 1)
+  std::string dflt_choice;                                  // choice
+  bool has_default = false;
+  double lo = -std::numeric_limits<double>::infinity(), hi = std::numeric_limits<double>::infinity();
+  std::vector<std::string> choices;
+};
+
+/// Reads one options object through `Args`, recording every key it is asked for: the reads are the
+/// option table (one place for names, kinds, defaults and ranges), and `reject_unknown` refuses any
+/// other key with one line naming it.
+class OptionReader {
+ public:
+  OptionReader(const Args& a, Napi::Object o, std::string where) : a_(a), o_(std::move(o)), where_(std::move(where)) {}
+  const Args& args() const { return a_; }
+
+  double number(const char* key, double dflt, double lo, double hi) {
+    OptionInfo& i = add(key, "number");
+    i.dflt = dflt, i.has_default = true, i.lo = lo, i.hi = hi;
+    return a_.number(o_, key, where_, dflt, lo, hi);
+  }
+  int integer(const char* key, int dflt, int lo, int hi) {
+    OptionInfo& i = add(key, "integer");
+    i.dflt = dflt, i.has_default = true, i.lo = lo, i.hi = hi;
+    return a_.integer(o_, key, where_, dflt, lo, hi);
+  }
+  bool boolean(const char* key, bool dflt) {
+    OptionInfo& i = add(key, "boolean");
+    i.dflt = dflt ? 1 : 0, i.has_default = true;
+    return a_.boolean(o_, key, where_, dflt);
+  }
+  std::string choice(const char* key, const std::string& dflt, std::initializer_list<const char*> allowed) {
+    OptionInfo& i = add(key, "choice");
+    i.dflt_choice = dflt, i.has_default = true;
+    for (const char* c : allowed) i.choices.emplace_back(c);
+    return a_.choice(o_, key, where_, dflt, allowed);
+  }
+  /// A value the caller validates itself (`kind` names what it must be, for the table).
+  Napi::Value raw(const char* key, const char* kind) {
+    add(key, kind);
+    return o_.Get(key);
+  }
+
+  void reject_unknown() const {
+    Napi::Array keys = o_.GetPropertyNames();
+    for (uint32_t k = 0; k < keys.Length(); ++k) {
+      const std::string key = keys.Get(k).ToString().Utf8Value();
+      bool ok = false;
+      for (const OptionInfo& i : table_) ok = ok || i.name == key;
+      if (!ok) a_.fail("unknown option " + where_ + "." + key + " (see optionTable() for the " + std::to_string(table_.size()) + " options)");
+    }
+  }
+
+  const std::vector<OptionInfo>& table() const { return table_; }
+
+  /// The table as JS: [{name, kind, default?, min?, max?, choices?}] in reading order.
+  static Napi::Array to_js(Napi::Env env, const std::vector<OptionInfo>& table) {
+    Napi::Array out = Napi::Array::New(env, table.size());
+    for (size_t k = 0; k < table.size(); ++k) {
+      const OptionInfo& i = table[k];
+      Napi::Object o = Napi::Object::New(env);
+      o.Set("name", i.name);
+      o.Set("kind", i.kind);
+      if (i.kind == "choice") {
+        o.Set("default", i.dflt_choice);
+        Napi::Array c = Napi::Array::New(env, i.choices.size());
+        for (size_t j = 0; j < i.choices.size(); ++j) c.Set(static_cast<uint32_t>(j), i.choices[j]);
+        o.Set("choices", c);
+      } else if (i.kind == "boolean") {
+        o.Set("default", i.dflt != 0);
+      } else if (i.has_default) {
+        o.Set("default", i.dflt);
+        if (std::isfinite(i.lo)) o.Set("min", i.lo);
+        if (std::isfinite(i.hi)) o.Set("max", i.hi);
+      }
+      out.Set(static_cast<uint32_t>(k), o);
+    }
+    return out;
+  }
+
+ private:
+  OptionInfo& add(const char* key, const char* kind) {
+    table_.push_back(OptionInfo{});
+    table_.back().name = key;
+    table_.back().kind = kind;
+    return table_.back();
+  }
+  const Args& a_;
+  Napi::Object o_;
+  std::string where_;
+  std::vector<OptionInfo> table_;
+};
+
 /// Runs `work`, turning every C++ failure into "fn: message" (nothing escapes into N-API).
 /// `InputErrorT` is the engine's error for bad input, reported without a category.
 template <class InputErrorT, class F>

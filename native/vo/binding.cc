@@ -48,6 +48,73 @@ struct Output {
   std::vector<cv::Mat> frames;  // video clips with options.keepFrames: the grey frames used
 };
 
+/// Every engine option, read through `r` (which records the option table as it reads): defaults from
+/// `Options{}` (types.h), ranges and choices here. Called with an empty object it reads the table.
+void parse_options(napi::OptionReader& r, Options& o, bool& keep_frames) {
+  const napi::Args& a = r.args();
+  o.detector = r.choice("detector", "fast", {"fast", "orb"}) == "orb" ? Detector::Orb : Detector::Fast;
+  o.max_features = r.integer("maxFeatures", o.max_features, 16, 20000);
+  o.grid_cols = r.integer("gridCols", o.grid_cols, 1, 64);
+  o.grid_rows = r.integer("gridRows", o.grid_rows, 1, 64);
+  o.fast_threshold = r.integer("fastThreshold", o.fast_threshold, 1, 255);
+  o.min_distance = r.integer("minDistance", o.min_distance, 1, 100);
+  o.downsample = r.integer("downsample", o.downsample, 1, 4);
+  if (o.downsample == 3) a.fail("options.downsample must be 1, 2 or 4");
+  o.klt_window = r.integer("kltWindow", o.klt_window, 5, 101);
+  o.klt_levels = r.integer("kltLevels", o.klt_levels, 0, 8);
+  o.klt_iterations = r.integer("kltIterations", o.klt_iterations, 1, 100);
+  o.fb_threshold = r.number("fbThreshold", o.fb_threshold, 0.01, 100);
+  o.redetect_ratio = r.number("redetectRatio", o.redetect_ratio, 0, 1);
+  o.pose_method = r.choice("poseMethod", "usac", {"ransac", "usac"}) == "usac" ? PoseMethod::Usac
+                                                                                        : PoseMethod::Ransac;
+  o.ransac_threshold = r.number("ransacThreshold", o.ransac_threshold, 0.01, 50);
+  o.ransac_confidence = r.number("ransacConfidence", o.ransac_confidence, 0.5, 0.999999);
+  o.min_parallax = r.number("minParallax", o.min_parallax, 0, 100);
+  o.min_tracks = r.integer("minTracks", o.min_tracks, 8, 100000);
+  const std::string scale = r.choice("scale", "road", {"road", "gt", "none"});
+  o.scale = scale == "gt" ? ScaleMode::GroundTruth : scale == "none" ? ScaleMode::None : ScaleMode::Road;
+  o.camera_height = r.number("cameraHeight", o.camera_height, 0.05, 100);
+  o.road_margin = r.number("roadMargin", o.road_margin, 0, 0.9);
+  o.road_above_scale = r.number("roadAboveScale", o.road_above_scale, 0.05, 1);
+  o.scale_smoothing = r.number("scaleSmoothing", o.scale_smoothing, 0, 1e9);
+  o.relative_scale = r.boolean("relativeScale", o.relative_scale);
+  o.bundle_scale = r.boolean("bundleScale", o.bundle_scale);
+  o.speed_smoother = r.boolean("speedSmoother", o.speed_smoother);
+  o.jerk_psd = r.number("jerkPsd", o.jerk_psd, 0, 1e6);
+  o.ratio_drift = r.number("ratioDrift", o.ratio_drift, 0.01, 0.99);
+  o.road_bias = r.number("roadBias", o.road_bias, 0, 1);
+  o.road_corr_time = r.number("roadCorrTime", o.road_corr_time, -1, 10);
+  o.jerk_psd_prior = r.number("jerkPsdPrior", o.jerk_psd_prior, 0, 1000);
+  o.jerk_psd_prior_width = r.number("jerkPsdPriorWidth", o.jerk_psd_prior_width, 0.05, 100);
+  const std::string photometric = r.choice("photometric", "none", {"none", "global", "equalize", "clahe", "gain", "match", "pair"});
+  o.photometric = photometric == "global"     ? Photometric::Global
+                  : photometric == "equalize" ? Photometric::Equalize
+                  : photometric == "clahe"    ? Photometric::Clahe
+                  : photometric == "gain"     ? Photometric::Gain
+                  : photometric == "match"    ? Photometric::Match
+                  : photometric == "pair"     ? Photometric::Pair
+                                              : Photometric::None;
+  o.denoise_sigma = r.number("denoiseSigma", o.denoise_sigma, 0, 10);
+  o.fast_noise_factor = r.number("fastNoiseFactor", o.fast_noise_factor, 0, 20);
+  Napi::Value rn = r.raw("roadNormal", "vector3");
+  if (!rn.IsUndefined()) {
+    const std::vector<double> v = a.numbers(rn, "options.roadNormal");
+    if (v.size() != 3) a.fail("options.roadNormal must be 3 numbers [x, y, z] (camera frame), got " + std::to_string(v.size()));
+    const double len = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    if (!(len > 1e-9) || !std::isfinite(len)) a.fail("options.roadNormal must have a non-zero length");
+    o.road_normal = cv::Vec3d(v[0] / len, v[1] / len, v[2] / len);
+    if (o.road_normal[1] < 0.5) {
+      a.fail("options.roadNormal must point down in the camera frame (x right, y down, z forward): its y component must be at least half its length");
+    }
+  }
+  o.keep_matches = r.boolean("keepMatches", o.keep_matches);
+  // 'auto' is resolved in JS (src/native/device.ts decideDevice); the addon takes a decision.
+  o.device = r.choice("device", "cpu", {"cpu", "gpu"}) == "gpu" ? Options::Device::Gpu : Options::Device::Cpu;
+  keep_frames = r.boolean("keepFrames", false);
+  Napi::Value gt = r.raw("gtSpeeds", "numbers");
+  if (!gt.IsUndefined()) o.gt_speeds = a.numbers(gt, "options.gtSpeeds");
+}
+
 std::unique_ptr<Request> parse(const Napi::CallbackInfo& info) {
   const napi::Args a(info.Env(), "processClip");
   if (info.Length() < 1 || !info[0].IsObject()) a.fail("expected (clip, options?) with clip an object");
@@ -147,68 +214,9 @@ std::unique_ptr<Request> parse(const Napi::CallbackInfo& info) {
   Options& o = req->options;
   if (info.Length() >= 2 && !info[1].IsUndefined()) {
     if (!info[1].IsObject()) a.fail("options must be an object");
-    Napi::Object op = info[1].As<Napi::Object>();
-    o.detector = a.choice(op, "detector", "options", "fast", {"fast", "orb"}) == "orb" ? Detector::Orb : Detector::Fast;
-    o.max_features = a.integer(op, "maxFeatures", "options", o.max_features, 16, 20000);
-    o.grid_cols = a.integer(op, "gridCols", "options", o.grid_cols, 1, 64);
-    o.grid_rows = a.integer(op, "gridRows", "options", o.grid_rows, 1, 64);
-    o.fast_threshold = a.integer(op, "fastThreshold", "options", o.fast_threshold, 1, 255);
-    o.min_distance = a.integer(op, "minDistance", "options", o.min_distance, 1, 100);
-    o.downsample = a.integer(op, "downsample", "options", o.downsample, 1, 4);
-    if (o.downsample == 3) a.fail("options.downsample must be 1, 2 or 4");
-    o.klt_window = a.integer(op, "kltWindow", "options", o.klt_window, 5, 101);
-    o.klt_levels = a.integer(op, "kltLevels", "options", o.klt_levels, 0, 8);
-    o.klt_iterations = a.integer(op, "kltIterations", "options", o.klt_iterations, 1, 100);
-    o.fb_threshold = a.number(op, "fbThreshold", "options", o.fb_threshold, 0.01, 100);
-    o.redetect_ratio = a.number(op, "redetectRatio", "options", o.redetect_ratio, 0, 1);
-    o.pose_method = a.choice(op, "poseMethod", "options", "usac", {"ransac", "usac"}) == "usac" ? PoseMethod::Usac
-                                                                                          : PoseMethod::Ransac;
-    o.ransac_threshold = a.number(op, "ransacThreshold", "options", o.ransac_threshold, 0.01, 50);
-    o.ransac_confidence = a.number(op, "ransacConfidence", "options", o.ransac_confidence, 0.5, 0.999999);
-    o.min_parallax = a.number(op, "minParallax", "options", o.min_parallax, 0, 100);
-    o.min_tracks = a.integer(op, "minTracks", "options", o.min_tracks, 8, 100000);
-    const std::string scale = a.choice(op, "scale", "options", "road", {"road", "gt", "none"});
-    o.scale = scale == "gt" ? ScaleMode::GroundTruth : scale == "none" ? ScaleMode::None : ScaleMode::Road;
-    o.camera_height = a.number(op, "cameraHeight", "options", o.camera_height, 0.05, 100);
-    o.road_margin = a.number(op, "roadMargin", "options", o.road_margin, 0, 0.9);
-    o.road_above_scale = a.number(op, "roadAboveScale", "options", o.road_above_scale, 0.05, 1);
-    o.scale_smoothing = a.number(op, "scaleSmoothing", "options", o.scale_smoothing, 0, 1e9);
-    o.relative_scale = a.boolean(op, "relativeScale", "options", o.relative_scale);
-    o.bundle_scale = a.boolean(op, "bundleScale", "options", o.bundle_scale);
-    o.speed_smoother = a.boolean(op, "speedSmoother", "options", o.speed_smoother);
-    o.jerk_psd = a.number(op, "jerkPsd", "options", o.jerk_psd, 0, 1e6);
-    o.ratio_drift = a.number(op, "ratioDrift", "options", o.ratio_drift, 0.01, 0.99);
-    o.road_bias = a.number(op, "roadBias", "options", o.road_bias, 0, 1);
-    o.road_corr_time = a.number(op, "roadCorrTime", "options", o.road_corr_time, -1, 10);
-    o.jerk_psd_prior = a.number(op, "jerkPsdPrior", "options", o.jerk_psd_prior, 0, 1000);
-    o.jerk_psd_prior_width = a.number(op, "jerkPsdPriorWidth", "options", o.jerk_psd_prior_width, 0.05, 100);
-    const std::string photometric = a.choice(op, "photometric", "options", "none", {"none", "global", "equalize", "clahe", "gain", "match", "pair"});
-    o.photometric = photometric == "global"     ? Photometric::Global
-                    : photometric == "equalize" ? Photometric::Equalize
-                    : photometric == "clahe"    ? Photometric::Clahe
-                    : photometric == "gain"     ? Photometric::Gain
-                    : photometric == "match"    ? Photometric::Match
-                    : photometric == "pair"     ? Photometric::Pair
-                                                : Photometric::None;
-    o.denoise_sigma = a.number(op, "denoiseSigma", "options", o.denoise_sigma, 0, 10);
-    o.fast_noise_factor = a.number(op, "fastNoiseFactor", "options", o.fast_noise_factor, 0, 20);
-    Napi::Value rn = op.Get("roadNormal");
-    if (!rn.IsUndefined()) {
-      const std::vector<double> v = a.numbers(rn, "options.roadNormal");
-      if (v.size() != 3) a.fail("options.roadNormal must be 3 numbers [x, y, z] (camera frame), got " + std::to_string(v.size()));
-      const double len = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-      if (!(len > 1e-9) || !std::isfinite(len)) a.fail("options.roadNormal must have a non-zero length");
-      o.road_normal = cv::Vec3d(v[0] / len, v[1] / len, v[2] / len);
-      if (o.road_normal[1] < 0.5) {
-        a.fail("options.roadNormal must point down in the camera frame (x right, y down, z forward): its y component must be at least half its length");
-      }
-    }
-    o.keep_matches = a.boolean(op, "keepMatches", "options", o.keep_matches);
-    // 'auto' is resolved in JS (src/native/index.ts resolveDevice); the addon takes a decision.
-    o.device = a.choice(op, "device", "options", "cpu", {"cpu", "gpu"}) == "gpu" ? Options::Device::Gpu : Options::Device::Cpu;
-    req->keep_frames = a.boolean(op, "keepFrames", "options", false);
-    Napi::Value gt = op.Get("gtSpeeds");
-    if (!gt.IsUndefined()) o.gt_speeds = a.numbers(gt, "options.gtSpeeds");
+    napi::OptionReader r(a, info[1].As<Napi::Object>(), "options");
+    parse_options(r, o, req->keep_frames);
+    r.reject_unknown();
     if (req->video.empty() && o.scale == ScaleMode::GroundTruth && o.gt_speeds.size() != req->input.frames.size() - 1) {
       a.fail("options.gtSpeeds must have one speed per frame pair (" + std::to_string(req->input.frames.size() - 1) + ") when scale is 'gt'");
     }
@@ -492,7 +500,18 @@ static Napi::Value GpuInfoJs(const Napi::CallbackInfo& info) {
   return out;
 }
 
+/// optionTable(): every processClip option (name, kind, default, range or choices), as parse reads it.
+static Napi::Value OptionTable(const Napi::CallbackInfo& info) {
+  const napi::Args a(info.Env(), "optionTable");
+  napi::OptionReader r(a, Napi::Object::New(info.Env()), "options");
+  Options o;
+  bool keep_frames = false;
+  parse_options(r, o, keep_frames);
+  return napi::OptionReader::to_js(info.Env(), r.table());
+}
+
 void register_exports(Napi::Env env, Napi::Object exports) {
+  exports.Set("optionTable", Napi::Function::New(env, OptionTable, "optionTable"));
   exports.Set("probeVideo", Napi::Function::New(env, ProbeVideo, "probeVideo"));
   exports.Set("processClip", Napi::Function::New(env, ProcessClip, "processClip"));
   exports.Set("processClipAsync", Napi::Function::New(env, ProcessClipAsync, "processClipAsync"));

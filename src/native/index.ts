@@ -99,6 +99,8 @@ export interface VoOptions {
   minDistance?: number;
   kltWindow?: number;
   kltLevels?: number;
+  /** KLT iterations per pyramid level (default 30). */
+  kltIterations?: number;
   fbThreshold?: number;
   redetectRatio?: number;
   poseMethod?: 'ransac' | 'usac';
@@ -178,6 +180,66 @@ export interface VoOptions {
    * 'auto' is for callers: `decideDevice` (device.ts).
    */
   device?: Device;
+}
+
+/** How the addon reads each option (`optionTable()`): a number, an integer, a boolean, one of a list, or a value it checks itself. */
+export type OptionKind = 'number' | 'integer' | 'boolean' | 'choice' | 'vector3' | 'numbers';
+
+/**
+ * Every VoOptions key with its kind. `satisfies` makes the compiler hold this list equal to the
+ * interface; test/native/options.test.ts holds it equal to the addon's own table (names, kinds),
+ * so an option exists in TS exactly when the engine reads it. Defaults and ranges are the addon's.
+ */
+export const VO_OPTION_KINDS = {
+  detector: 'choice',
+  maxFeatures: 'integer',
+  gridCols: 'integer',
+  gridRows: 'integer',
+  fastThreshold: 'integer',
+  minDistance: 'integer',
+  downsample: 'integer',
+  kltWindow: 'integer',
+  kltLevels: 'integer',
+  kltIterations: 'integer',
+  fbThreshold: 'number',
+  redetectRatio: 'number',
+  poseMethod: 'choice',
+  ransacThreshold: 'number',
+  ransacConfidence: 'number',
+  minParallax: 'number',
+  minTracks: 'integer',
+  scale: 'choice',
+  cameraHeight: 'number',
+  roadMargin: 'number',
+  roadAboveScale: 'number',
+  scaleSmoothing: 'number',
+  relativeScale: 'boolean',
+  bundleScale: 'boolean',
+  speedSmoother: 'boolean',
+  jerkPsd: 'number',
+  ratioDrift: 'number',
+  roadBias: 'number',
+  roadCorrTime: 'number',
+  jerkPsdPrior: 'number',
+  jerkPsdPriorWidth: 'number',
+  photometric: 'choice',
+  denoiseSigma: 'number',
+  fastNoiseFactor: 'number',
+  roadNormal: 'vector3',
+  keepMatches: 'boolean',
+  device: 'choice',
+  keepFrames: 'boolean',
+  gtSpeeds: 'numbers',
+} as const satisfies Record<keyof VoOptions, OptionKind>;
+
+/** One row of the addon's option table. */
+export interface OptionInfo {
+  name: string;
+  kind: OptionKind;
+  default?: number | boolean | string;
+  min?: number;
+  max?: number;
+  choices?: string[];
 }
 
 /** `--device`: 'auto' = the GPU when its library loads, sees a device and passes the self-check (device.ts). */
@@ -309,6 +371,7 @@ interface Addon {
   setThreads(n: number): void;
   threads(): number;
   gpuInfo(): GpuInfo;
+  optionTable(): OptionInfo[];
   opencvVersion: string;
   /** How the addon was compiled: 'release' (optimised), 'debug' or 'asan' (sanitizer build). */
   buildType: 'release' | 'debug' | 'asan';
@@ -404,6 +467,14 @@ export function renderClip(request: RenderRequest): RenderResult {
 /** Renders a synthetic clip on the libuv pool; argument errors reject the promise. */
 export function renderClipAsync(request: RenderRequest): Promise<RenderResult> {
   return native().renderClipAsync(request);
+}
+
+/**
+ * Every processClip option as the engine reads it — name, kind, default, range or choices — in
+ * the order it reads them. An options object with any other key is refused (one TypeError naming it).
+ */
+export function optionTable(): OptionInfo[] {
+  return native().optionTable();
 }
 
 /** The addon's view of the CUDA library and device (loads and unloads the library each call). */
