@@ -3,7 +3,8 @@
  * node-gyp into build/Release). Loading is lazy so commands that need no native code (oracle,
  * grade) run even where the addon is not built. May import: core/.
  */
-import { existsSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
@@ -386,12 +387,34 @@ export function nativePath(): string | undefined {
   return addonFile;
 }
 
+/** The files `native()` tries, in order ($EGOGEO_NATIVE alone when set). */
+function addonCandidates(): string[] {
+  const override = process.env.EGOGEO_NATIVE;
+  return override ? [override] : CANDIDATES.map((p) => fileURLToPath(new URL(p, import.meta.url)));
+}
+
+/** The engine a run used: egogeo's package version and the addon build (a hash of its file). */
+export interface EngineVersion {
+  egogeo: string;
+  /** The first 16 hex digits of the addon file's SHA-256 ('not built' without one). */
+  addon: string;
+}
+
+let engineVersionCache: EngineVersion | undefined;
+/** This process's engine (found as `native()` would load it, without loading it: ~0.35 s saved). */
+export function engineVersion(): EngineVersion {
+  if (engineVersionCache) return engineVersionCache;
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  const file = addonFile ?? addonCandidates().find((p) => existsSync(p));
+  const addonId = file ? createHash('sha256').update(readFileSync(file)).digest('hex').slice(0, 16) : 'not built';
+  return (engineVersionCache = { egogeo: pkg.version, addon: addonId });
+}
+
 /** The loaded addon; throws one clear line when it has not been built. */
 export function native(): Addon {
   if (addon) return addon;
   const require = createRequire(import.meta.url);
-  const override = process.env.EGOGEO_NATIVE;
-  const paths = override ? [override] : CANDIDATES.map((p) => fileURLToPath(new URL(p, import.meta.url)));
+  const paths = addonCandidates();
   for (const p of paths) {
     if (existsSync(p)) {
       addon = require(p) as Addon;

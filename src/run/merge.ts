@@ -12,7 +12,7 @@ import { join, resolve } from 'node:path';
 import { InputError } from '../core/trajectory.js';
 import { type ClipBlock, type ExpectedClip, parseBlocks } from './output.js';
 import { writeFileAtomic as writeAtomic } from '../io/atomic.js';
-import { readRunRecord, type RunRecord, sidecar, writeManifest } from './run.js';
+import { keyDiff, readRunRecord, type RunRecord, sidecar, writeManifest } from './run.js';
 
 export interface MergeOptions {
   inputs: string[];
@@ -58,9 +58,8 @@ function mergeLocked(o: MergeOptions, out: string): MergeSummary {
   const n = first.shard.count;
   const byIndex = new Map<number, string>();
   for (const { path, rec } of shards) {
-    if (JSON.stringify(rec.key) !== JSON.stringify(first.key) || rec.clips_total !== first.clips_total || rec.shard.count !== n) {
-      throw new InputError(`${path}: comes from a run with other options than ${shards[0].path} (dataset, clip list, questions, frames, scale or shard count differ)`);
-    }
+    const differs = keyDiff(rec.key, first.key) ?? (rec.clips_total !== first.clips_total || rec.shard.count !== n ? `shard count or clips: ${first.shard.count} shards of ${first.clips_total} then, ${rec.shard.count} of ${rec.clips_total} now` : null);
+    if (differs) throw new InputError(`${path}: comes from a run with other options than ${shards[0].path} (${differs.replace(' then, ', ` in ${shards[0].path}, `).replace(/ now$/, ' here')})`);
     const dup = byIndex.get(rec.shard.index);
     if (dup) throw new InputError(`${path}: shard ${rec.shard.index}/${n} is also ${dup}`);
     byIndex.set(rec.shard.index, path);

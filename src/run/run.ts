@@ -23,7 +23,7 @@ import { cameraRecord } from '../datasets/cameras.js';
 import { isPublishedRoot } from '../datasets/published.js';
 import { DEFAULT_QUESTIONS_PATH, loadQuestions } from '../oracle/index.js';
 import { runPool } from '../pool/index.js';
-import type { Device, Photometric } from '../native/index.js';
+import { type Device, type EngineVersion, engineVersion, type Photometric } from '../native/index.js';
 import { DEFAULT_PHOTOMETRIC } from '../vo/estimate.js';
 import { buildManifest, DEFAULT_MODEL, type ManifestClip } from './manifest.js';
 import { type ClipBlock, type ExpectedClip, PredictionsFile } from './output.js';
@@ -131,6 +131,8 @@ export interface RunKey {
   /** The `--cameras` file's content, else null. */
   cameras: unknown;
   photometric: Photometric;
+  /** The engine that answered (a resume or merge with another build would mix two engines' answers). */
+  engine: EngineVersion;
 }
 
 /** `OUT.run.json`. */
@@ -200,7 +202,12 @@ export function readRunRecord(out: string): RunRecord | null {
   }
 }
 
-function keyDiff(a: RunKey, b: RunKey): string | null {
+/** What differs between two run keys (`b` the earlier), as 'field: X then, Y now'; null when none. */
+export function keyDiff(a: RunKey, b: RunKey): string | null {
+  if (JSON.stringify(a.engine) !== JSON.stringify(b.engine)) {
+    const v = (e: EngineVersion | undefined) => (e ? `egogeo ${e.egogeo}, addon ${e.addon}` : 'an egogeo that did not record its engine');
+    return `engine: ${v(b.engine)} then, ${v(a.engine)} now`;
+  }
   for (const k of Object.keys(a) as (keyof RunKey)[]) {
     if (JSON.stringify(a[k]) !== JSON.stringify(b[k])) return `${k}: ${JSON.stringify(b[k])} then, ${JSON.stringify(a[k])} now`;
   }
@@ -299,6 +306,7 @@ async function runLocked(o: RunOptions, lock: OutputLock, sig0: RunSignals): Pro
     carla_domain: published && all.some((c) => c.video) ? (o.carlaDomain ?? 'simulation') : null,
     cameras: o.cameras ? JSON.parse(readFileSync(o.cameras, 'utf8')) : null,
     photometric: o.photometric ?? DEFAULT_PHOTOMETRIC,
+    engine: engineVersion(),
   };
   const out = resolve(o.output);
   const prev = readRunRecord(out);

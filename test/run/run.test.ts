@@ -144,6 +144,33 @@ describe.skipIf(!NATIVE_BUILT)('egogeo run on a rendered dataset (bad clips incl
     expect(f.code).toBe(1);
     expect(f.stderr).toMatch(/exists but no egogeo run wrote it \(no preds\.jsonl\.run\.json beside it\)/);
   });
+
+  it('records the engine (package version, addon build); a resume or merge across engines refuses with one line', () => {
+    const rec = JSON.parse(read(`${out('w1')}.run.json`));
+    const version = JSON.parse(read(join(ROOT, 'package.json'))).version;
+    expect(rec.key.engine).toEqual({ egogeo: version, addon: expect.stringMatching(/^[0-9a-f]{16}$/) });
+    // The same output, its record edited to say another build wrote it: interrupted, so a rerun would resume.
+    mkdirSync(join(tmp, 'old-engine'), { recursive: true });
+    for (const f of ['', '.errors.jsonl', '.manifest.json']) writeFileSync(`${out('old-engine')}${f}`, read(`${out('w1')}${f}`));
+    writeFileSync(`${out('old-engine')}.run.json`, JSON.stringify({ ...rec, status: 'interrupted', key: { ...rec.key, engine: { egogeo: '0.0.9', addon: '0123456789abcdef' } } }));
+    const r = run('old-engine', '--workers', '1');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(
+      `egogeo: ${out('old-engine')} holds a run with other options (engine: egogeo 0.0.9, addon 0123456789abcdef then, egogeo ${version}, addon ${rec.key.engine.addon} now); rerun with the same options to resume, or use another -o\n`,
+    );
+    // A record from before engines were recorded refuses the same way.
+    const { engine: _, ...noEngine } = rec.key;
+    writeFileSync(`${out('old-engine')}.run.json`, JSON.stringify({ ...rec, status: 'interrupted', key: noEngine }));
+    expect(run('old-engine', '--workers', '1').stderr).toMatch(/\(engine: an egogeo that did not record its engine then, egogeo /);
+    // Shards answered by two engines do not merge.
+    mkdirSync(join(tmp, 's1-old'), { recursive: true });
+    for (const f of ['', '.errors.jsonl', '.manifest.json']) writeFileSync(`${out('s1-old')}${f}`, read(`${out('s1')}${f}`));
+    const s1 = JSON.parse(read(`${out('s1')}.run.json`));
+    writeFileSync(`${out('s1-old')}.run.json`, JSON.stringify({ ...s1, key: { ...s1.key, engine: { egogeo: '0.0.9', addon: '0123456789abcdef' } } }));
+    const m = cli(['merge', out('s0'), out('s1-old'), '-o', join(tmp, 'merged-engines.jsonl')]);
+    expect(m.code).toBe(1);
+    expect(m.stderr).toBe(`egogeo: ${out('s1-old')}: comes from a run with other options than ${out('s0')} (engine: egogeo ${version}, addon ${rec.key.engine.addon} in ${out('s0')}, egogeo 0.0.9, addon 0123456789abcdef here)\n`);
+  });
 });
 
 describe.skipIf(!NATIVE_BUILT || !HAS_OPENCV4NODEJS)('egogeo run on mp4 clips (CARLA layout)', () => {
