@@ -2,8 +2,28 @@
  * A clip, the unit every engine call and every worker task works on: frames + timestamps +
  * intrinsics (+ what a dataset knows about it). Datasets produce clips; VO consumes them.
  */
-import type { Intrinsics, PixelFrame, VideoFrame } from '../native/index.js';
 import type { Trajectory } from './trajectory.js';
+
+/** A pinhole camera's intrinsics in pixels. */
+export interface Intrinsics {
+  fx: number;
+  fy: number;
+  cx: number;
+  cy: number;
+}
+
+/** A greyscale frame held in memory (8-bit, row-major). */
+export interface PixelFrame {
+  data: Uint8Array;
+  width: number;
+  height: number;
+}
+
+/** One frame of a video file (a clip's frames may be these: the engine decodes the video once). */
+export interface VideoFrame {
+  video: string;
+  index: number;
+}
 
 export type Source = 'nuscenes' | 'carla-sim' | 'carla-transferred' | 'kitti' | 'synthetic' | string;
 

@@ -25,95 +25,30 @@
  */
 import { existsSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
-import { InputError, type Trajectory } from '../core/trajectory.js';
+import { InputError } from '../core/trajectory.js';
 import { readInputText } from '../io/safety.js';
 import type { Intrinsics } from '../native/index.js';
 import { type CameraOverrides, overrideCamera, readCamerasFile } from './cameras.js';
 import { type KittiCache, kittiTrajectory } from './groundtruth.js';
 import { KITTI_CAMERA_HEIGHT, kittiClips, readCalib, readKittiSequence } from './kitti.js';
 import { isPublishedRoot, readPublished } from './published.js';
+import { arrange, type Benchmark, type BenchmarkClip, type BenchmarkOptions, inferSource, type QaItem, readJsonlRecords, readQa } from './records.js';
 
-/** A clip's data is missing or unreadable: the clip fails (errors file), the run goes on. */
-export class ClipDataError extends Error {
-  override name = 'ClipDataError';
-}
-
-/** One QA item of `qa.jsonl` (the fields a prediction record needs). */
-export interface QaItem {
-  qa_id: string;
-  clip_id: string;
-  question_id: string;
-  category: string;
-  /** The oracle's answer as the file gives it (string, number or boolean). */
-  answer: unknown;
-}
-
-/** One clip of a benchmark dataset, paths resolved, nothing decoded. */
-export interface BenchmarkClip {
-  /** Position in the dataset's canonical order (the clip list's order when one is given). */
-  index: number;
-  id: string;
-  source: string;
-  /** Absolute image paths (image layouts). */
-  frames?: string[];
-  /** Absolute mp4 path (video layouts). */
-  video?: string;
-  /** Seconds, one per frame, when the record gives them (video clips may leave them to the fps). */
-  timestamps?: number[];
-  /** Frame rate for video clips without timestamps (record `fps`; else the video's own). */
-  fps?: number;
-  intrinsics?: Intrinsics;
-  /** Without intrinsics: horizontal field of view (degrees), principal point at the centre. */
-  hfovDeg?: number;
-  cameraHeight?: number;
-  /** The road's downward normal in camera coordinates, from a calibrated mount. */
-  roadNormal?: [number, number, number];
-  /** Where the camera came from (for the run manifest). */
-  cameraFrom?: string;
-  /**
-   * The ground-truth planar trajectory at the frames, resolved once by the dataset reader where
-   * the layout has one (KITTI poses under KITTI frames, a KITTI sequence's windows).
-   */
-  truth?: Trajectory;
-  /** Absolute path of the ground-truth arrays (`array_ref`), when the record names one. */
-  arrays?: string;
-  /** QA items in `qa.jsonl` order. */
-  qa: QaItem[];
-  /** Why this clip cannot run, known before decoding anything (e.g. listed but not indexed). */
-  problem?: string;
-}
-
-export interface Benchmark {
-  dir: string;
-  clips: BenchmarkClip[];
-  /** True when `qa.jsonl` exists. */
-  hasQa: boolean;
-}
-
-export interface BenchmarkOptions {
-  /** A `selected_clips.json`-style list: keeps only these clips, in this order. */
-  selected?: string;
-  /** Overrides every clip's source (e.g. `carla-transferred` for the style-transferred videos). */
-  sourceLabel?: string;
-  /** Published layout: the nuScenes data root (frames, timestamps and cameras of nuScenes clips). */
-  nuscenesRoot?: string;
-  /** Published layout: which CARLA videos to read (default simulation). */
-  carlaDomain?: CarlaDomain;
-  /** `--cameras FILE`: per-source cameras over what the dataset says. */
-  cameras?: string;
-  /** Where the nuScenes join is cached (null: no cache; default: defaultCacheDir()). */
-  cacheDir?: string | null;
-  /**
-   * False: clips only for their metadata and ground truth (reports), so a published root's
-   * nuScenes clips need no --nuscenes-root. Default true.
-   */
-  needFrames?: boolean;
-  /** One line per slow or noteworthy step (reading the nuScenes tables, a fallback taken). */
-  log?: (line: string) => void;
-}
-
-export const CARLA_DOMAINS = ['simulation', 'transferred'] as const;
-export type CarlaDomain = (typeof CARLA_DOMAINS)[number];
+// The shared record types and readers, re-exported for this module's importers.
+export {
+  arrange,
+  type Benchmark,
+  type BenchmarkClip,
+  type BenchmarkOptions,
+  CARLA_DOMAINS,
+  type CarlaDomain,
+  ClipDataError,
+  inferSource,
+  type QaItem,
+  readClipList,
+  readJsonlRecords,
+  readQa,
+} from './records.js';
 
 /** Camera heights above the road (metres) of the known rigs; others use the engine's default. */
 export const CAMERA_HEIGHTS: Readonly<Record<string, number>> = {
@@ -121,55 +56,6 @@ export const CAMERA_HEIGHTS: Readonly<Record<string, number>> = {
   // nuScenes CAM_FRONT: calibrated_sensor translation z ≈ 1.51 m above the ego frame on the ground.
   nuscenes: 1.51,
 };
-
-/** The reference's per-source rule, extended: `clip_*` → nuScenes, `kitti*` → KITTI, else CARLA. */
-export function inferSource(clipId: string): string {
-  if (clipId.startsWith('clip_')) return 'nuscenes';
-  if (/^kitti\d+_/.test(clipId)) return 'kitti';
-  return 'carla';
-}
-
-/** Reads a JSONL file into records; errors name `file:line`. Blank lines are skipped. */
-export function readJsonlRecords(path: string): { rec: Record<string, unknown>; line: number }[] {
-  const text = readInputText(path, 'JSONL file');
-  const out: { rec: Record<string, unknown>; line: number }[] = [];
-  const lines = text.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const s = lines[i].trim();
-    if (!s) continue;
-    let rec: unknown;
-    try {
-      rec = JSON.parse(s);
-    } catch (e) {
-      throw new InputError(`${path}:${i + 1}: invalid JSON (${(e as Error).message.split('\n')[0].slice(0, 120)})`);
-    }
-    if (rec === null || typeof rec !== 'object' || Array.isArray(rec)) throw new InputError(`${path}:${i + 1}: expected a JSON object`);
-    out.push({ rec: rec as Record<string, unknown>, line: i + 1 });
-  }
-  return out;
-}
-
-/** A `selected_clips.json`-style list → [{id, source?}] in file order; duplicates are an error. */
-export function readClipList(path: string): { id: string; source?: string }[] {
-  const text = readInputText(path, 'clip list');
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch (e) {
-    throw new InputError(`${path}: invalid JSON (${(e as Error).message.split('\n')[0]})`);
-  }
-  const list = Array.isArray(doc) ? doc : (doc as { clips?: unknown })?.clips;
-  if (!Array.isArray(list)) throw new InputError(`${path}: expected a JSON list of clip ids or of {id, source} objects`);
-  const seen = new Set<string>();
-  return list.map((e, i) => {
-    const id = typeof e === 'string' ? e : (e as { id?: unknown; clip_id?: unknown })?.id ?? (e as { clip_id?: unknown })?.clip_id;
-    if (typeof id !== 'string' || !id) throw new InputError(`${path}: entry ${i} has no string 'id'`);
-    if (seen.has(id)) throw new InputError(`${path}: entry ${i}: clip '${id}' is listed twice`);
-    seen.add(id);
-    const source = typeof e === 'object' && e && typeof (e as { source?: unknown }).source === 'string' ? (e as { source: string }).source : undefined;
-    return { id, source };
-  });
-}
 
 /** Reads a benchmark dataset directory (see the module comment). */
 export function readBenchmark(dir: string, opts: BenchmarkOptions = {}): Benchmark {
@@ -203,57 +89,6 @@ export function readBenchmark(dir: string, opts: BenchmarkOptions = {}): Benchma
   const cache: KittiCache = new Map();
   for (const c of clips) if (c.frames) c.truth = kittiTrajectory(c.id, c.frames, cache) ?? undefined;
   return { dir: root, clips, hasQa };
-}
-
-/** `qa.jsonl` → QA items per clip, in file order; errors name `file:line` and the field. */
-export function readQa(qaPath: string): Map<string, QaItem[]> {
-  const qaByClip = new Map<string, QaItem[]>();
-  {
-    for (const { rec, line } of readJsonlRecords(qaPath)) {
-      const where = `${qaPath}:${line}`;
-      for (const f of ['qa_id', 'clip_id', 'question_id'] as const) {
-        if (typeof rec[f] !== 'string' || !rec[f]) throw new InputError(`${where}: field '${f}' must be a non-empty string`);
-      }
-      if (rec.answer === undefined) throw new InputError(`${where}: missing field 'answer'`);
-      const item: QaItem = {
-        qa_id: rec.qa_id as string,
-        clip_id: rec.clip_id as string,
-        question_id: rec.question_id as string,
-        category: typeof rec.category === 'string' ? rec.category : 'unknown',
-        answer: rec.answer,
-      };
-      let list = qaByClip.get(item.clip_id);
-      if (!list) qaByClip.set(item.clip_id, (list = []));
-      list.push(item);
-    }
-  }
-  return qaByClip;
-}
-
-/** The clips in canonical order: the list's (filtered, its sources filling in) or the index's. */
-export function arrange(
-  byId: Map<string, BenchmarkClip>,
-  order: string[],
-  opts: BenchmarkOptions,
-  recordSource: ReadonlySet<string>,
-  indexName: string,
-  qaByClip: ReadonlyMap<string, QaItem[]> = new Map(),
-): BenchmarkClip[] {
-  let clips: BenchmarkClip[];
-  if (opts.selected) {
-    clips = readClipList(opts.selected).map(({ id, source }) => {
-      const c = byId.get(id);
-      if (c) return { ...c, source: recordSource.has(id) || !source ? c.source : source };
-      return { index: 0, id, source: source ?? inferSource(id), qa: qaByClip.get(id) ?? [], problem: `not in ${indexName}` };
-    });
-  } else {
-    clips = order.map((id) => byId.get(id)!);
-  }
-  clips.forEach((c, i) => {
-    c.index = i;
-    if (opts.sourceLabel) c.source = opts.sourceLabel;
-  });
-  return clips;
 }
 
 /**

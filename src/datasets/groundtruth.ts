@@ -10,7 +10,7 @@ import { InputError, type Trajectory } from '../core/trajectory.js';
 import { readNpz } from '../io/npz.js';
 import { readKitti } from '../io/trajectories.js';
 import { computeDynamics, type DynamicsArrays } from '../oracle/dynamics.js';
-import type { BenchmarkClip } from './benchmark.js';
+import type { BenchmarkClip } from './records.js';
 
 export interface GroundTruth {
   arrays: DynamicsArrays;

@@ -30,7 +30,7 @@ import {
   type QaItem,
   readJsonlRecords,
   readQa,
-} from './benchmark.js';
+} from './records.js';
 import { CARLA_DEFAULT_CAMERA } from './cameras.js';
 import { joinNuscenes, mountedCamera } from './nuscenes.js';
 

@@ -8,19 +8,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
-export interface Intrinsics {
-  fx: number;
-  fy: number;
-  cx: number;
-  cy: number;
-}
+import type { Intrinsics, PixelFrame } from '../core/clip.js';
 
-/** A greyscale frame held in memory (8-bit, row-major). */
-export interface PixelFrame {
-  data: Uint8Array;
-  width: number;
-  height: number;
-}
+// The frame and camera types are the clip model's (core/clip.ts); re-exported for the engine's callers.
+export type { Intrinsics, PixelFrame, VideoFrame } from '../core/clip.js';
 
 export interface NativeClip {
   /** JPEG/PNG file paths, or greyscale buffers. */
@@ -47,12 +38,6 @@ export interface NativeVideoClip {
   fps?: number;
   intrinsics?: Intrinsics;
   hfovDeg?: number;
-}
-
-/** One frame of a video file (a clip's frames may be these: the engine decodes the video once). */
-export interface VideoFrame {
-  video: string;
-  index: number;
 }
 
 /** What a video container declares (nothing decoded; `frames` may be 0 when it does not say). */

@@ -4,7 +4,7 @@
  * run's settings ride along so a result can be traced to how it was made.
  */
 import type { Device } from '../native/index.js';
-import type { RunKey } from './run.js';
+import type { RunKey } from './record.js';
 
 export interface ManifestClip {
   clip_id: string;

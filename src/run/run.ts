@@ -26,6 +26,9 @@ import { runPool } from '../pool/index.js';
 import { type Device, type EngineVersion, engineVersion, type Photometric } from '../native/index.js';
 import { DEFAULT_PHOTOMETRIC } from '../vo/estimate.js';
 import { buildManifest, DEFAULT_MODEL, type ManifestClip } from './manifest.js';
+import { keyDiff, readRunRecord, RUN_VERSION, type RunKey, type RunRecord, type Shard, sidecar } from './record.js';
+
+export { keyDiff, readRunRecord, RUN_VERSION, type RunKey, type RunRecord, type Shard, sidecar } from './record.js';
 import { type ClipBlock, type ExpectedClip, PredictionsFile } from './output.js';
 import { writeFileAtomic as writeAtomic } from '../io/atomic.js';
 import { CANCELLED, type ClipOutput, type ClipTask } from './task.js';
@@ -34,8 +37,6 @@ import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 
 export { workerUrl };
-
-export const RUN_VERSION = 1;
 
 /**
  * What answers a run's clip tasks: the local worker pool (default) or another backend (the Redis
@@ -70,11 +71,6 @@ export const localExecutor: ClipExecutor = async (tasks, ctx) => {
     onError: (e, t) => ctx.onError(e, t),
   });
 };
-
-export interface Shard {
-  index: number;
-  count: number;
-}
 
 export interface RunOptions {
   dataset: string;
@@ -115,48 +111,6 @@ export interface RunOptions {
   executor?: ClipExecutor;
 }
 
-/** The options that must match for a rerun to resume an output (and for shards to merge). */
-export interface RunKey {
-  dataset: string;
-  clips: string | null;
-  source_label: string | null;
-  limit: number | null;
-  questions: 'subset' | 'all';
-  frames: number | null;
-  config: string;
-  scale: 'road' | 'gt' | 'none';
-  nuscenes_root: string | null;
-  /** The CARLA videos read (published layout), else null. */
-  carla_domain: CarlaDomain | null;
-  /** The `--cameras` file's content, else null. */
-  cameras: unknown;
-  photometric: Photometric;
-  /** The engine that answered (a resume or merge with another build would mix two engines' answers). */
-  engine: EngineVersion;
-}
-
-/** `OUT.run.json`. */
-export interface RunRecord {
-  egogeo_run: number;
-  key: RunKey;
-  shard: Shard;
-  /** Model name for the manifest. */
-  model: string;
-  /** Clips in the whole (unsharded) run. */
-  clips_total: number;
-  /** This run's clips: [canonical index, clip id, source, records expected]. */
-  clips: [number, string, string, number][];
-  /** The camera each clip ran with (intrinsics or field of view, height, road normal, origin). */
-  cameras?: Record<string, Record<string, unknown>>;
-  /** Where this run's tracking ran (not part of the key: either device resumes the other's run). */
-  device?: Device;
-  status: 'running' | 'complete' | 'interrupted';
-  started: string;
-  finished?: string;
-  counts?: { done: number; failed: number; resumed: number };
-  seconds?: number;
-}
-
 export interface RunSummary {
   clips: number;
   done: number;
@@ -167,13 +121,6 @@ export interface RunSummary {
   clipsPerSecond: number;
   output: string;
 }
-
-export const sidecar = {
-  errors: (out: string) => `${out}.errors.jsonl`,
-  trajectories: (out: string) => `${out}.trajectories`,
-  run: (out: string) => `${out}.run.json`,
-  manifest: (out: string) => `${out}.manifest.json`,
-};
 
 /** `i/n` → shard; InputError otherwise. */
 export function parseShard(s: string): Shard {
@@ -188,30 +135,6 @@ export function parseShard(s: string): Shard {
 /** The records a clip's block will hold (QA items of the answered questions, or the questions). */
 function answered(clip: BenchmarkClip, ids: ReadonlySet<string>): number {
   return clip.qa.length > 0 ? clip.qa.filter((q) => ids.has(q.question_id)).length : ids.size;
-}
-
-export function readRunRecord(out: string): RunRecord | null {
-  const p = sidecar.run(out);
-  if (!existsSync(p)) return null;
-  try {
-    const r = JSON.parse(readFileSync(p, 'utf8')) as RunRecord;
-    if (r.egogeo_run !== RUN_VERSION) throw new Error(`version ${r.egogeo_run}`);
-    return r;
-  } catch (e) {
-    throw new InputError(`${p}: not an egogeo run record (${(e as Error).message.split('\n')[0]})`);
-  }
-}
-
-/** What differs between two run keys (`b` the earlier), as 'field: X then, Y now'; null when none. */
-export function keyDiff(a: RunKey, b: RunKey): string | null {
-  if (JSON.stringify(a.engine) !== JSON.stringify(b.engine)) {
-    const v = (e: EngineVersion | undefined) => (e ? `egogeo ${e.egogeo}, addon ${e.addon}` : 'an egogeo that did not record its engine');
-    return `engine: ${v(b.engine)} then, ${v(a.engine)} now`;
-  }
-  for (const k of Object.keys(a) as (keyof RunKey)[]) {
-    if (JSON.stringify(a[k]) !== JSON.stringify(b[k])) return `${k}: ${JSON.stringify(b[k])} then, ${JSON.stringify(a[k])} now`;
-  }
-  return null;
 }
 
 /**

@@ -1,0 +1,89 @@
+/**
+ * A run's record (`OUT.run.json`) and the files beside its output: what was run (the key a resume
+ * or a merge must match, the engine included), with which clips, and how it ended. The runner
+ * (run.ts), the manifest, merge, report and view read it from here.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { InputError } from '../core/trajectory.js';
+import type { CarlaDomain } from '../datasets/records.js';
+import type { Device, EngineVersion, Photometric } from '../native/index.js';
+
+export const RUN_VERSION = 1;
+
+export interface Shard {
+  index: number;
+  count: number;
+}
+
+/** The options that must match for a rerun to resume an output (and for shards to merge). */
+export interface RunKey {
+  dataset: string;
+  clips: string | null;
+  source_label: string | null;
+  limit: number | null;
+  questions: 'subset' | 'all';
+  frames: number | null;
+  config: string;
+  scale: 'road' | 'gt' | 'none';
+  nuscenes_root: string | null;
+  /** The CARLA videos read (published layout), else null. */
+  carla_domain: CarlaDomain | null;
+  /** The `--cameras` file's content, else null. */
+  cameras: unknown;
+  photometric: Photometric;
+  /** The engine that answered (a resume or merge with another build would mix two engines' answers). */
+  engine: EngineVersion;
+}
+
+/** `OUT.run.json`. */
+export interface RunRecord {
+  egogeo_run: number;
+  key: RunKey;
+  shard: Shard;
+  /** Model name for the manifest. */
+  model: string;
+  /** Clips in the whole (unsharded) run. */
+  clips_total: number;
+  /** This run's clips: [canonical index, clip id, source, records expected]. */
+  clips: [number, string, string, number][];
+  /** The camera each clip ran with (intrinsics or field of view, height, road normal, origin). */
+  cameras?: Record<string, Record<string, unknown>>;
+  /** Where this run's tracking ran (not part of the key: either device resumes the other's run). */
+  device?: Device;
+  status: 'running' | 'complete' | 'interrupted';
+  started: string;
+  finished?: string;
+  counts?: { done: number; failed: number; resumed: number };
+  seconds?: number;
+}
+
+export const sidecar = {
+  errors: (out: string) => `${out}.errors.jsonl`,
+  trajectories: (out: string) => `${out}.trajectories`,
+  run: (out: string) => `${out}.run.json`,
+  manifest: (out: string) => `${out}.manifest.json`,
+};
+
+export function readRunRecord(out: string): RunRecord | null {
+  const p = sidecar.run(out);
+  if (!existsSync(p)) return null;
+  try {
+    const r = JSON.parse(readFileSync(p, 'utf8')) as RunRecord;
+    if (r.egogeo_run !== RUN_VERSION) throw new Error(`version ${r.egogeo_run}`);
+    return r;
+  } catch (e) {
+    throw new InputError(`${p}: not an egogeo run record (${(e as Error).message.split('\n')[0]})`);
+  }
+}
+
+/** What differs between two run keys (`b` the earlier), as 'field: X then, Y now'; null when none. */
+export function keyDiff(a: RunKey, b: RunKey): string | null {
+  if (JSON.stringify(a.engine) !== JSON.stringify(b.engine)) {
+    const v = (e: EngineVersion | undefined) => (e ? `egogeo ${e.egogeo}, addon ${e.addon}` : 'an egogeo that did not record its engine');
+    return `engine: ${v(b.engine)} then, ${v(a.engine)} now`;
+  }
+  for (const k of Object.keys(a) as (keyof RunKey)[]) {
+    if (JSON.stringify(a[k]) !== JSON.stringify(b[k])) return `${k}: ${JSON.stringify(b[k])} then, ${JSON.stringify(a[k])} now`;
+  }
+  return null;
+}
