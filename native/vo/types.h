@@ -58,7 +58,7 @@ inline constexpr double kRoadBias = 0.05;
 // last a few tenths of a second) and +0.06 on rendered clips. By default the speed smoother takes
 // this correlation time instead of white errors when a likelihood-ratio test rejects white errors
 // (road_scale.cc; 0.1 s: 0.37 between 10 Hz frames, 0.04 at 3 Hz). Longer times fit KITTI's level
-// of correlation but cost the rendered clips (README "The speed profile").
+// of correlation but cost the rendered clips (bench/RESULTS.md "The speed profile").
 inline constexpr double kRoadCorrTime = 0.1;
 // Optional log-normal prior on the jerk PSD q (m^2/s^5), ln q ~ N(ln 1.6, 1.25^2): the benchmark's
 // question file calibrates its smoothness thresholds on its data pool (mean |jerk| P33 1.25, P67

@@ -149,7 +149,7 @@ export interface VoOptions {
   /**
    * Centre (m²/s⁵) of a log-normal prior on the smoother's jerk PSD, ln q ~ N(ln jerkPsdPrior,
    * jerkPsdPriorWidth²); default 0 = none (maximum likelihood). 1.6 with width 1.25 is what the
-   * benchmark's own smoothness calibration implies (bench/jerk-prior.mjs, README "The speed profile").
+   * benchmark's own smoothness calibration implies (bench/jerk-prior.mjs, bench/RESULTS.md "The speed profile").
    */
   jerkPsdPrior?: number;
   /** Standard deviation of ln q under that prior (default 1.25). */
