@@ -18,7 +18,7 @@ const MAY_IMPORT = {
   queue: ['core', 'native', 'run'],
   synth: ['core', 'io', 'native', 'oracle', 'pool'],
   report: ['baseline', 'core', 'datasets', 'grade', 'io', 'oracle', 'run', 'vo'],
-  view: ['core', 'datasets', 'io', 'native', 'oracle', 'report', 'run', 'vo'],
+  view: ['baseline', 'core', 'datasets', 'io', 'native', 'oracle', 'report', 'run', 'vo'], // baseline: the run's frame selection
   audit: ['baseline', 'core', 'datasets', 'grade', 'io'],
   egogears: ['core', 'datasets', 'grade'],
   doctor: ['native'],

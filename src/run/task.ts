@@ -11,7 +11,7 @@ import type { Trajectory } from '../core/trajectory.js';
 import type { Clip } from '../core/clip.js';
 import { type BenchmarkClip, ClipDataError, type QaItem } from '../datasets/benchmark.js';
 import { formatTum } from '../io/trajectories.js';
-import { type Device, type Photometric, probeVideo, type VideoFrame } from '../native/index.js';
+import { type Device, type Photometric, probeVideo, type VideoFrame, type VoOptions } from '../native/index.js';
 import { groundTruthArrays, readNpzArrays } from '../datasets/groundtruth.js';
 import { clipData, type DynamicsArrays, labelClip, loadQuestions, questionsFromDocument, runOracle, summaryFeatures } from '../oracle/index.js';
 import { estimateClip, estimateClipAsync } from '../vo/estimate.js';
@@ -106,6 +106,19 @@ export function engineClip(c: BenchmarkClip): Clip {
   };
 }
 
+/** The engine settings a run applies to every clip (its run key's): frame count, scale, photometric stage, device. */
+export type EngineSettings = Pick<ClipTask, 'frames' | 'scale' | 'photometric' | 'device'>;
+
+/**
+ * A clip as a run hands it to the engine: the frames it selects (`frames` evenly spread) and the
+ * options it passes. The one place both are decided: a run's workers and `egogeo view` use it.
+ */
+export function engineInput(c: BenchmarkClip, s: EngineSettings, full: Clip = engineClip(c)): { clip: Clip; options: VoOptions } {
+  const clip = s.frames === null || s.frames === undefined ? full : selectFrames(full, evenFrames(full.frames.length, s.frames));
+  const gtSpeeds = s.scale === 'gt' ? pairSpeeds(c.truth, clip.timestamps) : undefined;
+  return { clip, options: { scale: s.scale, photometric: s.photometric, device: s.device, gtSpeeds } };
+}
+
 /** `async`: the engine runs on libuv's thread pool (the event loop stays free: one-worker runs on the main thread). */
 export async function runClipTask(task: ClipTask, o: { async?: boolean } = {}): Promise<ClipOutput> {
   if (task.cancel && Atomics.load(task.cancel, 0) !== 0) throw new Error(CANCELLED);
@@ -123,12 +136,10 @@ export async function runClipTask(task: ClipTask, o: { async?: boolean } = {}): 
   }
   if (full.frames.length < 2) throw new ClipDataError(`only ${full.frames.length} frame(s); VO needs at least 2`);
   const t1 = performance.now();
-  const clip = task.frames === null ? full : selectFrames(full, evenFrames(full.frames.length, task.frames));
+  const { clip, options } = engineInput(c, task, full);
   let est;
   try {
-    const gtSpeeds = task.scale === 'gt' ? pairSpeeds(c.truth, clip.timestamps) : undefined;
-    const opts = { scale: task.scale, photometric: task.photometric, device: task.device, gtSpeeds };
-    est = o.async ? await estimateClipAsync(clip, opts) : estimateClip(clip, opts);
+    est = o.async ? await estimateClipAsync(clip, options) : estimateClip(clip, options);
   } catch (e) {
     // The engine names unreadable images and bad input; either way this clip cannot be answered.
     throw new ClipDataError(`VO failed: ${(e as Error).message.split('\n')[0]}`);

@@ -15,9 +15,11 @@ import { type Prediction, readPredictions } from '../io/predictions.js';
 import { readTum } from '../io/trajectories.js';
 import { clipData, computeDynamics, DEFAULT_QUESTIONS_PATH, type DynamicsArrays, labelClip, loadQuestions, type Question, type QuestionSet, runOracle, summaryFeatures } from '../oracle/index.js';
 import { decisionMargin, type Margin } from '../report/margins.js';
-import { sidecar } from '../run/run.js';
-import { engineClip } from '../run/task.js';
+import { readRunRecord, type RunKey, sidecar } from '../run/record.js';
+import { type EngineSettings, engineInput } from '../run/task.js';
+import { engineVersion } from '../native/index.js';
 import { estimateClipAsync } from '../vo/estimate.js';
+import { evenFrames } from '../baseline/baseline.js';
 import type { NativeResult } from '../native/index.js';
 
 export interface ViewOptions extends Pick<BenchmarkOptions, 'nuscenesRoot' | 'carlaDomain' | 'cameras'> {
@@ -128,6 +130,8 @@ export class ViewData {
   private summaries: ClipSummary[] | null = null;
   private gtCache = new Map<string, DynamicsArrays | null>();
   private engine = new Map<string, Promise<EngineRun>>();
+  /** What the engine runs with here: the first predictions file's run settings, else a run's defaults. */
+  readonly settings: EngineSettings;
   private queue: Promise<unknown> = Promise.resolve();
   private log: (line: string) => void;
 
@@ -142,6 +146,38 @@ export class ViewData {
     this.near = o.near ?? 0.15;
     this.runs = (o.predictions ?? []).map((f) => this.readRun(f));
     for (const r of this.runs) if (r.warning) this.warnings.push(r.warning);
+    this.settings = this.engineSettings();
+  }
+
+  /**
+   * The engine re-runs clips as the predictions' run did (frames, scale, photometric stage, from
+   * the first file with a run record), so what the page shows is what that run answered from; a
+   * run by another engine build, or runs with other settings, are named in a warning.
+   */
+  private engineSettings(): EngineSettings {
+    const keyed = this.runs.map((r) => ({ r, key: readRunRecord(r.file)?.key })).filter((x): x is { r: PredictionRun; key: RunKey } => !!x.key);
+    if (keyed.length === 0) return { frames: null, scale: 'road' };
+    const { r, key } = keyed[0];
+    const s = { frames: key.frames, scale: key.scale, photometric: key.photometric };
+    const differs = keyed.slice(1).filter((x) => x.key.frames !== key.frames || x.key.scale !== key.scale || x.key.photometric !== key.photometric);
+    if (differs.length > 0) this.warn(`${differs[0].r.file}: run with other engine settings than ${r.file}; the engine here runs as ${r.name} did`);
+    const mine = engineVersion();
+    if (key.engine && (key.engine.egogeo !== mine.egogeo || key.engine.addon !== mine.addon)) {
+      this.warn(`${r.file}: answered by egogeo ${key.engine.egogeo} (addon ${key.engine.addon}); this viewer's engine is egogeo ${mine.egogeo} (addon ${mine.addon}), so its tracks may differ from that run's`);
+    }
+    return s;
+  }
+
+  /** The dataset image at position `i` of the clip as the engine sees it (the run's frame selection applied); null for none. */
+  frameFile(c: BenchmarkClip, i: number): string | null {
+    if (!c.frames) return null;
+    const k = this.settings.frames ? evenFrames(c.frames.length, this.settings.frames)[i] : i;
+    return k === undefined || k >= c.frames.length ? null : c.frames[k];
+  }
+
+  private warn(line: string): void {
+    this.warnings.push(line);
+    this.log(`warning: ${line}`);
   }
 
   private readRun(file: string): PredictionRun {
@@ -252,8 +288,8 @@ export class ViewData {
     if (p) return p;
     const job = async (): Promise<EngineRun> => {
       if (!c.problem && !c.frames && !c.video) throw new Error(`clip ${c.id} has no frames here (nuScenes clips of the published layout need --nuscenes-root)`);
-      const clip = engineClip(c);
-      const est = await estimateClipAsync(clip, { keepMatches: true, keepFrames: true });
+      const { clip, options } = engineInput(c, this.settings);
+      const est = await estimateClipAsync(clip, { ...options, keepMatches: true, keepFrames: true });
       const o = runOracle(est.trajectory, this.questions);
       return { native: est.native, labels: o.labels, arrays: o.arrays, frames: clip.frames.length, timestamps: Array.from(clip.timestamps) };
     };

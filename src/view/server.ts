@@ -102,8 +102,8 @@ export async function startViewServer(o: ViewServerOptions): Promise<ViewServer>
       if (!c) return send(res, 404, `no clip '${parts[1]}'`);
       if (!Number.isInteger(i) || i < 0) return send(res, 400, 'frame index must be a non-negative integer');
       if (c.frames) {
-        if (i >= c.frames.length) return send(res, 404, `clip ${c.id} has ${c.frames.length} frames`);
-        const f = c.frames[i];
+        const f = data.frameFile(c, i);
+        if (f === null) return send(res, 404, `clip ${c.id} has ${data.settings.frames ? Math.min(data.settings.frames, c.frames.length) : c.frames.length} frames`);
         if (!existsSync(f)) return send(res, 404, `missing frame ${f}`);
         return sendFile(res, f);
       }

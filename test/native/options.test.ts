@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { optionTable, processClip, processClipAsync, VO_OPTION_KINDS, type VoOptions } from '../../src/native/index.js';
+import { DEVICES, optionTable, PHOTOMETRIC, processClip, processClipAsync, VO_OPTION_KINDS, type VoOptions } from '../../src/native/index.js';
 import { drivingClip } from '../helpers/render.js';
 import { thrown } from '../helpers/throws.js';
 
@@ -23,6 +23,12 @@ describe.skipIf(!BUILT)('engine options: one table', () => {
     expect(table.map((o) => o.name).sort()).toEqual(Object.keys(VO_OPTION_KINDS).sort());
     for (const o of table) expect(o.kind, o.name).toBe(VO_OPTION_KINDS[o.name as keyof typeof VO_OPTION_KINDS]);
     expect(new Set(table.map((o) => o.name)).size).toBe(table.length); // each read once
+  });
+
+  it("the TS lists of choices are the addon's: photometric modes, devices (auto aside: the caller resolves it)", () => {
+    const choices = (name: string) => [...(optionTable().find((o) => o.name === name)?.choices ?? [])].sort();
+    expect(choices('photometric')).toEqual([...PHOTOMETRIC].sort());
+    expect(choices('device')).toEqual(DEVICES.filter((d) => d !== 'auto').sort());
   });
 
   it('every option has its default, range or choices in the table, and the defaults are what the engine uses', () => {
