@@ -50,6 +50,16 @@ export interface RunRecord {
   cameras?: Record<string, Record<string, unknown>>;
   /** Where this run's tracking ran (not part of the key: either device resumes the other's run). */
   device?: Device;
+  /**
+   * What the engine was given beyond its defaults (the defaults are the key's addon build's:
+   * `optionTable()`), and the rule that switched clips to the wide-baseline preset.
+   */
+  engine_options?: {
+    photometric: Photometric;
+    scale: RunKey['scale'];
+    frames: number | null;
+    wide_baseline: { when: string; options: Record<string, unknown> };
+  };
   status: 'running' | 'complete' | 'interrupted';
   started: string;
   finished?: string;

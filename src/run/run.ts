@@ -24,7 +24,7 @@ import { isPublishedRoot } from '../datasets/published.js';
 import { DEFAULT_QUESTIONS_PATH, loadQuestions } from '../oracle/index.js';
 import { runPool } from '../pool/index.js';
 import { type Device, type EngineVersion, engineVersion, type Photometric } from '../native/index.js';
-import { DEFAULT_PHOTOMETRIC } from '../vo/estimate.js';
+import { DEFAULT_PHOTOMETRIC, WIDE_BASELINE, WIDE_BASELINE_INTERVAL } from '../vo/estimate.js';
 import { buildManifest, DEFAULT_MODEL, type ManifestClip } from './manifest.js';
 import { keyDiff, readRunRecord, RUN_VERSION, type RunKey, type RunRecord, type Shard, sidecar } from './record.js';
 
@@ -252,6 +252,12 @@ async function runLocked(o: RunOptions, lock: OutputLock, sig0: RunSignals): Pro
     clips: mine.map((c) => [c.index, c.id, c.source, expected.get(c.id)!.count]),
     cameras: Object.fromEntries(mine.map((c) => [c.id, cameraRecord({ intrinsics: c.intrinsics, hfovDeg: c.hfovDeg, height: c.cameraHeight, roadNormal: c.roadNormal, from: c.cameraFrom ?? 'default' })])),
     device: o.device ?? 'cpu',
+    engine_options: {
+      photometric: key.photometric,
+      scale: key.scale,
+      frames: key.frames,
+      wide_baseline: { when: `median frame interval > ${WIDE_BASELINE_INTERVAL} s (after the frame selection)`, options: { ...WIDE_BASELINE } },
+    },
     status: 'running',
     started: new Date().toISOString(),
   };

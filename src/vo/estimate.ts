@@ -27,6 +27,8 @@ function withSpeed(traj: Trajectory, nat: NativeResult): Estimate['trajectory'] 
  * clip) needs no change: its motion model is in seconds, not frames.
  */
 export const WIDE_BASELINE: VoOptions = { downsample: 2, kltWindow: 9, kltLevels: 3, minDistance: 4 };
+/** Seconds: a clip whose median frame interval exceeds this gets WIDE_BASELINE (10 Hz frames do not). */
+export const WIDE_BASELINE_INTERVAL = 0.15;
 
 /**
  * The tracker's photometric stage unless a caller chooses another: gain-compensated KLT per frame
@@ -41,7 +43,7 @@ function medianInterval(ts: ArrayLike<number>): number {
 }
 
 function request(clip: Clip, opts: VoOptions) {
-  const preset = medianInterval(clip.timestamps) > 0.15 ? WIDE_BASELINE : {};
+  const preset = medianInterval(clip.timestamps) > WIDE_BASELINE_INTERVAL ? WIDE_BASELINE : {};
   const options: VoOptions = {
     cameraHeight: clip.cameraHeight,
     photometric: DEFAULT_PHOTOMETRIC,

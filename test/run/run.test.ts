@@ -149,6 +149,13 @@ describe.skipIf(!NATIVE_BUILT)('egogeo run on a rendered dataset (bad clips incl
     const rec = JSON.parse(read(`${out('w1')}.run.json`));
     const version = JSON.parse(read(join(ROOT, 'package.json'))).version;
     expect(rec.key.engine).toEqual({ egogeo: version, addon: expect.stringMatching(/^[0-9a-f]{16}$/) });
+    // ... and what the engine was given beyond the build's defaults, the wide-baseline rule included.
+    expect(rec.engine_options).toEqual({
+      photometric: 'pair',
+      scale: 'road',
+      frames: null,
+      wide_baseline: { when: 'median frame interval > 0.15 s (after the frame selection)', options: { downsample: 2, kltWindow: 9, kltLevels: 3, minDistance: 4 } },
+    });
     // The same output, its record edited to say another build wrote it: interrupted, so a rerun would resume.
     mkdirSync(join(tmp, 'old-engine'), { recursive: true });
     for (const f of ['', '.errors.jsonl', '.manifest.json']) writeFileSync(`${out('old-engine')}${f}`, read(`${out('w1')}${f}`));
