@@ -15,7 +15,7 @@ const MAY_IMPORT = {
   vo: ['core', 'io', 'native', 'oracle'],
   baseline: ['core', 'datasets', 'oracle'],
   run: ['baseline', 'core', 'datasets', 'io', 'native', 'oracle', 'pool', 'vo'],
-  queue: ['core', 'native', 'run'],
+  queue: ['core', 'native', 'pool', 'run'], // pool: its error transport (the worker runs run/'s pool worker)
   synth: ['core', 'io', 'native', 'oracle', 'pool'],
   report: ['baseline', 'core', 'datasets', 'grade', 'io', 'oracle', 'run', 'vo'],
   view: ['baseline', 'core', 'datasets', 'io', 'native', 'oracle', 'report', 'run', 'vo'], // baseline: the run's frame selection

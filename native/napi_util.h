@@ -221,33 +221,49 @@ class OptionReader {
   std::vector<OptionInfo> table_;
 };
 
-/// Runs `work`, turning every C++ failure into "fn: message" (nothing escapes into N-API).
-/// `InputErrorT` is the engine's error for bad input, reported without a category.
+/// Why a call failed: one line "fn: message", and whether it was the engine's own failure (an
+/// OpenCV assertion, a logic error: a bug) rather than bad input. JS sees it as an Error with
+/// `code` 'EGOGEO_INTERNAL' or 'EGOGEO_INPUT' (src/core/errors.ts), so a run stops on the former
+/// and fails only the clip on the latter.
+struct Failure {
+  std::string message;
+  bool internal = false;
+
+  Napi::Error to_js(Napi::Env env) const {
+    Napi::Error e = Napi::Error::New(env, message);
+    e.Set("code", Napi::String::New(env, internal ? "EGOGEO_INTERNAL" : "EGOGEO_INPUT"));
+    return e;
+  }
+};
+
+/// Runs `work`, turning every C++ failure into a Failure (nothing escapes into N-API).
+/// `InputErrorT` is the engine's error for bad input, reported without a category; running out of
+/// memory is the input's too (a clip too large for this machine), anything else is internal.
 template <class InputErrorT, class F>
-bool guarded(const char* fn, F&& work, std::string& error) {
+bool guarded(const char* fn, F&& work, Failure& error) {
   try {
     work();
     return true;
   } catch (const InputErrorT& e) {
-    error = std::string(fn) + ": " + e.what();
+    error = {std::string(fn) + ": " + e.what(), false};
   } catch (const cv::Exception& e) {
-    error = std::string(fn) + ": OpenCV error: " + e.err;
+    error = {std::string(fn) + ": OpenCV error: " + e.err, true};
   } catch (const std::bad_alloc&) {
-    error = std::string(fn) + ": out of memory";
+    error = {std::string(fn) + ": out of memory", false};
   } catch (const std::exception& e) {
-    error = std::string(fn) + ": internal error: " + e.what();
+    error = {std::string(fn) + ": internal error: " + e.what(), true};
   }
   return false;
 }
 
 /// The synchronous form of a call: parse, run on this thread, convert (failures throw a JS Error).
 template <class Req, class Res, class Parse>
-Napi::Value call_sync(const Napi::CallbackInfo& info, Parse&& parse, bool (*run)(const Req&, Res&, std::string&),
+Napi::Value call_sync(const Napi::CallbackInfo& info, Parse&& parse, bool (*run)(const Req&, Res&, Failure&),
                       Napi::Object (*to_js)(Napi::Env, Res&)) {
   std::unique_ptr<Req> req = parse(info);
   Res res;
-  std::string err;
-  if (!run(*req, res, err)) throw Napi::Error::New(info.Env(), err);
+  Failure err;
+  if (!run(*req, res, err)) throw err.to_js(info.Env());
   return to_js(info.Env(), res);
 }
 
@@ -255,7 +271,7 @@ Napi::Value call_sync(const Napi::CallbackInfo& info, Parse&& parse, bool (*run)
 template <class Req, class Res>
 class PromiseWorker : public Napi::AsyncWorker {
  public:
-  using Run = bool (*)(const Req&, Res&, std::string&);
+  using Run = bool (*)(const Req&, Res&, Failure&);
   using ToJs = Napi::Object (*)(Napi::Env, Res&);
   PromiseWorker(Napi::Env env, const char* name, std::unique_ptr<Req> req, Run run, ToJs to_js)
       : Napi::AsyncWorker(env, name), req_(std::move(req)), run_(run), to_js_(to_js), deferred_(Napi::Promise::Deferred::New(env)) {}
@@ -278,11 +294,10 @@ class PromiseWorker : public Napi::AsyncWorker {
   }
 
   void Execute() override {
-    std::string err;
-    if (!run_(*req_, res_, err)) SetError(err);
+    if (!run_(*req_, res_, failure_)) SetError(failure_.message);
   }
   void OnOK() override { deferred_.Resolve(to_js_(Env(), res_)); }
-  void OnError(const Napi::Error& e) override { deferred_.Reject(e.Value()); }
+  void OnError(const Napi::Error&) override { deferred_.Reject(failure_.to_js(Env()).Value()); }
 
  private:
   std::unique_ptr<Req> req_;
@@ -290,6 +305,7 @@ class PromiseWorker : public Napi::AsyncWorker {
   Run run_;
   ToJs to_js_;
   Napi::Promise::Deferred deferred_;
+  Failure failure_;
 };
 
 }  // namespace egogeo::napi

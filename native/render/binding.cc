@@ -175,7 +175,7 @@ Napi::Object to_js(Napi::Env env, Result& r) {
   return out;
 }
 
-bool run(const Request& req, Result& out, std::string& error) {
+bool run(const Request& req, Result& out, napi::Failure& error) {
   return napi::guarded<InputError>("renderClip", [&] { out = render_clip(req); }, error);
 }
 

@@ -386,7 +386,7 @@ ClipInput video_input(const Request& req, Output& out, std::vector<cv::Mat>& fra
   return in;
 }
 
-bool run(const Request& req, Output& out, std::string& error) {
+bool run(const Request& req, Output& out, napi::Failure& error) {
   return napi::guarded<InputError>("processClip", [&] {
     if (req.video.empty()) {
       out.clip = process_clip(req.input, req.options);
@@ -414,10 +414,8 @@ Napi::Value ProbeVideo(const Napi::CallbackInfo& info) {
   const napi::Args a(info.Env(), "probeVideo");
   if (info.Length() < 1 || !info[0].IsString()) a.fail("expected (path) with path a string");
   VideoInfo v;
-  std::string err;
-  if (!napi::guarded<InputError>("probeVideo", [&] { v = probe_video(info[0].As<Napi::String>().Utf8Value()); }, err)) {
-    throw Napi::Error::New(info.Env(), err);
-  }
+  napi::Failure err;
+  if (!napi::guarded<InputError>("probeVideo", [&] { v = probe_video(info[0].As<Napi::String>().Utf8Value()); }, err)) throw err.to_js(info.Env());
   Napi::Object out = Napi::Object::New(info.Env());
   out.Set("frames", v.frames);
   out.Set("fps", v.fps);

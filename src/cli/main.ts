@@ -58,12 +58,6 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`egogeo: ${e.path ?? e.syscall}: ${e.syscall === 'open' || e.syscall === 'read' || e.syscall === 'scandir' || e.syscall === 'stat' ? 'cannot read' : 'cannot write'} (${errnoText(e)})\n`);
       return 1;
     }
-    // The same, passed through a worker thread (only the message survives).
-    const m = /^(E[A-Z]+): ([^,]+), (\w+)(?: '(.*)')?/.exec((e as Error)?.message ?? '');
-    if (m) {
-      process.stderr.write(`egogeo: ${m[4] ?? m[3]}: ${m[3] === 'open' && m[1] === 'ENOENT' ? 'cannot read' : 'cannot write'} (${m[1]}: ${m[2]})\n`);
-      return 1;
-    }
     // Anything else is a bug: one line (the stack only with EGOGEO_DEBUG=1).
     process.stderr.write(process.env.EGOGEO_DEBUG ? `egogeo: ${(e as Error).stack ?? e}\n` : `egogeo: internal error: ${errnoText(e)} (EGOGEO_DEBUG=1 shows the stack)\n`);
     return 2;

@@ -12,10 +12,10 @@ export interface Trajectory {
   yaw: Float64Array;
 }
 
-/** An input error that names the offending file/line/field; the CLI prints `message` as one line. */
-export class InputError extends Error {
-  override name = 'InputError';
-}
+import { InputError } from './errors.js';
+
+// InputError lives in core/errors.ts (with the other kinds of failure); re-exported for its importers.
+export { InputError } from './errors.js';
 
 /**
  * Builds a validated trajectory from loose arrays. `where` prefixes every error message

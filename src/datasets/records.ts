@@ -8,10 +8,8 @@ import { InputError, type Trajectory } from '../core/trajectory.js';
 import { readInputText } from '../io/safety.js';
 import type { Intrinsics } from '../core/clip.js';
 
-/** A clip's data is missing or unreadable: the clip fails (errors file), the run goes on. */
-export class ClipDataError extends Error {
-  override name = 'ClipDataError';
-}
+// ClipDataError (a clip's data is missing or unreadable: that clip fails, the run goes on) is core/errors.ts's.
+export { ClipDataError } from '../core/errors.js';
 
 /** One QA item of `qa.jsonl` (the fields a prediction record needs). */
 export interface QaItem {

@@ -1,1 +1,2 @@
 export * from './pool.js';
+export * from './transport.js';

@@ -4,7 +4,8 @@
  * order; callers that need a canonical order sort at the end. May import: nothing from src/ but
  * core/ — the worker module decides what a task does.
  *
- * A worker module default-exports `async (task) => result`; each task uses one core (the native
+ * A worker module default-exports `transportErrors(async (task) => result)` (pool/transport.ts: a
+ * failure keeps its class across the thread boundary); each task uses one core (the native
  * addon pins OpenCV to one thread when it loads, on any thread), the pool provides the rest.
  * It may also export `inProcess(task)`, the same work without blocking the event loop for long
  * (native calls on libuv's thread pool): with one worker the pool then runs every task on the
@@ -14,6 +15,7 @@
 import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import type { Piscina } from 'piscina';
+import { unwrapResult } from './transport.js';
 
 export interface PoolOptions<T, R> {
   /** Worker module (file URL or path) whose default export runs one task. */
@@ -75,7 +77,7 @@ export async function runPool<T, R>(o: PoolOptions<T, R>): Promise<PoolSummary> 
       try {
         let result: R;
         try {
-          result = direct ? await direct(task) : ((await pool!.run(task)) as R);
+          result = direct ? await direct(task) : unwrapResult((await pool!.run(task)) as R);
         } catch (e) {
           failed++;
           tick();

@@ -18,6 +18,7 @@ import { hostname } from 'node:os';
 import { Piscina } from 'piscina';
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { decideDevice } from '../native/device.js';
+import { unwrapResult } from '../pool/transport.js';
 import { workerUrl } from '../run/clips.js';
 import type { ClipOutput } from '../run/task.js';
 import { type ClipJobData, decodeTask, JOB_VERSION, mapTask, type PathMap, questionFile } from './codec.js';
@@ -97,7 +98,7 @@ export async function runQueueWorker(o: QueueWorkerOptions): Promise<QueueWorker
       const refused = task.device === 'gpu' ? gpuReady() : null;
       if (refused) throw new Error(refused);
       log(`${task.clip.id}: started (attempt ${job.attemptsMade + 1})`);
-      const r = (await pool.run(task)) as ClipOutput;
+      const r = unwrapResult((await pool.run(task)) as ClipOutput);
       summary.done++;
       log(`${task.clip.id}: ${r.records.length} records in ${(r.ms.total / 1000).toFixed(3)} s (attempt ${job.attemptsMade + 1})`);
       return r;

@@ -31,7 +31,8 @@ import { keyDiff, readRunRecord, RUN_VERSION, type RunKey, type RunRecord, type 
 export { keyDiff, readRunRecord, RUN_VERSION, type RunKey, type RunRecord, type Shard, sidecar } from './record.js';
 import { type ClipBlock, type ExpectedClip, PredictionsFile } from './output.js';
 import { writeFileAtomic as writeAtomic } from '../io/atomic.js';
-import { CANCELLED, type ClipOutput, type ClipTask } from './task.js';
+import type { ClipOutput, ClipTask } from './task.js';
+import { CancelledError, firstLine, InternalError } from '../core/errors.js';
 import { answeredIds, clipTasks, workerUrl } from './clips.js';
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -338,8 +339,8 @@ async function runLocked(o: RunOptions, lock: OutputLock, sig0: RunSignals): Pro
           o.onClip?.(r.id);
         },
         onError: (e, t) => {
-          const reason = (e as Error).message.split('\n')[0];
-          if (reason !== CANCELLED) fail(t.clip, reason);
+          if (e instanceof InternalError) throw e; // a bug, not the clip's data: stop the run (exit 2)
+          if (!(e instanceof CancelledError)) fail(t.clip, firstLine(e));
         },
       });
     }

@@ -9,7 +9,8 @@ import { existsSync } from 'node:fs';
 import { evenFrames, type Prediction, predictionRecords, selectFrames } from '../baseline/baseline.js';
 import type { Trajectory } from '../core/trajectory.js';
 import type { Clip } from '../core/clip.js';
-import { type BenchmarkClip, ClipDataError, type QaItem } from '../datasets/benchmark.js';
+import { CancelledError, ClipDataError, firstLine, InternalError, NATIVE_INTERNAL } from '../core/errors.js';
+import type { BenchmarkClip, QaItem } from '../datasets/benchmark.js';
 import { formatTum } from '../io/trajectories.js';
 import { type Device, type Photometric, probeVideo, type VideoFrame, type VoOptions } from '../native/index.js';
 import { groundTruthArrays, readNpzArrays } from '../datasets/groundtruth.js';
@@ -53,7 +54,6 @@ export interface ClipOutput {
   ms: { load: number; vo: number; total: number };
 }
 
-export const CANCELLED = 'cancelled: the run was interrupted';
 
 /**
  * The clip's frames and timestamps (all of them): image paths as they are, a video's frames as
@@ -121,7 +121,7 @@ export function engineInput(c: BenchmarkClip, s: EngineSettings, full: Clip = en
 
 /** `async`: the engine runs on libuv's thread pool (the event loop stays free: one-worker runs on the main thread). */
 export async function runClipTask(task: ClipTask, o: { async?: boolean } = {}): Promise<ClipOutput> {
-  if (task.cancel && Atomics.load(task.cancel, 0) !== 0) throw new Error(CANCELLED);
+  if (task.cancel && Atomics.load(task.cancel, 0) !== 0) throw new CancelledError();
   const t0 = performance.now();
   const c = task.clip;
   const full = engineClip(c);
@@ -141,8 +141,10 @@ export async function runClipTask(task: ClipTask, o: { async?: boolean } = {}): 
   try {
     est = o.async ? await estimateClipAsync(clip, options) : estimateClip(clip, options);
   } catch (e) {
-    // The engine names unreadable images and bad input; either way this clip cannot be answered.
-    throw new ClipDataError(`VO failed: ${(e as Error).message.split('\n')[0]}`);
+    // The engine names unreadable images and bad input: this clip cannot be answered. Its own
+    // failure (tagged by the addon) is a bug: the run stops rather than filing it under the clip.
+    if ((e as { code?: string }).code === NATIVE_INTERNAL) throw new InternalError(`clip ${c.id}: the engine failed: ${firstLine(e)}`);
+    throw new ClipDataError(`VO failed: ${firstLine(e)}`);
   }
   const t2 = performance.now();
 

@@ -12,11 +12,12 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { native } from '../native/index.js';
+import { transportErrors } from '../pool/transport.js';
 import type { RenderTask, RenderTaskResult } from './task.js';
 
 sharp.concurrency(1); // the pool supplies the parallelism (the addon keeps OpenCV to one thread itself)
 
-export default async function run(task: RenderTask): Promise<RenderTaskResult> {
+async function run(task: RenderTask): Promise<RenderTaskResult> {
   if (task.video) {
     mkdirSync(join(task.stage, 'videos'), { recursive: true });
     const r = native().renderClip({
@@ -46,3 +47,5 @@ export default async function run(task: RenderTask): Promise<RenderTaskResult> {
   });
   return { id: task.id, frames: r.jpegs.length, bytes, timing: r.timing };
 }
+
+export default transportErrors(run);

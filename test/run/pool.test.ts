@@ -51,3 +51,38 @@ describe('runPool', () => {
     for (const o of out) expect([o.via, o.thread === threadId]).toEqual(['worker', false]);
   });
 });
+
+describe('runPool: failures keep their kind across the worker thread (pool/transport.ts)', () => {
+  it('a worker thread throwing ClipDataError, CancelledError, a file-system error or a plain Error: the same kinds arrive', async () => {
+    const { ensureDist, ROOT } = await import('./fixtures.js');
+    ensureDist();
+    const { pathToFileURL } = await import('node:url');
+    const dist = (p: string) => pathToFileURL(join(ROOT, 'dist', p)).href;
+    const failing = join(dir, 'failing.mjs');
+    writeFileSync(
+      failing,
+      `import { readFileSync } from 'node:fs';
+import { transportErrors } from '${dist('pool/transport.js')}';
+import { CancelledError, ClipDataError } from '${dist('core/errors.js')}';
+export default transportErrors(async (n) => {
+  if (n === 1) throw new ClipDataError('missing frame /x/1.jpg');
+  if (n === 2) throw new CancelledError();
+  if (n === 3) readFileSync('${join(dir, 'nowhere.txt')}');
+  if (n === 4) throw new Error('plain');
+  return { n };
+});
+`,
+    );
+    const { CancelledError, ClipDataError } = await import('../../src/core/errors.js');
+    const errors = new Map<number, Error>();
+    const ok: number[] = [];
+    await runPool<number, { n: number }>({ worker: failing, tasks: [1, 2, 3, 4, 5], workers: 2, label: 'test', progress: false, onResult: (r) => void ok.push(r.n), onError: (e, n) => void errors.set(n, e) });
+    expect(ok).toEqual([5]);
+    expect(errors.get(1)).toBeInstanceOf(ClipDataError);
+    expect(errors.get(1)!.message).toBe('missing frame /x/1.jpg');
+    expect(errors.get(2)).toBeInstanceOf(CancelledError);
+    expect(errors.get(3)).toMatchObject({ code: 'ENOENT', syscall: 'open', path: join(dir, 'nowhere.txt') });
+    expect(errors.get(4)).toMatchObject({ name: 'Error', message: 'plain' });
+    expect(errors.get(4)).not.toBeInstanceOf(ClipDataError);
+  });
+});
