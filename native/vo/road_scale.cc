@@ -254,24 +254,9 @@ void RoadScale::solve(std::vector<PairMotion>& pairs, const std::vector<double>&
       }
     }
   }
-  // Optional extra smoothing (scale_smoothing > 0; the only consistency there is when relative
-  // scales are off): a robust Whittaker smoother over the per-pair speeds, so single bad pairs are
-  // outvoted by their neighbours and pairs without an estimate take their neighbours' speed.
-  std::vector<double> u = v;
-  if (opt_.scale_smoothing > 0) {
-    std::vector<double> c = conf;
-    for (int it = 0; it < 4; ++it) {
-      u = whittaker(v, c, opt_.scale_smoothing);
-      std::vector<double> res;
-      for (size_t k = 0; k < np; ++k)
-        if (conf[k] > 0) res.push_back(std::abs(v[k] - u[k]));
-      const double sigma = std::max(0.05, 1.4826 * median(res));
-      for (size_t k = 0; k < np; ++k) c[k] = conf[k] * cauchy(v[k] - u[k], 2.0 * sigma);
-    }
-  }
   for (size_t k = 0; k < np; ++k) {
     const double dt = ts[k + 1] - ts[k];
-    pairs[k].scale = pairs[k].quality == PairQuality::LowParallax ? 0.0 : std::max(0.0, u[k]) * dt;
+    pairs[k].scale = pairs[k].quality == PairQuality::LowParallax ? 0.0 : std::max(0.0, v[k]) * dt;
     const double sp = pairs[k].scale / dt;
     pairs[k].speed_sigma = sp * std::sqrt(var[k]);
     pairs[k].speed_cov_prev = k >= 1 ? sp * (pairs[k - 1].scale / (ts[k] - ts[k - 1])) * covp[k] : 0.0;
@@ -280,38 +265,6 @@ void RoadScale::solve(std::vector<PairMotion>& pairs, const std::vector<double>&
   normal_out[0] = n[0];
   normal_out[1] = n[1];
   normal_out[2] = n[2];
-}
-
-std::vector<double> whittaker(const std::vector<double>& v, const std::vector<double>& c, double lambda) {
-  const int n = static_cast<int>(v.size());
-  if (n == 0) return {};
-  double csum = 0;
-  for (double x : c) csum += x;
-  if (csum == 0) return std::vector<double>(n, 0.0);
-  cv::Mat A = cv::Mat::zeros(n, n, CV_64F), b = cv::Mat::zeros(n, 1, CV_64F);
-  for (int i = 0; i < n; ++i) {
-    A.at<double>(i, i) += c[i];
-    b.at<double>(i) = c[i] * v[i];
-  }
-  // A small ridge keeps the system regular when few pairs have a measurement.
-  const double lam = std::max(lambda, 1e-6);
-  for (int i = 0; i + 2 < n; ++i) {
-    const int idx[3] = {i, i + 1, i + 2};
-    const double d[3] = {1, -2, 1};
-    for (int p = 0; p < 3; ++p)
-      for (int q = 0; q < 3; ++q) A.at<double>(idx[p], idx[q]) += lam * d[p] * d[q];
-  }
-  if (n < 3) {
-    for (int i = 0; i + 1 < n; ++i) {
-      A.at<double>(i, i) += lam;
-      A.at<double>(i + 1, i + 1) += lam;
-      A.at<double>(i, i + 1) -= lam;
-      A.at<double>(i + 1, i) -= lam;
-    }
-  }
-  cv::Mat u;
-  if (!cv::solve(A, b, u, cv::DECOMP_LU)) return v;
-  return std::vector<double>(u.begin<double>(), u.end<double>());
 }
 
 }  // namespace egogeo::vo

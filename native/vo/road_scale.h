@@ -45,7 +45,4 @@ class RoadScale {
   SpeedFit fit_;
 };
 
-/// Whittaker smoother: minimises sum c_k (u_k - v_k)^2 + lambda sum (second difference of u)^2.
-std::vector<double> whittaker(const std::vector<double>& v, const std::vector<double>& c, double lambda);
-
 }  // namespace egogeo::vo

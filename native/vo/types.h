@@ -106,8 +106,7 @@ struct Options {
   cv::Vec3d road_normal{0, 1, 0};
   bool relative_scale = true;     // fuse three-frame relative scale with the road (else road only)
   bool bundle_scale = true;       // refine the relative scales by windowed bundle adjustment (bundle_scale.h)
-  double scale_smoothing = 0.0;   // extra Whittaker weight on the 2nd difference of per-pair speed (0 = off)
-  // Speed profile under a jerk-driven motion model (road_scale.cc): the road distances and the
+  // Speed profile under a jerk-driven motion model (speed_smoother.cc): the road distances and the
   // relative scales are fused with a white-noise-jerk prior whose power spectral density q (m^2/s^5)
   // and the measurements' noise scale are chosen per clip by maximum marginal likelihood, q within
   // [jerk_psd_min, jerk_psd_max] (vehicle physics). jerk_psd > 0 fixes q instead. Off: the older

@@ -119,12 +119,10 @@ export interface VoOptions {
    * the three-frame ratios alone.
    */
   bundleScale?: boolean;
-  /** Extra Whittaker smoothing weight on per-pair speed (default 0 = off). */
-  scaleSmoothing?: number;
   /**
    * Speed profile under a white-noise-jerk motion model (default true): road distances and
    * relative scales fused with their uncertainties, the jerk PSD and the measurements' noise scales
-   * chosen per clip by maximum marginal likelihood (native/vo/road_scale.cc). false: the older fusion.
+   * chosen per clip by maximum marginal likelihood (native/vo/speed_smoother.cc). false: the older fusion.
    */
   speedSmoother?: boolean;
   /** Fixes the smoother's jerk power spectral density (m²/s⁵); default 0 = chosen per clip. */
@@ -198,7 +196,6 @@ export const VO_OPTION_KINDS = {
   cameraHeight: 'number',
   roadMargin: 'number',
   roadAboveScale: 'number',
-  scaleSmoothing: 'number',
   relativeScale: 'boolean',
   bundleScale: 'boolean',
   speedSmoother: 'boolean',
