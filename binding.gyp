@@ -20,6 +20,7 @@
         "native/vo/pnm.cc",
         "native/vo/relative_scale.cc",
         "native/vo/road_scale.cc",
+        "native/vo/scale_fusion.cc",
         "native/vo/speed_smoother.cc",
         "native/vo/gpu_backend.cc",
         "native/vo/tracker.cc",

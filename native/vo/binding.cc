@@ -3,6 +3,7 @@
 // memory and no state is shared between calls or worker threads.
 #include "binding.h"
 #include "road_scale.h"
+#include "scale_fusion.h"
 
 #include "../napi_util.h"
 #include "gpu_backend.h"
@@ -450,22 +451,34 @@ Napi::Value SmoothSpeed(const Napi::CallbackInfo& info) {
   prior.road_corr_time = a.number(o, "roadCorrTime", "roadCorrTime", prior.road_corr_time, -1, 10);
   prior.q_prior = a.number(o, "jerkPsdPrior", "jerkPsdPrior", prior.q_prior, 0, 1000);
   prior.q_prior_width = a.number(o, "jerkPsdPriorWidth", "jerkPsdPriorWidth", prior.q_prior_width, 0.05, 100);
-  std::vector<double> v(n, 0.0), road(n, 0.0), wr(n, 0.0), rho(n, 0.0), wq(n, 0.0);
-  std::vector<bool> moving(n, true);
-  for (size_t k = 0; k < n; ++k) {
-    if (d[k] > 0 && ds[k] > 0) {
-      road[k] = std::log(d[k]);
-      wr[k] = 1.0 / (ds[k] * ds[k]);
+  // The engine's own preparation (scale_fusion.h): the same measurements give the engine's profile.
+  ScaleMeasurements m;
+  m.timestamps = ts;
+  m.road_distance = d;
+  m.road_sigma = ds;
+  m.ratios.resize(n);
+  m.moving.assign(n, true);
+  const Napi::Value mv = o.Get("moving");
+  if (!mv.IsUndefined()) {
+    if (!mv.IsArray() || mv.As<Napi::Array>().Length() != n) a.fail("moving must be an array of booleans, one per pair");
+    for (uint32_t k = 0; k < n; ++k) {
+      const Napi::Value e = mv.As<Napi::Array>().Get(k);
+      if (!e.IsBoolean()) a.fail("moving[" + std::to_string(k) + "] must be a boolean");
+      m.moving[k] = e.As<Napi::Boolean>().Value();
     }
-    if (k >= 1 && rs[k] > 0) {
-      rho[k] = lr[k];
-      wq[k] = 1.0 / (rs[k] * rs[k]);
-    }
-    v[k] = d[k] > 0 ? d[k] / (ts[k + 1] - ts[k]) : 0.0;
   }
-  SpeedPosterior post;
-  const SpeedFit fit = smooth_speed(v, moving, ts, road, wr, rho, wq, prior, &post);
-  const std::vector<double>& var = post.var;
+  std::vector<double> v(n, 0.0), conf(n, 0.0), var(n, std::numeric_limits<double>::quiet_NaN()), covp(n, 0.0);
+  for (size_t k = 0; k < n; ++k) {
+    if (k >= 1 && rs[k] > 0) m.ratios[k] = {lr[k], rs[k], true};
+    if (!m.moving[k]) {
+      conf[k] = 1.0;  // standing still is known exactly
+    } else if (d[k] > 0 && ds[k] > 0) {
+      v[k] = d[k] / (ts[k + 1] - ts[k]);
+      conf[k] = 1.0;
+    }
+  }
+  SpeedFit fit;
+  fuse_scales(m, prior, true, v, conf, var, covp, fit);
   if (!fit.ok) a.fail("no road distance to anchor the speed");
   Napi::Env env = info.Env();
   auto sp = Napi::Float64Array::New(env, n), sg = Napi::Float64Array::New(env, n);

@@ -103,75 +103,6 @@ namespace {
 // as they thin out (a turn, the clip's end).
 double road_log_sigma(int road_points) { return 0.06 * std::sqrt(50.0 / std::clamp(road_points, 10, 50)); }
 
-// Fuses the noisy absolute road distances with the precise relative scales between consecutive
-// pairs: least squares over log distances L_k with road terms (robust), ratio terms
-// L_k - L_{k-1} = rho_k, and a weak smoothness prior on log speed that bridges pairs with neither.
-// Returns the final robust weights of the road (wr_out) and ratio (wq_out) terms and the road
-// log distances (road_out) for the speed smoother; false when nothing was fused.
-bool fuse_relative(std::vector<double>& v, std::vector<double>& conf, const std::vector<ScaleRatio>& ratios,
-                   const std::vector<PairMotion>& pairs, const std::vector<double>& ts, std::vector<double>& road_out,
-                   std::vector<double>& wr_out, std::vector<double>& wq_out) {
-  const int n = static_cast<int>(v.size());
-  std::vector<double> logdt(n);
-  for (int k = 0; k < n; ++k) logdt[k] = std::log(ts[k + 1] - ts[k]);
-  auto moving = [&](int k) { return pairs[k].quality != PairQuality::LowParallax; };
-  std::vector<double> road(n, 0.0), wr(n, 0.0);
-  int anchors = 0;
-  for (int k = 0; k < n; ++k)
-    if (moving(k) && conf[k] > 0 && v[k] > 0) {
-      road[k] = std::log(v[k]) + logdt[k];
-      const double sr = road_log_sigma(pairs[k].road_points);
-      wr[k] = 1.0 / (sr * sr);
-      ++anchors;
-    }
-  if (anchors == 0) return false;
-  std::vector<double> L(n, 0.0);
-  std::vector<double> w = wr, wq(n, 0.0);
-  for (int k = 1; k < n; ++k)
-    if (ratios[k].valid) wq[k] = 1.0 / (ratios[k].sigma * ratios[k].sigma);
-  for (int it = 0; it < 5; ++it) {
-    cv::Mat A = cv::Mat::zeros(n, n, CV_64F), b = cv::Mat::zeros(n, 1, CV_64F);
-    auto add2 = [&](int i, int j, double weight, double rhs) {  // weight * (L_i - L_j - rhs)^2
-      A.at<double>(i, i) += weight;
-      A.at<double>(j, j) += weight;
-      A.at<double>(i, j) -= weight;
-      A.at<double>(j, i) -= weight;
-      b.at<double>(i) += weight * rhs;
-      b.at<double>(j) -= weight * rhs;
-    };
-    for (int k = 0; k < n; ++k) {
-      if (!moving(k)) {
-        A.at<double>(k, k) += 1.0;  // fixed, not used
-        continue;
-      }
-      A.at<double>(k, k) += w[k];
-      b.at<double>(k) += w[k] * road[k];
-      if (k >= 1 && moving(k - 1) && ratios[k].valid) add2(k, k - 1, wq[k], ratios[k].log_ratio);
-      // Weak prior: log speed changes slowly (bridges gaps, never dominates a measured link).
-      if (k >= 1 && moving(k - 1)) add2(k, k - 1, 1.0 / (0.2 * 0.2), logdt[k] - logdt[k - 1]);
-    }
-    cv::Mat x;
-    if (!cv::solve(A, b, x, cv::DECOMP_CHOLESKY)) return false;
-    for (int k = 0; k < n; ++k) L[k] = x.at<double>(k);
-    // Robust terms: a road estimate or a ratio that disagrees with the rest loses weight.
-    for (int k = 0; k < n; ++k) {
-      if (wr[k] > 0) w[k] = wr[k] * cauchy((L[k] - road[k]) * std::sqrt(wr[k]), 2.5);
-      if (k >= 1 && ratios[k].valid)
-        wq[k] = cauchy((L[k] - L[k - 1] - ratios[k].log_ratio) / ratios[k].sigma, 2.5) / (ratios[k].sigma * ratios[k].sigma);
-    }
-  }
-  for (int k = 0; k < n; ++k) {
-    if (!moving(k)) continue;
-    v[k] = std::exp(L[k] - logdt[k]);
-    conf[k] = 1.0;
-  }
-  road_out = road;
-  wr_out = w;
-  wq_out.assign(n, 0.0);
-  for (int k = 1; k < n; ++k)
-    if (ratios[k].valid && moving(k) && moving(k - 1)) wq_out[k] = wq[k];
-  return true;
-}
 
 }  // namespace
 
@@ -226,33 +157,20 @@ void RoadScale::solve(std::vector<PairMotion>& pairs, const std::vector<double>&
   fit_ = SpeedFit{};
   if (!ratios.empty() || opt_.speed_smoother) {
     // Without relative scales the road distances alone go through the same fusion and smoother.
-    const std::vector<ScaleRatio> none(np);
-    const std::vector<ScaleRatio>& rat = ratios.empty() ? none : ratios;
-    std::vector<double> road, wr, wq;
-    if (fuse_relative(v, conf, rat, pairs, ts, road, wr, wq) && opt_.speed_smoother) {
-      std::vector<bool> moving(np);
-      std::vector<double> rho(np, 0.0);
-      for (size_t k = 0; k < np; ++k) {
-        moving[k] = pairs[k].quality != PairQuality::LowParallax;
-        if (rat[k].valid) rho[k] = rat[k].log_ratio;
-      }
-      std::vector<double> vs = v;
-      const SpeedPrior prior{opt_.jerk_psd,       opt_.jerk_psd_min, opt_.jerk_psd_max,   opt_.ratio_drift,
-                             opt_.road_bias,      opt_.road_corr_time, opt_.jerk_psd_prior, opt_.jerk_psd_prior_width};
-      SpeedPosterior post;
-      fit_ = smooth_speed(vs, moving, ts, road, wr, rho, wq, prior, &post);
-      if (fit_.ok) {
-        v = vs;
-        for (size_t k = 0; k < np; ++k) {
-          if (!moving[k]) {
-            var[k] = 0;
-            continue;
-          }
-          var[k] = post.var[k];  // of log distance = log speed + const
-          covp[k] = post.cov_prev[k];
-        }
-      }
+    ScaleMeasurements m;
+    m.timestamps = ts;
+    m.ratios = ratios.empty() ? std::vector<ScaleRatio>(np) : ratios;
+    m.moving.resize(np);
+    m.road_distance.assign(np, 0.0);
+    m.road_sigma.assign(np, 0.0);
+    for (size_t k = 0; k < np; ++k) {
+      m.moving[k] = pairs[k].quality != PairQuality::LowParallax;
+      m.road_distance[k] = pairs[k].road_distance;
+      m.road_sigma[k] = pairs[k].road_sigma;
     }
+    const SpeedPrior prior{opt_.jerk_psd,       opt_.jerk_psd_min, opt_.jerk_psd_max,   opt_.ratio_drift,
+                           opt_.road_bias,      opt_.road_corr_time, opt_.jerk_psd_prior, opt_.jerk_psd_prior_width};
+    fuse_scales(m, prior, opt_.speed_smoother, v, conf, var, covp, fit_);
   }
   for (size_t k = 0; k < np; ++k) {
     const double dt = ts[k + 1] - ts[k];

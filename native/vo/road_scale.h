@@ -9,6 +9,7 @@
 #pragma once
 
 #include "relative_scale.h"
+#include "scale_fusion.h"
 #include "speed_smoother.h"
 #include "tracker.h"
 #include "types.h"

@@ -425,6 +425,8 @@ export interface SpeedMeasurements {
   /** Log of pair k's distance over pair k−1's and its standard deviation (not > 0 = none; entry 0 unused). */
   logRatios: ArrayLike<number>;
   ratioSigma: ArrayLike<number>;
+  /** Per pair: false where the engine saw no motion (quality 'low_parallax': speed 0); default all true. */
+  moving?: boolean[];
   /** Fixes the jerk PSD (m²/s⁵); default chosen by maximum likelihood. */
   jerkPsd?: number;
   /** The ratios' drift share (`VoOptions.ratioDrift`; default 0.2). */
@@ -449,7 +451,11 @@ export interface SmoothedSpeed {
   roadCorrTime: number;
 }
 
-/** The engine's jerk-driven speed smoother on given measurements (tests, studies). */
+/**
+ * The engine's scale fusion and jerk-driven speed smoother on given measurements (tests, studies):
+ * the same preparation as the engine's (native/vo/scale_fusion.cc), so the engine's own pair
+ * measurements with `moving` give the engine's speeds.
+ */
 export function smoothSpeed(m: SpeedMeasurements): SmoothedSpeed {
   return native().smoothSpeed(m);
 }

@@ -1,5 +1,5 @@
 /**
- * The engine's jerk-driven speed smoother (native/vo/road_scale.cc smooth_speed) on analytic
+ * The engine's jerk-driven speed smoother (native/vo/speed_smoother.cc, through smoothSpeed) on analytic
  * per-pair measurements: a known speed profile, road distances with 6% log noise and relative
  * scales with 1% noise (the engine's nominal figures), from a seeded generator. A ratio's error is
  * made like the engine's: each pair's own error u_k, shared with opposite signs by its two ratios,
@@ -10,7 +10,8 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { smoothSpeed } from '../../src/native/index.js';
+import { processClip, smoothSpeed } from '../../src/native/index.js';
+import { drivingClip } from '../helpers/render.js';
 
 const ADDON = process.env.EGOGEO_NATIVE ?? fileURLToPath(new URL('../../build/Release/egogeo_native.node', import.meta.url));
 
@@ -172,5 +173,34 @@ describe.skipIf(!existsSync(ADDON))('speed smoother on analytic measurements', (
     expect(smoothSpeed({ ...input, jerkPsd: 3 }).jerkPsd).toBe(3);
     expect(() => smoothSpeed({ ...input, timestamps: input.timestamps.slice(1) })).toThrow(/one entry more/);
     expect(() => smoothSpeed({ ...input, distances: input.distances.map(() => 0) })).toThrow(/no road distance/);
+  });
+});
+
+describe.skipIf(!existsSync(ADDON))("smoothSpeed on the engine's own measurements", () => {
+  it("returns the engine's speed profile: the same preparation (fusion, robust weights) and smoother", () => {
+    // A moving clip, and one standing still (no road distance to anchor: the engine's zeros, smoothSpeed's error).
+    for (const [speed, frames, seed] of [[9, 21, 4], [0, 6, 2]] as const) {
+      const clip = drivingClip({ frames, speed, yawRate: 0.05, seed });
+      const r = processClip({ frames: clip.frames, timestamps: clip.timestamps, intrinsics: clip.intrinsics }, { cameraHeight: clip.cameraHeight });
+      const p = r.pairs;
+      const m = {
+        timestamps: clip.timestamps,
+        distances: p.map((x) => x.roadDistance),
+        distanceSigma: p.map((x) => x.roadSigma),
+        logRatios: p.map((x) => x.logRatio),
+        ratioSigma: p.map((x) => x.ratioSigma),
+        moving: p.map((x) => x.quality !== 'low_parallax'),
+      };
+      if (p.every((x) => !(x.roadDistance > 0))) {
+        expect(() => smoothSpeed(m)).toThrow(/no road distance/);
+        continue;
+      }
+      const s = smoothSpeed(m);
+      p.forEach((x, k) => {
+        const dt = clip.timestamps[k + 1] - clip.timestamps[k];
+        expect(s.speed[k] * dt, `pair ${k}`).toBe(x.distance);
+        expect(s.speedSigma[k], `pair ${k}`).toBeCloseTo(x.speedSigma, 12);
+      });
+    }
   });
 });
