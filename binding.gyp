@@ -15,6 +15,7 @@
         "native/vo/bundle_scale.cc",
         "native/vo/jpeg.cc",
         "native/vo/motion.cc",
+        "native/vo/photometric.cc",
         "native/vo/pipeline.cc",
         "native/vo/png.cc",
         "native/vo/pnm.cc",

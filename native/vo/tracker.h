@@ -2,6 +2,7 @@
 #pragma once
 
 #include "gpu_backend.h"
+#include "photometric.h"
 #include "types.h"
 
 #include <opencv2/core.hpp>
@@ -47,12 +48,8 @@ class Tracker {
 
   const Options& opt_;
   cv::Ptr<cv::Feature2D> detector_;
-  cv::Ptr<cv::CLAHE> clahe_;     // per tracker (CLAHE objects keep scratch state)
+  PhotometricStage photometric_;
   int threshold_ = 0;            // FAST threshold for the current frame
-  bool have_ref_ = false;        // Gain / Match: the first frame's statistics are known
-  double ref_mean_ = 0, ref_sd_ = 0;
-  std::vector<double> ref_cdf_;  // 256 mid-bin CDF values of the first frame
-  cv::Scalar prev_mean_, prev_sd_;  // Pair: the previous frame's statistics
   std::vector<cv::Mat> prev_pyr_;
   cv::Mat prev_img_;
   std::vector<cv::Point2f> pts_;
