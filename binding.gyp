@@ -13,6 +13,8 @@
         "native/render/world.cc",
         "native/vo/binding.cc",
         "native/vo/bundle_scale.cc",
+        "native/vo/camera.cc",
+        "native/vo/frame_decode.cc",
         "native/vo/jpeg.cc",
         "native/vo/motion.cc",
         "native/vo/photometric.cc",

@@ -1,10 +1,9 @@
 #include "pipeline.h"
 
 #include "bundle_scale.h"
-#include "jpeg.h"
+#include "camera.h"
+#include "frame_decode.h"
 #include "motion.h"
-#include "png.h"
-#include "pnm.h"
 #include "relative_scale.h"
 #include "road_scale.h"
 #include "timer.h"
@@ -22,92 +21,6 @@
 
 namespace egogeo::vo {
 namespace {
-
-/// A decoded frame at the working resolution (Options::downsample) and its size as stored.
-struct Decoded {
-  cv::Mat img;
-  int width = 0, height = 0;  // input pixels
-};
-
-/// Area average down to the working resolution, the same size libjpeg's DCT scaling gives
-/// (ceil(W / ds) x ceil(H / ds)).
-Decoded shrink(const cv::Mat& full, int ds) {
-  Decoded d{full, full.cols, full.rows};
-  if (ds > 1) cv::resize(full, d.img, cv::Size((full.cols + ds - 1) / ds, (full.rows + ds - 1) / ds), 0, 0, cv::INTER_AREA);
-  return d;
-}
-
-/// A JPEG or PNG cut short decodes without an error (libjpeg fills the rest with grey and only
-/// prints a warning), so the file's end is checked first: a JPEG must end with the end-of-image
-/// marker FF D9 (trailing padding bytes allowed), a PNG with its IEND chunk. Errors name the file.
-void check_complete(const std::vector<uchar>& b, const std::string& path, size_t index) {
-  const std::string where = "frame " + std::to_string(index) + ": '" + path + "' ";
-  const size_t n = b.size();
-  if (n >= 2 && b[0] == 0xFF && b[1] == 0xD8) {
-    size_t end = n;
-    // Some writers pad after EOI (zeros, newlines); at most a little.
-    while (end > 2 && n - end < 4096 && (b[end - 1] == 0x00 || b[end - 1] == 0x0A || b[end - 1] == 0x0D || b[end - 1] == 0x20 || b[end - 1] == 0xFF)) --end;
-    if (end < 4 || b[end - 2] != 0xFF || b[end - 1] != 0xD9) throw InputError(where + "is a truncated or corrupt JPEG (no end-of-image marker FF D9)");
-    return;
-  }
-  static const uchar png_sig[8] = {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A};
-  if (n >= 8 && std::equal(png_sig, png_sig + 8, b.begin())) {
-    static const uchar iend[8] = {'I', 'E', 'N', 'D', 0xAE, 0x42, 0x60, 0x82};
-    if (n < 20 || !std::equal(iend, iend + 8, b.end() - 8)) throw InputError(where + "is a truncated or corrupt PNG (no IEND chunk at its end)");
-  }
-}
-
-Decoded decode(const FrameSource& src, size_t index, int ds) {
-  if (src.pixels) {
-    if (src.width <= 0 || src.height <= 0) throw InputError("frame " + std::to_string(index) + ": width and height must be positive");
-    Decoded d = shrink(cv::Mat(src.height, src.width, CV_8UC1, const_cast<uint8_t*>(src.pixels)), ds);
-    if (ds == 1) d.img = d.img.clone();
-    return d;
-  }
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(src.path, ec)) {
-    const bool exists = std::filesystem::exists(src.path, ec);
-    throw InputError("frame " + std::to_string(index) + ": '" + src.path + "' " + (exists ? "is not a regular file" : "does not exist"));
-  }
-  std::ifstream f(src.path, std::ios::binary | std::ios::ate);
-  if (!f) throw InputError("frame " + std::to_string(index) + ": cannot open '" + src.path + "'");
-  // One read of the whole file (istreambuf_iterator reads it a character at a time).
-  std::vector<uchar> bytes(static_cast<size_t>(std::max<std::streamoff>(0, f.tellg())));
-  f.seekg(0);
-  if (!f.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()))) {
-    throw InputError("frame " + std::to_string(index) + ": cannot read '" + src.path + "'");
-  }
-  if (bytes.empty()) throw InputError("frame " + std::to_string(index) + ": '" + src.path + "' is empty");
-  check_complete(bytes, src.path, index);
-  cv::Mat img;
-  if (is_jpeg(bytes)) {
-    Decoded d;
-    const std::string problem = decode_jpeg_grey(bytes, d.img, ds, &d.width, &d.height);
-    if (!problem.empty()) throw InputError("frame " + std::to_string(index) + ": '" + src.path + "' is a corrupt JPEG (" + problem + ")");
-    return d;
-  }
-  const bool png = is_png(bytes);
-  if (!png && !is_pnm(bytes)) throw InputError("frame " + std::to_string(index) + ": '" + src.path + "' is not a readable JPEG/PNG/PGM image");
-  const std::string problem = png ? decode_png_grey(bytes, img) : decode_pnm_grey(bytes, img);
-  if (!problem.empty()) {
-    throw InputError("frame " + std::to_string(index) + ": '" + src.path + "' is a corrupt " + (png ? "PNG" : "PGM/PPM") + " (" + problem + ")");
-  }
-  return shrink(img, ds);
-}
-
-/// Pixel centres at integer coordinates: working pixel j averages input pixels ds*j .. ds*j+ds-1,
-/// whose centre is ds*j + (ds-1)/2.
-Intrinsics to_working(Intrinsics k, int ds) {
-  if (ds == 1) return k;
-  const double off = 0.5 * (ds - 1);
-  return {k.fx / ds, k.fy / ds, (k.cx - off) / ds, (k.cy - off) / ds};
-}
-
-std::vector<cv::Point2f> to_input(std::vector<cv::Point2f> pts, int ds) {
-  const float off = 0.5f * static_cast<float>(ds - 1);
-  for (auto& p : pts) p = p * static_cast<float>(ds) + cv::Point2f(off, off);
-  return pts;
-}
 
 /// A pair without enough tracks to estimate anything takes the rotation rate of its nearest
 /// estimated neighbours, so one lost pair in a turn does not read as "no rotation" (a degenerate
@@ -202,31 +115,12 @@ ClipResult process_clip(const ClipInput& in, const Options& opt) {
   Decoded frame;
   {
     Timer t(res.ms.decode);
-    frame = decode(in.frames[0], 0, ds);
+    frame = decode_frame(in.frames[0], 0, ds);
   }
   res.width = frame.width;
   res.height = frame.height;
   if (res.width < 32 || res.height < 32) throw InputError("frame 0: image is too small (" + std::to_string(res.width) + "x" + std::to_string(res.height) + ")");
-  Intrinsics intr = in.intrinsics;
-  if (!in.intrinsics_given) {
-    intr.fx = intr.fy = in.hfov_deg > 0 ? 0.5 * res.width / std::tan(in.hfov_deg * CV_PI / 360.0) : 0.9 * res.width;
-    intr.cx = res.width / 2.0;
-    intr.cy = res.height / 2.0;
-  }
-  // Absurd intrinsics give NaN poses without a word: the focal lengths must put the field of view
-  // between about 0.6 and 170 degrees and the principal point inside the image.
-  {
-    const double W = res.width, H = res.height;
-    auto bad = [](double v, double lo, double hi) { return !std::isfinite(v) || v < lo || v > hi; };
-    if (bad(intr.fx, 0.04 * W, 100 * W) || bad(intr.fy, 0.04 * W, 100 * W)) {
-      throw InputError("intrinsics fx = " + std::to_string(intr.fx) + ", fy = " + std::to_string(intr.fy) + " are not plausible for a " +
-                       std::to_string(res.width) + "-pixel-wide image (expected " + std::to_string(0.04 * W) + " .. " + std::to_string(100 * W) + ")");
-    }
-    if (bad(intr.cx, 0, W) || bad(intr.cy, 0, H)) {
-      throw InputError("intrinsics cx = " + std::to_string(intr.cx) + ", cy = " + std::to_string(intr.cy) + " are outside the " +
-                       std::to_string(res.width) + "x" + std::to_string(res.height) + " image");
-    }
-  }
+  Intrinsics intr = clip_intrinsics(in, res.width, res.height);
   res.intrinsics = intr;  // the caller's pixels; the stages below see the working resolution
   intr = to_working(intr, ds);
   cv::Mat img = frame.img;
@@ -236,7 +130,7 @@ ClipResult process_clip(const ClipInput& in, const Options& opt) {
   for (size_t k = 1; k < n; ++k) {
     {
       Timer t(res.ms.decode);
-      frame = decode(in.frames[k], k, ds);
+      frame = decode_frame(in.frames[k], k, ds);
     }
     if (frame.width != res.width || frame.height != res.height) {
       throw InputError("frame " + std::to_string(k) + ": size " + std::to_string(frame.width) + "x" + std::to_string(frame.height) +

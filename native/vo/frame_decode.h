@@ -1,0 +1,23 @@
+// One input frame to a grey image at the working resolution (frame_decode.cc): in-memory pixels,
+// or a JPEG (libjpeg, DCT-scaled), PNG (libpng) or PGM/PPM file, sniffed by content; a file cut
+// short or corrupt is an InputError naming it.
+#pragma once
+
+#include "types.h"
+
+#include <opencv2/core.hpp>
+
+#include <cstddef>
+
+namespace egogeo::vo {
+
+/// A decoded frame at the working resolution (Options::downsample) and its size as stored.
+struct Decoded {
+  cv::Mat img;
+  int width = 0, height = 0;  // input pixels
+};
+
+/// Frame `index` of a clip at the working resolution `ds` (Options::downsample: 1, 2 or 4).
+Decoded decode_frame(const FrameSource& src, size_t index, int ds);
+
+}  // namespace egogeo::vo
