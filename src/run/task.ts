@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { evenFrames, type Prediction, predictionRecords, selectFrames } from '../baseline/baseline.js';
 import type { Trajectory } from '../core/trajectory.js';
 import type { Clip } from '../core/clip.js';
-import { CancelledError, ClipDataError, firstLine, InternalError, NATIVE_INTERNAL } from '../core/errors.js';
+import { CancelledError, ClipDataError, firstLine, InputError, InternalError, NATIVE_INTERNAL } from '../core/errors.js';
 import type { BenchmarkClip, QaItem } from '../datasets/benchmark.js';
 import { formatTum } from '../io/trajectories.js';
 import { type Device, type Photometric, probeVideo, type VideoFrame, type VoOptions } from '../native/index.js';
@@ -104,6 +104,17 @@ export function engineClip(c: BenchmarkClip): Clip {
     cameraHeight: c.cameraHeight,
     roadNormal: c.roadNormal,
   };
+}
+
+/**
+ * `--frames`: 'all' (every frame: null, the one representation of "all" a run and its record use)
+ * or a count of at least 2 spread evenly. One parser for every command that takes the option.
+ */
+export function parseFrames(s: string | undefined, flag = '--frames'): number | null {
+  if (s === undefined || s === 'all') return null;
+  const n = Number(s);
+  if (!Number.isInteger(n) || n < 2) throw new InputError(`${flag} must be 'all' or an integer >= 2, got '${s}'`);
+  return n;
 }
 
 /** The engine settings a run applies to every clip (its run key's): frame count, scale, photometric stage, device. */

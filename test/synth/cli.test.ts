@@ -22,7 +22,7 @@ describe('egogeo synth / demo option errors', () => {
     [['synth', '--out', join(tmp, 'x'), '--noise', '-1'], /--noise must be a number in \[0, 50\]/],
     [['synth', '--out', join(tmp, 'x'), '--blur', '99'], /--blur must be an integer in \[1, 16\]/],
     [['demo', '--clips', 'many'], /--clips must be an integer/],
-    [['demo', '--frames', '1'], /--frames must be an integer in \[2, 1000\]/],
+    [['demo', '--frames', '1'], /--frames must be 'all' or an integer >= 2, got '1'/],
   ])('%j → exit 1 with one line', async (args, msg) => {
     const r = await cli(...(args as string[]));
     expect(r.code).toBe(1);

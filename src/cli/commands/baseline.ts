@@ -9,6 +9,7 @@ import { readKittiSequence } from '../../datasets/kitti.js';
 import { InputError } from '../../core/trajectory.js';
 import { loadQuestions, DEFAULT_QUESTIONS_PATH } from '../../oracle/index.js';
 import { answerClips } from '../../run/clips.js';
+import { parseFrames } from '../../run/task.js';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../io/atomic.js';
 import { guardOutputs } from '../../io/safety.js';
@@ -37,17 +38,14 @@ export function registerBaseline(program: Command): void {
       const questions = loadQuestions(o.config);
       if (o.questions !== 'subset' && o.questions !== 'all') throw new InputError(`--questions must be 'subset' or 'all', got '${o.questions}'`);
       if (!['road', 'gt', 'none'].includes(o.scale)) throw new InputError(`--scale must be road, gt or none, got '${o.scale}'`);
-      const count = o.frames === 'all' ? Infinity : Number(o.frames);
-      if (!(count >= 2) || (o.frames !== 'all' && !Number.isInteger(count))) {
-        throw new InputError(`--frames must be 'all' or an integer >= 2, got '${o.frames}'`);
-      }
+      const frames = parseFrames(o.frames);
       readKittiSequence(o.kitti); // a KITTI sequence, or one line saying what is missing
       const { clips } = readDataset(o.kitti);
       if (o.scale === 'gt' && clips.some((c) => !c.truth)) throw new InputError(`${o.kitti}: --scale gt needs poses.txt`);
       // The same per-clip path as `egogeo run` (src/run/clips.ts), records kept in memory.
       const r = await answerClips(clips, {
         questions: o.questions,
-        frames: Number.isFinite(count) ? count : null,
+        frames,
         config: o.config ?? DEFAULT_QUESTIONS_PATH,
         questionSet: questions,
         scale: o.scale as 'road' | 'gt' | 'none',

@@ -10,6 +10,7 @@ import { DEFAULT_QUESTIONS_PATH } from '../../oracle/index.js';
 import { defaultWorkers } from '../../pool/index.js';
 import { DEFAULT_MODEL } from '../../run/manifest.js';
 import { parseShard, runBenchmark, sidecar } from '../../run/run.js';
+import { parseFrames } from '../../run/task.js';
 import { parseCarlaDomain } from '../../datasets/published.js';
 import { decideDevice } from '../../native/device.js';
 import { DEVICES, type Photometric, PHOTOMETRIC } from '../../native/index.js';
@@ -89,11 +90,7 @@ export function registerRun(program: Command): void {
     .action(async (o: Opts) => {
       if (o.questions !== 'subset' && o.questions !== 'all') throw new InputError(`--questions must be 'subset' or 'all', got '${o.questions}'`);
       if (o.scale !== 'road' && o.scale !== 'gt' && o.scale !== 'none') throw new InputError(`--scale must be road, gt or none, got '${o.scale}'`);
-      let frames: number | null = null;
-      if (o.frames !== 'all') {
-        frames = Number(o.frames);
-        if (!Number.isInteger(frames) || frames < 2) throw new InputError(`--frames must be 'all' or an integer >= 2, got '${o.frames}'`);
-      }
+      const frames = parseFrames(o.frames);
       // Resolved once here (one clear error for a missing or failing GPU, not one per clip); recorded in the manifest.
       let device: 'cpu' | 'gpu';
       if (o.queue === undefined) {
