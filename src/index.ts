@@ -5,7 +5,8 @@
  */
 
 // Trajectories and clips
-export { type Trajectory, InputError, makeTrajectory } from './core/trajectory.js';
+export { type Trajectory, makeTrajectory } from './core/trajectory.js';
+export { CancelledError, ClipDataError, InputError, InternalError } from './core/errors.js';
 export type { Clip, Source } from './core/clip.js';
 
 // The oracle: trajectory → dynamics arrays → 12 summary features → labels (with the question file)
@@ -32,7 +33,12 @@ export {
   probeVideo,
   renderClip,
   renderClipAsync,
+  optionTable,
+  smoothSpeed,
+  engineVersion,
+  type OptionInfo,
 } from './native/index.js';
+export { decideDevice, gpuSelfCheck, type DeviceDecision, type GpuCheck } from './native/device.js';
 export { type Estimate, estimateClip, estimateClipAsync, WIDE_BASELINE } from './vo/estimate.js';
 export { planarFromCameraPoses } from './vo/planar.js';
 export { ate, rpe, dynamicsRmse, umeyama } from './vo/errors.js';
@@ -44,7 +50,6 @@ export {
   type BenchmarkClip,
   type BenchmarkOptions,
   type QaItem,
-  ClipDataError,
   readDataset,
   readBenchmark,
 } from './datasets/benchmark.js';

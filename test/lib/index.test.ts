@@ -20,6 +20,7 @@ describe('egogeo (library)', () => {
       'estimateClip', 'estimateClipAsync', 'processClip', 'processClipAsync', 'probeVideo', 'renderClip',
       'readDataset', 'readKittiSequence', 'kittiClips', 'readTrajectories', 'ClipDataError', 'InputError',
       'runBenchmark', 'mergeShards', 'runChecks',
+      'optionTable', 'smoothSpeed', 'engineVersion', 'decideDevice', 'gpuSelfCheck', 'CancelledError', 'InternalError',
     ]) {
       expect(egogeo, name).toHaveProperty(name);
     }
