@@ -13,7 +13,7 @@ const MAY_IMPORT = {
   pool: ['core'],
   datasets: ['core', 'io', 'native', 'oracle'], // native: video probing; oracle: ground-truth dynamics
   vo: ['core', 'io', 'native', 'oracle'],
-  baseline: ['core', 'datasets', 'oracle'],
+  baseline: ['core', 'io', 'oracle'], // io: the prediction record type
   run: ['baseline', 'core', 'datasets', 'io', 'native', 'oracle', 'pool', 'vo'],
   queue: ['core', 'native', 'pool', 'run'], // pool: its error transport (the worker runs run/'s pool worker)
   synth: ['core', 'io', 'native', 'oracle', 'pool'],

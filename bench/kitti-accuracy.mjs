@@ -6,7 +6,8 @@
 // Run: npm run build && node bench/kitti-accuracy.mjs [SEQ_ROOT]   → bench/results/kitti-accuracy.json
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { evenFrames, GEOMETRIC_SUBSET, predictClip, selectFrames } from '../dist/baseline/baseline.js';
+import { GEOMETRIC_SUBSET, predictClip } from '../dist/baseline/baseline.js';
+import { evenFrames, selectFrames } from '../dist/vo/frames.js';
 import { kittiClips, readKittiSequence } from '../dist/datasets/kitti.js';
 import { evaluate } from '../dist/grade/index.js';
 import { loadQuestions } from '../dist/oracle/index.js';

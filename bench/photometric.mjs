@@ -104,14 +104,7 @@ async function carla(domain, variants) {
   const ms = Object.fromEntries(variants.map((v) => [v, 0]));
   for (const c of clips) {
     const video = decodeVideo(c.video);
-    const clip = {
-      id: c.id,
-      source: c.source,
-      frames: video.frames,
-      timestamps: Float64Array.from(video.frames.map((_, i) => i / 10)),
-      intrinsics: c.intrinsics,
-      cameraHeight: c.cameraHeight,
-    };
+    const clip = { ...c, frames: video.frames, timestamps: Float64Array.from(video.frames.map((_, i) => i / 10)) };
     await pool(
       variants.map((v) => async () => {
         const est = await estimateClipAsync(clip, VARIANTS[v]);

@@ -17,6 +17,7 @@ import { readDataset } from '../dist/datasets/benchmark.js';
 import { parseTum } from '../dist/io/trajectories.js';
 import { DEFAULT_QUESTIONS_PATH } from '../dist/oracle/index.js';
 import { answerClips } from '../dist/run/clips.js';
+import { engineConfig } from '../dist/vo/config.js';
 import { groundTruth, labelDistribution, synthesize } from '../dist/synth/index.js';
 
 const args = process.argv.slice(2);
@@ -43,7 +44,7 @@ try {
   for (const c of clips) c.source = `synthetic-${presetOf.get(c.id)}`;
   const runs = {};
   for (const [name, frames] of [['all frames', null], ['10 frames', 10]]) {
-    const run = await answerClips(clips, { questions: 'all', frames, config: DEFAULT_QUESTIONS_PATH, questionSet: s.questions, workers: WORKERS, progress: false });
+    const run = await answerClips(clips, { questions: 'all', engine: engineConfig({ frames }), config: DEFAULT_QUESTIONS_PATH, questionSet: s.questions, workers: WORKERS, progress: false });
     if (run.failed.length) throw new Error(`${run.failed[0].clip_id}: ${run.failed[0].reason}`);
     runs[name] = run;
     run.predictions = run.records;

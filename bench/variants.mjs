@@ -10,13 +10,13 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { evenFrames, GEOMETRIC_SUBSET, predictClip, predictionRecords, selectFrames } from '../dist/baseline/baseline.js';
+import { GEOMETRIC_SUBSET, predictClip, predictionRecords } from '../dist/baseline/baseline.js';
+import { evenFrames, loadFrames, selectFrames } from '../dist/vo/frames.js';
 import { readDataset } from '../dist/datasets/benchmark.js';
 import { kittiClips, readKittiSequence } from '../dist/datasets/kitti.js';
 import { evaluate } from '../dist/grade/index.js';
 import { loadQuestions } from '../dist/oracle/index.js';
 import { runOracle } from '../dist/oracle/oracle.js';
-import { engineClip } from '../dist/run/task.js';
 import { synthesize } from '../dist/synth/index.js';
 import { estimateClip } from '../dist/vo/estimate.js';
 
@@ -38,7 +38,7 @@ const cache = args.cache ?? mkdtempSync(join(tmpdir(), 'egogeo-variants-'));
 async function rendered(preset, clips) {
   const dir = join(cache, preset);
   if (!existsSync(join(dir, 'qa.jsonl'))) await synthesize({ out: dir, clips, seed: 2026, preset, workers: 2, progress: false });
-  return readDataset(dir).clips.map((c) => ({ ...engineClip(c), labels: Object.fromEntries(c.qa.map((q) => [q.question_id, String(q.answer).toLowerCase()])) }));
+  return readDataset(dir).clips.map((c) => ({ ...loadFrames(c), labels: Object.fromEntries(c.qa.map((q) => [q.question_id, String(q.answer).toLowerCase()])) }));
 }
 const bases = {};
 async function clipsOf(set) {

@@ -4,7 +4,7 @@
 // Writes bench/results/vo-speed.json.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { kittiClips, readKittiSequence } from '../dist/datasets/kitti.js';
-import { evenFrames, selectFrames } from '../dist/baseline/baseline.js';
+import { evenFrames, selectFrames } from '../dist/vo/frames.js';
 import { native } from '../dist/native/index.js';
 import { estimateClip } from '../dist/vo/estimate.js';
 

@@ -7,7 +7,7 @@
 // Trajectories and clips
 export { type Trajectory, makeTrajectory } from './core/trajectory.js';
 export { CancelledError, ClipDataError, InputError, InternalError } from './core/errors.js';
-export type { Clip, Source } from './core/clip.js';
+export type { Camera, Clip, LoadedClip, QaItem, Source } from './core/clip.js';
 
 // The oracle: trajectory → dynamics arrays → 12 summary features → labels (with the question file)
 export * from './oracle/index.js';
@@ -17,9 +17,6 @@ export * from './grade/index.js';
 
 // Clip estimation (native VO) and trajectory errors
 export {
-  type Intrinsics,
-  type PixelFrame,
-  type VideoFrame,
   type NativeClip,
   type NativeVideoClip,
   type NativeResult,
@@ -39,17 +36,33 @@ export {
   type OptionInfo,
 } from './native/index.js';
 export { decideDevice, gpuSelfCheck, type DeviceDecision, type GpuCheck } from './native/device.js';
-export { type Estimate, estimateClip, estimateClipAsync, WIDE_BASELINE } from './vo/estimate.js';
+export type { Intrinsics, PixelFrame, VideoFrame } from './core/clip.js';
+export { type Estimate, estimateClip, estimateClipAsync } from './vo/estimate.js';
+export {
+  type EngineConfig,
+  type EngineFlags,
+  type Method,
+  type Scale,
+  ENGINE_DEFAULTS,
+  METHODS,
+  SCALES,
+  engineConfig,
+  engineFromFlags,
+  engineInput,
+  clipOptions,
+  parseFrames,
+  WIDE_BASELINE,
+  WIDE_BASELINE_INTERVAL,
+} from './vo/config.js';
+export { evenFrames, loadFrames, selectFrames } from './vo/frames.js';
 export { planarFromCameraPoses } from './vo/planar.js';
 export { ate, rpe, dynamicsRmse, umeyama } from './vo/errors.js';
-export { GEOMETRIC_SUBSET, evenFrames, selectFrames, predictClip, predictionRecords } from './baseline/baseline.js';
+export { GEOMETRIC_SUBSET, predictClip, predictionRecords } from './baseline/baseline.js';
 
 // Datasets and file formats
 export {
   type Benchmark,
-  type BenchmarkClip,
   type BenchmarkOptions,
-  type QaItem,
   readDataset,
   readBenchmark,
 } from './datasets/benchmark.js';
@@ -65,7 +78,7 @@ export {
   writeTrajectoriesJsonl,
   KITTI_WINDOW,
 } from './io/trajectories.js';
-export { readPredictions, parsePredictionsJsonl, type PredictionsFile } from './io/predictions.js';
+export { type Prediction, readPredictions, parsePredictionsJsonl, type PredictionsFile } from './io/predictions.js';
 export { readNpz, writeNpz } from './io/npz.js';
 
 // The benchmark runner (worker pool, resumable, shardable) and shard merging

@@ -12,7 +12,7 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { InputError } from '../core/trajectory.js';
+import { InputError } from '../core/errors.js';
 import { sourceOfClip } from '../grade/metrics.js';
 import { readJsonlRecords } from '../datasets/benchmark.js';
 import { readInputText } from '../io/safety.js';

@@ -24,7 +24,7 @@
  * a question's cells sum to its bound − chance.
  */
 import { GEOMETRIC_SUBSET } from '../baseline/baseline.js';
-import { InputError } from '../core/trajectory.js';
+import { InputError } from '../core/errors.js';
 import { balancedAccuracy, compareCodePoints, semanticAccuracy } from '../grade/metrics.js';
 
 export type ShortcutMetric = 'bacc' | 'acc';

@@ -16,7 +16,7 @@
  * are those with a positive share, and the best score reachable from the stated turn alone is the
  * largest share (always answering the most likely sector).
  */
-import { InputError } from '../core/trajectory.js';
+import { InputError } from '../core/errors.js';
 
 export const SECTORS: Record<4 | 8, { name: string; centre: number }[]> = {
   4: [

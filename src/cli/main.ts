@@ -3,7 +3,7 @@
  * src/, and formats output. Errors from bad input become one line on stderr and exit code 1.
  */
 import { Command, CommanderError } from 'commander';
-import { InputError } from '../core/trajectory.js';
+import { InputError } from '../core/errors.js';
 import { errnoText, isErrnoError } from '../io/safety.js';
 type Register = (program: Command) => void;
 

@@ -1,6 +1,8 @@
 /**
- * A clip, the unit every engine call and every worker task works on: frames + timestamps +
- * intrinsics (+ what a dataset knows about it). Datasets produce clips; VO consumes them.
+ * The clip model: the one shape every dataset reader produces (datasets/), every run task carries
+ * (run/, queue/) and the engine consumes (vo/): frames + timestamps + a camera, with what the
+ * dataset knows about the clip (ground truth, QA items). A video clip may leave its frame count and
+ * timestamps to its container: vo/frames.ts resolves them when the engine opens it.
  */
 import type { Trajectory } from './trajectory.js';
 
@@ -10,6 +12,20 @@ export interface Intrinsics {
   fy: number;
   cx: number;
   cy: number;
+}
+
+/** A clip's camera: intrinsics or a field of view, height above the road, road normal, and where they came from. */
+export interface Camera {
+  /** Absent (and no hfovDeg): the engine's default, fx = fy = 0.9 W at the image centre (the reference baselines' assumption). */
+  intrinsics?: Intrinsics;
+  /** Horizontal field of view (degrees) when no intrinsics are known: fx = (W/2)/tan(hfov/2), centred. */
+  hfovDeg?: number;
+  /** Metres above the road. */
+  height?: number;
+  /** The road's downward normal in camera coordinates (x right, y down, z forward), from a calibrated mount. */
+  roadNormal?: [number, number, number];
+  /** Where it came from, for the run manifest (e.g. "nuScenes calibrated_sensor 1d31…", "--cameras", "CARLA default"). */
+  from?: string;
 }
 
 /** A greyscale frame held in memory (8-bit, row-major). */
@@ -25,22 +41,44 @@ export interface VideoFrame {
   index: number;
 }
 
+/** One QA item of a dataset's `qa.jsonl` (the fields a prediction record needs). */
+export interface QaItem {
+  qa_id: string;
+  clip_id: string;
+  question_id: string;
+  category: string;
+  /** The oracle's answer as the file gives it (string, number or boolean). */
+  answer: unknown;
+}
+
 export type Source = 'nuscenes' | 'carla-sim' | 'carla-transferred' | 'kitti' | 'synthetic' | string;
 
 export interface Clip {
   id: string;
   source: Source;
-  /** File paths (JPEG/PNG), greyscale buffers, or frames of one video file (decoded by the engine). */
-  frames: (string | PixelFrame | VideoFrame)[];
-  /** Seconds, one per frame. */
-  timestamps: Float64Array;
-  intrinsics?: Intrinsics;
-  /** Without intrinsics: horizontal field of view (degrees), principal point at the centre. */
-  hfovDeg?: number;
-  /** Camera height above the road in metres, when the dataset knows it. */
-  cameraHeight?: number;
-  /** The road's downward normal in camera coordinates (x right, y down, z forward), from a calibrated mount. */
-  roadNormal?: [number, number, number];
-  /** Ground-truth planar trajectory at the frame timestamps, when known. */
+  /** Position in its dataset's canonical order (the clip list's order when one is given). */
+  index: number;
+  /**
+   * Image paths (JPEG/PNG), greyscale buffers, or frames of one video file (decoded by the engine).
+   * Absent for a video clip (`video`) whose frames its container gives.
+   */
+  frames?: (string | PixelFrame | VideoFrame)[];
+  /** A video file (mp4) holding the clip's frames. */
+  video?: string;
+  /** Seconds, one per frame; absent for a video clip timed by its frame rate. */
+  timestamps?: ArrayLike<number>;
+  /** Frame rate of a video clip without timestamps (else the container's). */
+  fps?: number;
+  camera: Camera;
+  /** The ground-truth planar trajectory at the frames, when the dataset has one (KITTI poses). */
   groundTruth?: Trajectory;
+  /** Absolute path of the clip's ground-truth arrays (`array_ref`), when the record names one. */
+  arrays?: string;
+  /** The dataset's QA items for this clip, in file order (none: the questions are answered from the question file). */
+  qa: QaItem[];
+  /** Why this clip cannot run, known before decoding anything (e.g. listed but not indexed). */
+  problem?: string;
 }
+
+/** A clip whose frames and timestamps are known (what the engine runs on). */
+export type LoadedClip = Clip & { frames: NonNullable<Clip['frames']>; timestamps: Float64Array };

@@ -14,8 +14,6 @@ export interface Trajectory {
 
 import { InputError } from './errors.js';
 
-// InputError lives in core/errors.ts (with the other kinds of failure); re-exported for its importers.
-export { InputError } from './errors.js';
 
 /**
  * Builds a validated trajectory from loose arrays. `where` prefixes every error message

@@ -25,23 +25,23 @@
  */
 import { existsSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
-import { InputError } from '../core/trajectory.js';
+import type { Camera, Clip, Intrinsics } from '../core/clip.js';
+import { InputError } from '../core/errors.js';
 import { readInputText } from '../io/safety.js';
-import type { Intrinsics } from '../native/index.js';
 import { type CameraOverrides, overrideCamera, readCamerasFile } from './cameras.js';
 import { type KittiCache, kittiTrajectory } from './groundtruth.js';
 import { KITTI_CAMERA_HEIGHT, kittiClips, readCalib, readKittiSequence } from './kitti.js';
 import { isPublishedRoot, readPublished } from './published.js';
-import { arrange, type Benchmark, type BenchmarkClip, type BenchmarkOptions, inferSource, type QaItem, readJsonlRecords, readQa } from './records.js';
+import { arrange, type Benchmark, type BenchmarkOptions, inferSource, type QaItem, readJsonlRecords, readQa } from './records.js';
 
 // The shared record types and readers, re-exported for this module's importers.
 export {
   arrange,
   type Benchmark,
-  type BenchmarkClip,
   type BenchmarkOptions,
   CARLA_DOMAINS,
   type CarlaDomain,
+  type Clip,
   ClipDataError,
   inferSource,
   type QaItem,
@@ -69,7 +69,7 @@ export function readBenchmark(dir: string, opts: BenchmarkOptions = {}): Benchma
   const hasQa = existsSync(qaPath);
   const qaByClip = hasQa ? readQa(qaPath) : new Map<string, QaItem[]>();
 
-  const byId = new Map<string, BenchmarkClip>();
+  const byId = new Map<string, Clip>();
   const order: string[] = [];
   const calibCache = new Map<string, Intrinsics | undefined>();
   const cameras = readCameras(root);
@@ -87,7 +87,7 @@ export function readBenchmark(dir: string, opts: BenchmarkOptions = {}): Benchma
   const clips = arrange(byId, order, opts, recordSource, basename(indexPath), qaByClip);
   // Ground truth under KITTI frames: each sequence's poses read once for all its clips.
   const cache: KittiCache = new Map();
-  for (const c of clips) if (c.frames) c.truth = kittiTrajectory(c.id, c.frames, cache) ?? undefined;
+  for (const c of clips) if (c.frames) c.groundTruth = kittiTrajectory(c.id, c.frames as string[], cache) ?? undefined;
   return { dir: root, clips, hasQa };
 }
 
@@ -103,12 +103,10 @@ export function readDataset(dir: string, opts: BenchmarkOptions = {}): Benchmark
 }
 
 /** `--cameras` overrides, per source, over what the dataset says. */
-function applyCameraOverrides(clips: BenchmarkClip[], overrides: CameraOverrides): void {
+function applyCameraOverrides(clips: Clip[], overrides: CameraOverrides): void {
   for (const c of clips) {
     const o = overrides.get(c.source);
-    if (!o) continue;
-    const cam = overrideCamera({ intrinsics: c.intrinsics, hfovDeg: c.hfovDeg, height: c.cameraHeight, roadNormal: c.roadNormal, from: c.cameraFrom ?? '' }, o, '--cameras');
-    [c.intrinsics, c.hfovDeg, c.cameraHeight, c.cameraFrom] = [cam.intrinsics, cam.hfovDeg, cam.height, cam.from];
+    if (o) c.camera = overrideCamera(c.camera, o, '--cameras');
   }
 }
 
@@ -116,21 +114,10 @@ function readLayout(dir: string, opts: BenchmarkOptions): Benchmark {
   const root = resolve(dir);
   if (isPublishedRoot(root)) return readPublished(root, opts);
   if (existsSync(join(root, 'clips_index.jsonl')) || !existsSync(join(root, 'image_0'))) return readBenchmark(dir, opts);
-  const byId = new Map<string, BenchmarkClip>();
+  const byId = new Map<string, Clip>();
   const order: string[] = [];
   for (const c of kittiClips(readKittiSequence(root))) {
-    byId.set(c.id, {
-      index: 0,
-      id: c.id,
-      source: 'kitti',
-      frames: c.frames as string[],
-      timestamps: Array.from(c.timestamps),
-      intrinsics: c.intrinsics,
-      cameraHeight: c.cameraHeight,
-      cameraFrom: 'KITTI calib.txt',
-      truth: c.groundTruth,
-      qa: [],
-    });
+    byId.set(c.id, c);
     order.push(c.id);
   }
   if (order.length === 0) throw new InputError(`${dir}: fewer than 31 frames, no benchmark window`);
@@ -144,10 +131,11 @@ function clipFromRecord(
   where: string,
   qa: QaItem[],
   calibCache: Map<string, Intrinsics | undefined>,
-  camera?: Camera,
-): BenchmarkClip {
+  meta?: MetadataCamera,
+): Clip {
   const source = typeof rec.source === 'string' && rec.source ? rec.source : inferSource(id);
-  const clip: BenchmarkClip = { index: 0, id, source, qa };
+  const camera: Camera = {};
+  const clip: Clip = { index: 0, id, source, camera, qa };
   const abs = (p: string) => (isAbsolute(p) ? p : join(root, p));
 
   const fp = rec.frame_paths;
@@ -169,7 +157,7 @@ function clipFromRecord(
     if (clip.frames && ts.length !== clip.frames.length) {
       throw new InputError(`${where}: ${clip.frames.length} frame_paths but ${ts.length} frame_timestamps`);
     }
-    clip.timestamps = ts as number[];
+    clip.timestamps = Float64Array.from(ts as number[]);
   } else if (clip.frames) {
     throw new InputError(`${where}: field 'frame_paths' needs 'frame_timestamps' (one per frame)`);
   }
@@ -178,16 +166,16 @@ function clipFromRecord(
     clip.fps = rec.fps;
   }
 
-  const kittiK = clip.frames ? kittiCalibFor(clip.frames[0], calibCache) : undefined;
+  const kittiK = clip.frames ? kittiCalibFor(clip.frames[0] as string, calibCache) : undefined;
   const recK = recordIntrinsics(rec, where);
-  clip.intrinsics = recK ?? camera?.intrinsics ?? kittiK;
-  clip.cameraFrom = recK ? 'the record' : camera?.intrinsics ? 'metadata.json' : kittiK ? 'KITTI calib.txt' : 'default';
+  camera.intrinsics = recK ?? meta?.intrinsics ?? kittiK;
+  camera.from = recK ? 'the record' : meta?.intrinsics ? 'metadata.json' : kittiK ? 'KITTI calib.txt' : 'default';
   const ch = rec.camera_height;
   if (ch !== undefined) {
     if (typeof ch !== 'number' || !(ch > 0)) throw new InputError(`${where}: field 'camera_height' must be a positive number (metres)`);
-    clip.cameraHeight = ch;
+    camera.height = ch;
   } else {
-    clip.cameraHeight = camera?.height ?? (kittiK ? KITTI_CAMERA_HEIGHT : CAMERA_HEIGHTS[source]);
+    camera.height = meta?.height ?? (kittiK ? KITTI_CAMERA_HEIGHT : CAMERA_HEIGHTS[source]);
   }
 
   if (typeof rec.array_ref === 'string' && rec.array_ref) clip.arrays = abs(rec.array_ref);
@@ -195,7 +183,8 @@ function clipFromRecord(
   return clip;
 }
 
-interface Camera {
+/** A clip's camera as metadata.json gives it. */
+interface MetadataCamera {
   intrinsics?: Intrinsics;
   height?: number;
 }
@@ -205,8 +194,8 @@ interface Camera {
  * `cameras: {preset: {fx, fy, cx, cy, mountHeight}}` and `clip_presets: {clip_id: preset}`);
  * an unusable file gives none (it is optional, and the benchmark's own layout has none).
  */
-function readCameras(root: string): Map<string, Camera> {
-  const out = new Map<string, Camera>();
+function readCameras(root: string): Map<string, MetadataCamera> {
+  const out = new Map<string, MetadataCamera>();
   const p = join(root, 'metadata.json');
   if (!existsSync(p)) return out;
   let meta: { cameras?: Record<string, Record<string, unknown>>; clip_presets?: Record<string, string> };

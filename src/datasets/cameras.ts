@@ -8,24 +8,11 @@
  * `height` is the camera's height above the road in metres. Every field is optional.
  * May import: core/.
  */
-import { InputError } from '../core/trajectory.js';
+import type { Camera } from '../core/clip.js';
+import { InputError } from '../core/errors.js';
 import { readInputText } from '../io/safety.js';
-import type { Intrinsics } from '../native/index.js';
 
-/** A clip's camera as the run uses it (intrinsics or a field of view, height, road normal). */
-export interface Camera {
-  intrinsics?: Intrinsics;
-  /** Horizontal field of view (degrees) when no intrinsics are known: fx = (W/2)/tan(hfov/2), centred. */
-  hfovDeg?: number;
-  /** Metres above the road. */
-  height?: number;
-  /** The road's downward normal in camera coordinates (from a calibrated mount). */
-  roadNormal?: [number, number, number];
-  /** Where each part came from, for the manifest (e.g. "nuscenes calibrated_sensor 1d31…", "--cameras", "CARLA default"). */
-  from: string;
-}
-
-/** The manifest's record of a clip's camera (snake_case, as the benchmark's files). */
+/** The manifest's record of a clip's camera (snake_case, as the benchmark's files); `from` 'default' when unknown. */
 export function cameraRecord(c: Camera): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (c.intrinsics) Object.assign(out, c.intrinsics);
@@ -33,7 +20,7 @@ export function cameraRecord(c: Camera): Record<string, unknown> {
   else out.intrinsics = 'fx = fy = 0.9 W, principal point at the centre (the reference baselines\u2019 assumption)';
   if (c.height !== undefined) out.height = c.height;
   if (c.roadNormal) out.road_normal = c.roadNormal.map((v) => Math.round(v * 1e6) / 1e6);
-  out.from = c.from;
+  out.from = c.from ?? 'default';
   return out;
 }
 
@@ -41,7 +28,7 @@ export function cameraRecord(c: Camera): Record<string, unknown> {
  * CARLA publishes no calibration for the benchmark's videos: CARLA's own camera default (90°
  * horizontal field of view, principal point at the centre) and a stated mount height.
  */
-export const CARLA_DEFAULT_CAMERA: Camera = { hfovDeg: 90, height: 1.65, from: 'CARLA default (90° hfov, centred; height 1.65 m, assumed)' };
+export const CARLA_DEFAULT_CAMERA: Readonly<Camera> = { hfovDeg: 90, height: 1.65, from: 'CARLA default (90° hfov, centred; height 1.65 m, assumed)' };
 
 export type CameraOverrides = ReadonlyMap<string, Omit<Camera, 'from'>>;
 

@@ -6,11 +6,12 @@
  */
 import { existsSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { InputError, type Trajectory } from '../core/trajectory.js';
+import { type Trajectory } from '../core/trajectory.js';
+import { InputError } from '../core/errors.js';
 import { readNpz } from '../io/npz.js';
 import { readKitti } from '../io/trajectories.js';
 import { computeDynamics, type DynamicsArrays } from '../oracle/dynamics.js';
-import type { BenchmarkClip } from './records.js';
+import type { Clip } from '../core/clip.js';
 
 export interface GroundTruth {
   arrays: DynamicsArrays;
@@ -92,9 +93,9 @@ export function readNpzArrays(path: string): DynamicsArrays {
  * `readArrays`, null to skip npz files), else the trajectory the dataset reader resolved (KITTI
  * poses) through the oracle's dynamics.
  */
-export function groundTruthArrays(clip: BenchmarkClip, readArrays: NpzArraysReader | null = readNpzArrays): GroundTruth | null {
+export function groundTruthArrays(clip: Pick<Clip, 'arrays' | 'groundTruth'>, readArrays: NpzArraysReader | null = readNpzArrays): GroundTruth | null {
   if (clip.arrays && readArrays && existsSync(clip.arrays)) {
     return { arrays: readArrays(clip.arrays), from: 'npz' };
   }
-  return clip.truth ? { arrays: computeDynamics(relativeToFirst(clip.truth)), from: 'kitti-poses' } : null;
+  return clip.groundTruth ? { arrays: computeDynamics(relativeToFirst(clip.groundTruth)), from: 'kitti-poses' } : null;
 }

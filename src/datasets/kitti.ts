@@ -4,10 +4,10 @@
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import type { Clip } from '../core/clip.js';
-import { InputError, type Trajectory } from '../core/trajectory.js';
+import type { Clip, Intrinsics } from '../core/clip.js';
+import { InputError } from '../core/errors.js';
+import type { Trajectory } from '../core/trajectory.js';
 import { KITTI_WINDOW, readKitti, windows } from '../io/trajectories.js';
-import type { Intrinsics } from '../native/index.js';
 
 /** KITTI's camera height above the road (metres). */
 export const KITTI_CAMERA_HEIGHT = 1.65;
@@ -58,7 +58,7 @@ export function readCalib(path: string): Intrinsics {
   return { fx: v[0], fy: v[5], cx: v[2], cy: v[6] };
 }
 
-/** The sequence's benchmark windows as clips (ground truth attached when known). */
+/** The sequence's benchmark windows as clips, in order (ground truth attached when known; no QA items: labels come from the poses). */
 export function kittiClips(s: KittiSequence, length: number = KITTI_WINDOW.length, stride: number = KITTI_WINDOW.stride): Clip[] {
   const gts = s.groundTruth ? windows(s.groundTruth, length, stride) : [];
   const clips: Clip[] = [];
@@ -66,11 +66,12 @@ export function kittiClips(s: KittiSequence, length: number = KITTI_WINDOW.lengt
     clips.push({
       id: `kitti${s.seq}_${String(start).padStart(6, '0')}`,
       source: 'kitti',
+      index: w,
       frames: s.frames.slice(start, start + length),
       timestamps: s.timestamps.slice(start, start + length),
-      intrinsics: s.intrinsics,
-      cameraHeight: KITTI_CAMERA_HEIGHT,
+      camera: { intrinsics: s.intrinsics, height: KITTI_CAMERA_HEIGHT, from: 'KITTI calib.txt' },
       groundTruth: gts[w],
+      qa: [],
     });
   }
   return clips;

@@ -19,7 +19,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { InputError } from '../core/trajectory.js';
+import { InputError } from '../core/errors.js';
 import { writeFileAtomic } from '../io/atomic.js';
 import type { Intrinsics } from '../native/index.js';
 

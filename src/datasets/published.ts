@@ -19,12 +19,12 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { InputError } from '../core/trajectory.js';
+import { InputError } from '../core/errors.js';
 import {
   arrange,
   type Benchmark,
-  type BenchmarkClip,
   type BenchmarkOptions,
+  type Clip,
   CARLA_DOMAINS,
   type CarlaDomain,
   type QaItem,
@@ -66,7 +66,7 @@ export function readPublished(root: string, opts: BenchmarkOptions): Benchmark {
     parts.push({ source, dir, records: readJsonlRecords(index), qa: existsSync(qaPath) ? readQa(qaPath) : new Map() });
   }
 
-  const byId = new Map<string, BenchmarkClip>();
+  const byId = new Map<string, Clip>();
   const order: string[] = [];
   const where = new Map<string, string>();
   for (const p of parts) {
@@ -76,7 +76,7 @@ export function readPublished(root: string, opts: BenchmarkOptions): Benchmark {
       if (typeof id !== 'string' || !id) throw new InputError(`${w}: field 'clip_id' must be a non-empty string`);
       if (byId.has(id)) throw new InputError(`${w}: clip '${id}' is also at ${where.get(id)}`);
       where.set(id, w);
-      const clip: BenchmarkClip = { index: 0, id, source: typeof rec.source === 'string' && rec.source ? rec.source : p.source, qa: p.qa.get(id) ?? [] };
+      const clip: Clip = { index: 0, id, source: typeof rec.source === 'string' && rec.source ? rec.source : p.source, camera: {}, qa: p.qa.get(id) ?? [] };
       if (typeof rec.array_ref === 'string' && rec.array_ref) clip.arrays = join(p.dir, rec.array_ref);
       byId.set(id, clip);
       order.push(id);
@@ -104,7 +104,7 @@ export function readPublished(root: string, opts: BenchmarkOptions): Benchmark {
 
 type Records = ReadonlyMap<string, { rec: Record<string, unknown>; line: number; part: Part }>;
 
-function resolveNuscenes(clips: BenchmarkClip[], recordOf: Records, nuscenesRoot: string, cacheDir: string | null | undefined, log: (l: string) => void): void {
+function resolveNuscenes(clips: Clip[], recordOf: Records, nuscenesRoot: string, cacheDir: string | null | undefined, log: (l: string) => void): void {
   const tokensOf = new Map<string, string[]>();
   for (const c of clips) {
     const { rec, line, part } = recordOf.get(c.id)!;
@@ -132,7 +132,7 @@ function resolveNuscenes(clips: BenchmarkClip[], recordOf: Records, nuscenesRoot
       c.problem = `frame timestamps are not increasing at frame ${bad} (sample_data ${tokens[bad]})`;
       continue;
     }
-    c.timestamps = us.map((t) => (t - us[0]) / 1e6);
+    c.timestamps = Float64Array.from(us, (t) => (t - us[0]) / 1e6);
     const sensor = j.sensors.get(rows[0].calibrated_sensor_token);
     if (!sensor) {
       c.problem = `calibrated_sensor ${rows[0].calibrated_sensor_token} is not in ${join(j.tables, 'calibrated_sensor.json')}`;
@@ -140,15 +140,14 @@ function resolveNuscenes(clips: BenchmarkClip[], recordOf: Records, nuscenesRoot
     }
     try {
       const cam = mountedCamera(sensor);
-      [c.intrinsics, c.cameraHeight, c.roadNormal] = [cam.intrinsics, cam.height, cam.roadNormal];
-      c.cameraFrom = `nuScenes calibrated_sensor ${sensor.token}${sensor.channel ? ` (${sensor.channel})` : ''}`;
+      c.camera = { intrinsics: cam.intrinsics, height: cam.height, roadNormal: cam.roadNormal, from: `nuScenes calibrated_sensor ${sensor.token}${sensor.channel ? ` (${sensor.channel})` : ''}` };
     } catch (e) {
       c.problem = (e as Error).message;
     }
   }
 }
 
-function resolveCarla(root: string, clips: BenchmarkClip[], recordOf: Records, domain: CarlaDomain, log: (l: string) => void): void {
+function resolveCarla(root: string, clips: Clip[], recordOf: Records, domain: CarlaDomain, log: (l: string) => void): void {
   const folder = join(root, `carla_videos_${domain}`);
   let fellBack = 0, elsewhere = 0;
   for (const c of clips) {
@@ -164,9 +163,7 @@ function resolveCarla(root: string, clips: BenchmarkClip[], recordOf: Records, d
       c.video = inFolder; // when missing, the run names it in the errors file for this clip
     }
     c.fps = typeof rec.fps === 'number' && rec.fps > 0 ? rec.fps : CARLA_FPS;
-    c.hfovDeg = CARLA_DEFAULT_CAMERA.hfovDeg;
-    c.cameraHeight = CARLA_DEFAULT_CAMERA.height;
-    c.cameraFrom = CARLA_DEFAULT_CAMERA.from;
+    c.camera = { ...CARLA_DEFAULT_CAMERA };
   }
   if (fellBack > 0) log(`${fellBack} CARLA record(s) name a video_path that does not exist here; reading carla_videos_${domain}/<clip_id>.mp4 instead`);
   if (elsewhere > 0) log(`${elsewhere} CARLA clip(s) are not in carla_videos_${domain}/; reading the record's video_path`);

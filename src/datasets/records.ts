@@ -4,61 +4,19 @@
  * truth): the clip record, QA items, JSONL and clip-list readers, the canonical clip order. Kept
  * apart from the readers so that they import it, not each other. May import: core/, io/.
  */
-import { InputError, type Trajectory } from '../core/trajectory.js';
+import type { Clip, QaItem } from '../core/clip.js';
+import { InputError } from '../core/errors.js';
 import { readInputText } from '../io/safety.js';
-import type { Intrinsics } from '../core/clip.js';
 
 // ClipDataError (a clip's data is missing or unreadable: that clip fails, the run goes on) is core/errors.ts's.
 export { ClipDataError } from '../core/errors.js';
 
-/** One QA item of `qa.jsonl` (the fields a prediction record needs). */
-export interface QaItem {
-  qa_id: string;
-  clip_id: string;
-  question_id: string;
-  category: string;
-  /** The oracle's answer as the file gives it (string, number or boolean). */
-  answer: unknown;
-}
-
-/** One clip of a benchmark dataset, paths resolved, nothing decoded. */
-export interface BenchmarkClip {
-  /** Position in the dataset's canonical order (the clip list's order when one is given). */
-  index: number;
-  id: string;
-  source: string;
-  /** Absolute image paths (image layouts). */
-  frames?: string[];
-  /** Absolute mp4 path (video layouts). */
-  video?: string;
-  /** Seconds, one per frame, when the record gives them (video clips may leave them to the fps). */
-  timestamps?: number[];
-  /** Frame rate for video clips without timestamps (record `fps`; else the video's own). */
-  fps?: number;
-  intrinsics?: Intrinsics;
-  /** Without intrinsics: horizontal field of view (degrees), principal point at the centre. */
-  hfovDeg?: number;
-  cameraHeight?: number;
-  /** The road's downward normal in camera coordinates, from a calibrated mount. */
-  roadNormal?: [number, number, number];
-  /** Where the camera came from (for the run manifest). */
-  cameraFrom?: string;
-  /**
-   * The ground-truth planar trajectory at the frames, resolved once by the dataset reader where
-   * the layout has one (KITTI poses under KITTI frames, a KITTI sequence's windows).
-   */
-  truth?: Trajectory;
-  /** Absolute path of the ground-truth arrays (`array_ref`), when the record names one. */
-  arrays?: string;
-  /** QA items in `qa.jsonl` order. */
-  qa: QaItem[];
-  /** Why this clip cannot run, known before decoding anything (e.g. listed but not indexed). */
-  problem?: string;
-}
+// The clip model (core/clip.ts) is what every layout reader here produces.
+export type { Clip, QaItem } from '../core/clip.js';
 
 export interface Benchmark {
   dir: string;
-  clips: BenchmarkClip[];
+  clips: Clip[];
   /** True when `qa.jsonl` exists. */
   hasQa: boolean;
 }
@@ -164,19 +122,19 @@ export function readQa(qaPath: string): Map<string, QaItem[]> {
 
 /** The clips in canonical order: the list's (filtered, its sources filling in) or the index's. */
 export function arrange(
-  byId: Map<string, BenchmarkClip>,
+  byId: Map<string, Clip>,
   order: string[],
   opts: BenchmarkOptions,
   recordSource: ReadonlySet<string>,
   indexName: string,
   qaByClip: ReadonlyMap<string, QaItem[]> = new Map(),
-): BenchmarkClip[] {
-  let clips: BenchmarkClip[];
+): Clip[] {
+  let clips: Clip[];
   if (opts.selected) {
     clips = readClipList(opts.selected).map(({ id, source }) => {
       const c = byId.get(id);
       if (c) return { ...c, source: recordSource.has(id) || !source ? c.source : source };
-      return { index: 0, id, source: source ?? inferSource(id), qa: qaByClip.get(id) ?? [], problem: `not in ${indexName}` };
+      return { index: 0, id, source: source ?? inferSource(id), camera: {}, qa: qaByClip.get(id) ?? [], problem: `not in ${indexName}` };
     });
   } else {
     clips = order.map((id) => byId.get(id)!);

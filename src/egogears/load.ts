@@ -4,7 +4,7 @@
  * `question_id`, else `id` / `review_id`; the last line of a question wins, as `load_results` keeps
  * it). Errors are one line naming file, line and field. May import: core/, io/, datasets/benchmark (its JSONL reader).
  */
-import { InputError } from '../core/trajectory.js';
+import { InputError } from '../core/errors.js';
 import { readJsonlRecords } from '../datasets/benchmark.js';
 import { DATASETS, type GearsQuestion } from './score.js';
 

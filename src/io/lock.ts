@@ -6,7 +6,7 @@
  */
 import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { InputError } from '../core/trajectory.js';
+import { InputError } from '../core/errors.js';
 import { errnoText, writeTarget } from './safety.js';
 
 /** Locks this process holds (a second run in the same process is refused too). */

@@ -20,7 +20,7 @@ import type { Zippable } from 'fflate';
 // a one-clip run ~25 ms of its start-up.
 let zip: typeof import('fflate') | null = null;
 const fflate = (): typeof import('fflate') => (zip ??= createRequire(import.meta.url)('fflate') as typeof import('fflate'));
-import { InputError } from '../core/trajectory.js';
+import { InputError } from '../core/errors.js';
 import { writeFileAtomic } from './atomic.js';
 
 /** One array: its shape and its values in C (row-major) order. */

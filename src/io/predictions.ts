@@ -11,18 +11,36 @@
  * field. Unknown question ids are not an error here: the grader counts them as unparsed.
  */
 import { readInputText } from './safety.js';
-import { InputError } from '../core/trajectory.js';
+import { InputError } from '../core/errors.js';
 import { pyNumberTokenStr, pyStrip } from '../grade/parse.js';
 
+/**
+ * A prediction record, the one type for what egogeo writes (every field, in the benchmark's field
+ * order: qa_id, clip_id, question_id, category, oracle_label, model_answer, source) and what
+ * `readPredictions` returns (qa_id, category and source when the line has them). The grader scores
+ * these (grade/metrics.ts takes them as the reference takes its JSON objects).
+ */
 export interface Prediction {
   qa_id?: unknown;
   clip_id: string;
   question_id: string;
   category?: string;
-  /** `oracle_label`, or `answer` when there is none, as a string. */
-  oracle_label: string;
+  /**
+   * The oracle's answer as text: read, `oracle_label` or else `answer` (a number or boolean as
+   * Python's str() gives it); written, the QA item's answer (`oracleText`), or null when unknown.
+   */
+  oracle_label: string | null;
   model_answer: string | null;
   source?: string;
+}
+
+/** A QA item's answer (string, number or boolean in the file) as a prediction's oracle label: the text the grader compares. */
+export function oracleText(v: unknown): string | null {
+  if (v === null || v === undefined) return null;
+  if (typeof v === 'string') return v;
+  if (typeof v === 'boolean') return v ? 'True' : 'False';
+  if (typeof v === 'number') return pyNumberTokenStr(String(v));
+  return JSON.stringify(v);
 }
 
 export interface PredictionsFile {
@@ -96,9 +114,8 @@ export function predictionFromJson(line: string, where: string): Prediction {
   const ov = r[oracleField];
   if (ov === undefined) throw new InputError(`${where}: missing field 'oracle_label' (or 'answer')`);
   let oracle_label: string;
-  if (typeof ov === 'string') oracle_label = ov;
-  else if (typeof ov === 'boolean') oracle_label = ov ? 'True' : 'False';
-  else if (typeof ov === 'number') oracle_label = pyNumberTokenStr(numberToken(line, oracleField) ?? String(ov));
+  if (typeof ov === 'number') oracle_label = pyNumberTokenStr(numberToken(line, oracleField) ?? String(ov));
+  else if (typeof ov === 'string' || typeof ov === 'boolean') oracle_label = oracleText(ov)!;
   else throw new InputError(`${where}: field '${oracleField}' must be a string, number or boolean, got ${describe(ov)}`);
 
   const out: Prediction = { clip_id, question_id, oracle_label, model_answer: ma as string | null };

@@ -15,7 +15,7 @@
 import { availableParallelism } from 'node:os';
 import { lstatSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { dirname, basename, join, resolve } from 'node:path';
-import { InputError } from '../core/trajectory.js';
+import { InputError } from '../core/errors.js';
 
 /** Largest text input read whole (trajectories, predictions, question files, run records). */
 export const MAX_INPUT_BYTES = Number(process.env.EGOGEO_MAX_INPUT_BYTES) > 0 ? Number(process.env.EGOGEO_MAX_INPUT_BYTES) : 1 << 30;

@@ -22,7 +22,8 @@ import { statSync } from 'node:fs';
 import { writeFileAtomic } from './atomic.js';
 import { readInputText } from './safety.js';
 import { basename, dirname, extname, join, resolve } from 'node:path';
-import { InputError, makeTrajectory, type Trajectory } from '../core/trajectory.js';
+import { makeTrajectory, type Trajectory } from '../core/trajectory.js';
+import { InputError } from '../core/errors.js';
 
 export type TumFrame = 'camera' | 'world-flu';
 export type TrajectoryFormat = 'jsonl' | 'kitti' | 'tum';

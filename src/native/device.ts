@@ -7,7 +7,7 @@
  * logic is tested without a GPU.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { InputError } from '../core/trajectory.js';
+import { InputError } from '../core/errors.js';
 import { type Device, DEVICES, type GpuInfo, gpuInfo, type NativeResult, type PairMatches, processClip, renderClip } from './index.js';
 
 /** The agreement GPU tracks must reach against the CPU's (shared with bench/gpu/harness.py). */

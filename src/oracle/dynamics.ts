@@ -4,7 +4,7 @@
  * interpolation with extrapolation (scipy `interp1d`), unwrapped yaw, central differences and
  * Savitzky–Golay smoothing after each differentiation stage.
  */
-import { InputError } from '../core/trajectory.js';
+import { InputError } from '../core/errors.js';
 import type { Trajectory } from '../core/trajectory.js';
 import { pyMod } from '../core/numeric.js';
 import { smoothInto } from './savgol.js';

@@ -5,7 +5,7 @@
 import { readInputText } from '../io/safety.js';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
-import { InputError } from '../core/trajectory.js';
+import { InputError } from '../core/errors.js';
 import { type Labeler, type Params, ParamReader, RULES, scaleParams } from './rules.js';
 
 export interface Question {

@@ -4,7 +4,7 @@
  * validates its params once and returns a fast labeler.
  */
 import { npMean, npPercentile } from '../core/numeric.js';
-import { InputError } from '../core/trajectory.js';
+import { InputError } from '../core/errors.js';
 
 /** What a rule sees of a clip: the summary features and the uniform arrays by reference name. */
 export interface ClipData {

@@ -8,7 +8,7 @@
  * Pure: answers arrive already parsed and the metric is passed in (the CLI wires in grade/), so
  * oracle/ keeps importing only core/.
  */
-import { InputError } from '../core/trajectory.js';
+import { InputError } from '../core/errors.js';
 import { labelClip } from './oracle.js';
 import type { QuestionSet } from './questions.js';
 import type { ClipData } from './rules.js';

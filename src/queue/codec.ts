@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { InputError } from '../core/trajectory.js';
+import { InputError } from '../core/errors.js';
 import type { ClipTask } from '../run/task.js';
 
 /** Bumped when the job data changes shape; a worker refuses jobs of another version. */
@@ -70,7 +70,7 @@ export function mapTask(t: ClipTask, maps: readonly PathMap[]): ClipTask {
     ...t,
     clip: {
       ...c,
-      ...(c.frames ? { frames: c.frames.map((f) => mapPath(f, maps)) } : {}),
+      ...(c.frames ? { frames: c.frames.map((f) => (typeof f === 'string' ? mapPath(f, maps) : 'video' in f ? { ...f, video: mapPath(f.video, maps) } : f)) } : {}),
       ...(c.video ? { video: mapPath(c.video, maps) } : {}),
       ...(c.arrays ? { arrays: mapPath(c.arrays, maps) } : {}),
     },

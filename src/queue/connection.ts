@@ -8,7 +8,7 @@
  * This file: the Redis URL and the connection options BullMQ gets.
  */
 import type { ConnectionOptions } from 'bullmq';
-import { InputError } from '../core/trajectory.js';
+import { InputError } from '../core/errors.js';
 
 /** The BullMQ queue every coordinator and worker uses unless told otherwise. */
 export const DEFAULT_QUEUE_NAME = 'egogeo';

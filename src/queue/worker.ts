@@ -95,7 +95,7 @@ export async function runQueueWorker(o: QueueWorkerOptions): Promise<QueueWorker
     if (d?.v !== JOB_VERSION) throw new UnrecoverableError(`job format ${String(d?.v)} but this egogeo worker reads ${JOB_VERSION} (run the same egogeo version on the coordinator and the workers)`);
     const task = mapTask({ ...decodeTask(d.task), config: questionFile(d.questions) }, maps);
     try {
-      const refused = task.device === 'gpu' ? gpuReady() : null;
+      const refused = task.engine.device === 'gpu' ? gpuReady() : null;
       if (refused) throw new Error(refused);
       log(`${task.clip.id}: started (attempt ${job.attemptsMade + 1})`);
       const r = unwrapResult((await pool.run(task)) as ClipOutput);

@@ -8,7 +8,7 @@
  * by nuScenes and CARLA balanced accuracy, and among the rows that answer the same questions (the
  * geometric baselines answer the 6-question subset, the VLMs all 14). Pure: load.ts reads the file.
  */
-import { InputError } from '../core/trajectory.js';
+import { InputError } from '../core/errors.js';
 import { evaluate, type GradeMetrics, sortCodePoints } from '../grade/index.js';
 import type { Prediction } from '../io/predictions.js';
 import type { QuestionSet } from '../oracle/index.js';

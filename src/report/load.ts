@@ -11,8 +11,9 @@
  */
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { InputError } from '../core/trajectory.js';
-import { type BenchmarkClip, readDataset } from '../datasets/benchmark.js';
+import { InputError } from '../core/errors.js';
+import type { Clip } from '../core/clip.js';
+import { readDataset } from '../datasets/benchmark.js';
 import { groundTruthArrays, type NpzArraysReader, readNpzArrays } from '../datasets/groundtruth.js';
 import { readPredictions } from '../io/predictions.js';
 import { readTum } from '../io/trajectories.js';
@@ -117,7 +118,7 @@ export function loadReportInputs(o: LoadOptions): Loaded {
 
   const clips = new Map<string, ClipTruth>();
   const datasets: (string | null)[] = [];
-  const byDataset = new Map<string, { clips: Map<string, BenchmarkClip>; gt: Map<string, DynamicsArrays | null> }>();
+  const byDataset = new Map<string, { clips: Map<string, Clip>; gt: Map<string, DynamicsArrays | null> }>();
   // The (domain key → clip id) pairs each run owns in the combined records.
   const owned = runs.map(() => new Map<string, string>());
   for (const r of combined.records) {

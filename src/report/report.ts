@@ -80,7 +80,7 @@ export interface Disagreement {
   clip_id: string;
   source: string;
   question_id: string;
-  oracle_label: string;
+  oracle_label: string | null;
   model_answer: string | null;
   /** The deciding value on the ground truth (and the estimate) and its threshold; null without ground truth. */
   margin: Margin | null;
@@ -259,7 +259,7 @@ export function buildReport(input: ReportInput): Report {
     const g = m.per_question[q.id];
     const check: QuestionCheck = {
       n: rs.length,
-      agreement: rs.filter((r) => r.model_answer !== null && r.model_answer.toLowerCase() === r.oracle_label.toLowerCase()).length / rs.length,
+      agreement: rs.filter((r) => r.model_answer !== null && r.model_answer.toLowerCase() === (r.oracle_label ?? '').toLowerCase()).length / rs.length,
       balanced_acc: g?.balanced_acc ?? NaN,
       macro_f1: g?.macro_f1 ?? NaN,
       confusion: g?.confusion_matrix ?? { labels: [], matrix: [] },
@@ -269,7 +269,7 @@ export function buildReport(input: ReportInput): Report {
       unknown: 0,
     };
     for (const r of rs) {
-      if (r.model_answer !== null && r.model_answer.toLowerCase() === r.oracle_label.toLowerCase()) continue;
+      if (r.model_answer !== null && r.model_answer.toLowerCase() === (r.oracle_label ?? '').toLowerCase()) continue;
       check.disagreements++;
       const gd = gtData.get(keyOf(r));
       const margin: Margin | null = gd ? decisionMargin(q, gd, estData.get(keyOf(r))) : null;

@@ -6,24 +6,23 @@
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { GEOMETRIC_SUBSET, type Prediction } from '../baseline/baseline.js';
-import type { BenchmarkClip } from '../datasets/benchmark.js';
-import type { Device, Photometric } from '../native/index.js';
+import { GEOMETRIC_SUBSET } from '../baseline/baseline.js';
+import type { Clip } from '../core/clip.js';
+import type { Prediction } from '../io/predictions.js';
 import type { QuestionSet } from '../oracle/index.js';
+import type { EngineConfig } from '../vo/config.js';
+import { firstLine, InternalError } from '../core/errors.js';
 import { runPool } from '../pool/index.js';
 import type { ClipOutput, ClipTask } from './task.js';
 
 export interface AnswerOptions {
   /** 'subset': the 6 geometric questions; 'all': every question of the file. */
   questions: 'subset' | 'all';
-  /** Frames the estimator sees, spread evenly; null = all. */
-  frames: number | null;
+  /** What the engine computes for every clip. */
+  engine: EngineConfig;
   /** Question file (path) and its parsed questions. */
   config: string;
   questionSet: QuestionSet;
-  scale?: 'road' | 'gt' | 'none';
-  photometric?: Photometric;
-  device?: Device;
   cancel?: Int32Array;
 }
 
@@ -33,19 +32,16 @@ export function answeredIds(o: Pick<AnswerOptions, 'questions' | 'questionSet'>)
 }
 
 /** One pool task per clip; records of clips without QA items are numbered clip-major from the clip's index. */
-export function clipTasks(clips: readonly BenchmarkClip[], o: AnswerOptions): ClipTask[] {
+export function clipTasks(clips: readonly Clip[], o: AnswerOptions): ClipTask[] {
   const ids = answeredIds(o);
   return clips.map((c) => ({
     clip: c,
     qa: c.qa.filter((q) => ids.has(q.question_id)),
-    frames: o.frames,
+    engine: o.engine,
     config: o.config,
     questionsDoc: o.questionSet.document,
     questionIds: [...ids],
     qaBase: c.index * o.questionSet.questions.length,
-    scale: o.scale ?? 'road',
-    photometric: o.photometric,
-    device: o.device,
     cancel: o.cancel,
   }));
 }
@@ -59,6 +55,40 @@ export function workerUrl(): URL {
   throw new Error(`the run worker is not compiled (looked for ${fileURLToPath(here)} and ${fileURLToPath(dist)}); run \`npm run build\``);
 }
 
+/**
+ * What answers a run's clip tasks: the local worker pool (default) or another backend (the Redis
+ * queue of src/queue/, which `egogeo run --queue URL` plugs in). It calls `onResult` once per
+ * answered clip and `onError` once per failed one, on the main thread; the run writes the files.
+ * It should stop soon after `cancel[0]` becomes non-zero (an interrupted run).
+ */
+export interface ClipExecutorContext {
+  /** The run's identity: stable across restarts of the same run (options, shard, output, host). */
+  runId: string;
+  /** Clips already in the output (a resumed run): nothing to answer for them. */
+  done: ReadonlySet<string>;
+  workers?: number;
+  progress?: boolean;
+  label: string;
+  cancel: Int32Array;
+  onResult: (r: ClipOutput, t: ClipTask) => void;
+  onError: (e: Error, t: ClipTask) => void;
+  log: (line: string) => void;
+}
+export type ClipExecutor = (tasks: ClipTask[], ctx: ClipExecutorContext) => Promise<void>;
+
+/** The default executor: one piscina pool on this machine (src/pool/). */
+export const localExecutor: ClipExecutor = async (tasks, ctx) => {
+  await runPool<ClipTask, ClipOutput>({
+    worker: workerUrl(),
+    tasks,
+    workers: ctx.workers,
+    label: ctx.label,
+    progress: ctx.progress,
+    onResult: (r, t) => ctx.onResult(r, t),
+    onError: (e, t) => ctx.onError(e, t),
+  });
+};
+
 export interface Answered {
   /** Per clip in canonical order: its output, or null when it failed. */
   outputs: (ClipOutput | null)[];
@@ -68,9 +98,12 @@ export interface Answered {
   seconds: number;
 }
 
-/** Answers every clip on the worker pool and returns the records in memory, in canonical order. */
+/**
+ * Answers every clip on the worker pool (the run's executor, without its files) and returns the
+ * records in memory, in canonical order. An engine-internal failure stops it, as it stops a run.
+ */
 export async function answerClips(
-  clips: readonly BenchmarkClip[],
+  clips: readonly Clip[],
   o: AnswerOptions & { workers?: number; progress?: boolean; label?: string },
 ): Promise<Answered> {
   const t0 = Date.now();
@@ -81,17 +114,21 @@ export async function answerClips(
     return !c.problem;
   });
   const tasks = clipTasks(pending.map((p) => p.c), o);
-  await runPool<ClipTask, ClipOutput>({
-    worker: workerUrl(),
-    tasks,
+  const at = new Map(tasks.map((t, k) => [t, pending[k].i]));
+  await localExecutor(tasks, {
+    runId: '',
+    done: new Set(),
     workers: o.workers,
     label: o.label ?? 'clips',
     progress: o.progress,
-    onResult: (r, _t, k) => {
-      outputs[pending[k].i] = r;
+    cancel: o.cancel ?? new Int32Array(new SharedArrayBuffer(4)),
+    log: () => {},
+    onResult: (r, t) => {
+      outputs[at.get(t)!] = r;
     },
-    onError: (e, t, k) => {
-      failed.push({ clip_id: t.clip.id, reason: (e as Error).message.split('\n')[0], i: pending[k].i });
+    onError: (e, t) => {
+      if (e instanceof InternalError) throw e; // a bug, not the clip's data: stop (as a run does)
+      failed.push({ clip_id: t.clip.id, reason: firstLine(e), i: at.get(t)! });
     },
   });
   return {

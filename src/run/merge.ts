@@ -9,7 +9,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:f
 import { faultFor, guardOutputs, readInputText } from '../io/safety.js';
 import { lockOutput } from '../io/lock.js';
 import { join, resolve } from 'node:path';
-import { InputError } from '../core/trajectory.js';
+import { InputError } from '../core/errors.js';
 import { type ClipBlock, type ExpectedClip, parseBlocks } from './output.js';
 import { writeFileAtomic as writeAtomic } from '../io/atomic.js';
 import { keyDiff, readRunRecord, type RunRecord, sidecar, writeManifest } from './run.js';

@@ -7,7 +7,7 @@
  * the result does not depend on the worker count or on interruptions.
  */
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync } from 'node:fs';
-import { InputError } from '../core/trajectory.js';
+import { InputError } from '../core/errors.js';
 import { writeFileAtomic as writeAtomic, writeFully } from '../io/atomic.js';
 
 /** What the run expects of one clip's block. */

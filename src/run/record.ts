@@ -4,9 +4,10 @@
  * (run.ts), the manifest, merge, report and view read it from here.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { InputError } from '../core/trajectory.js';
+import { InputError } from '../core/errors.js';
 import type { CarlaDomain } from '../datasets/records.js';
 import type { Device, EngineVersion, Photometric } from '../native/index.js';
+import { type EngineConfig, engineConfig, type engineRecord, type Method, type Scale } from '../vo/config.js';
 
 export const RUN_VERSION = 1;
 
@@ -22,9 +23,10 @@ export interface RunKey {
   source_label: string | null;
   limit: number | null;
   questions: 'subset' | 'all';
+  method: Method;
   frames: number | null;
   config: string;
-  scale: 'road' | 'gt' | 'none';
+  scale: Scale;
   nuscenes_root: string | null;
   /** The CARLA videos read (published layout), else null. */
   carla_domain: CarlaDomain | null;
@@ -51,20 +53,20 @@ export interface RunRecord {
   /** Where this run's tracking ran (not part of the key: either device resumes the other's run). */
   device?: Device;
   /**
-   * What the engine was given beyond its defaults (the defaults are the key's addon build's:
-   * `optionTable()`), and the rule that switched clips to the wide-baseline preset.
+   * The run's engine configuration (vo/config.ts; the addon's own defaults are the key's addon
+   * build's: `optionTable()`), and the rule that switched clips to the wide-baseline preset.
    */
-  engine_options?: {
-    photometric: Photometric;
-    scale: RunKey['scale'];
-    frames: number | null;
-    wide_baseline: { when: string; options: Record<string, unknown> };
-  };
+  engine_options?: ReturnType<typeof engineRecord>;
   status: 'running' | 'complete' | 'interrupted';
   started: string;
   finished?: string;
   counts?: { done: number; failed: number; resumed: number };
   seconds?: number;
+}
+
+/** The engine configuration a run key names (a field an older record lacks takes today's default; tracking on the CPU). */
+export function keyEngine(key: RunKey): EngineConfig {
+  return engineConfig({ method: key.method, frames: key.frames, scale: key.scale, photometric: key.photometric }, 'run record');
 }
 
 export const sidecar = {

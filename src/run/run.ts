@@ -17,14 +17,14 @@ import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statS
 import { basename, join, resolve } from 'node:path';
 import { guardOutputs, isSafeFileName } from '../io/safety.js';
 import { lockOutput, type OutputLock } from '../io/lock.js';
-import { InputError } from '../core/trajectory.js';
-import { type BenchmarkClip, type CarlaDomain, readDataset } from '../datasets/benchmark.js';
+import type { Clip } from '../core/clip.js';
+import { InputError } from '../core/errors.js';
+import { type CarlaDomain, readDataset } from '../datasets/benchmark.js';
 import { cameraRecord } from '../datasets/cameras.js';
 import { isPublishedRoot } from '../datasets/published.js';
 import { DEFAULT_QUESTIONS_PATH, loadQuestions } from '../oracle/index.js';
-import { runPool } from '../pool/index.js';
-import { type Device, type EngineVersion, engineVersion, type Photometric } from '../native/index.js';
-import { DEFAULT_PHOTOMETRIC, WIDE_BASELINE, WIDE_BASELINE_INTERVAL } from '../vo/estimate.js';
+import { engineVersion } from '../native/index.js';
+import { type EngineConfig, engineRecord } from '../vo/config.js';
 import { buildManifest, DEFAULT_MODEL, type ManifestClip } from './manifest.js';
 import { keyDiff, readRunRecord, RUN_VERSION, type RunKey, type RunRecord, type Shard, sidecar } from './record.js';
 
@@ -33,45 +33,11 @@ import { type ClipBlock, type ExpectedClip, PredictionsFile } from './output.js'
 import { writeFileAtomic as writeAtomic } from '../io/atomic.js';
 import type { ClipOutput, ClipTask } from './task.js';
 import { CancelledError, firstLine, InternalError } from '../core/errors.js';
-import { answeredIds, clipTasks, workerUrl } from './clips.js';
+import { answeredIds, type ClipExecutor, clipTasks, localExecutor, workerUrl } from './clips.js';
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 
-export { workerUrl };
-
-/**
- * What answers a run's clip tasks: the local worker pool (default) or another backend (the Redis
- * queue of src/queue/, which `egogeo run --queue URL` plugs in). It calls `onResult` once per
- * answered clip and `onError` once per failed one, on the main thread; the run writes the files.
- * It should stop soon after `cancel[0]` becomes non-zero (an interrupted run).
- */
-export interface ClipExecutorContext {
-  /** The run's identity: stable across restarts of the same run (options, shard, output, host). */
-  runId: string;
-  /** Clips already in the output (a resumed run): nothing to answer for them. */
-  done: ReadonlySet<string>;
-  workers?: number;
-  progress?: boolean;
-  label: string;
-  cancel: Int32Array;
-  onResult: (r: ClipOutput, t: ClipTask) => void;
-  onError: (e: Error, t: ClipTask) => void;
-  log: (line: string) => void;
-}
-export type ClipExecutor = (tasks: ClipTask[], ctx: ClipExecutorContext) => Promise<void>;
-
-/** The default executor: one piscina pool on this machine (src/pool/). */
-export const localExecutor: ClipExecutor = async (tasks, ctx) => {
-  await runPool<ClipTask, ClipOutput>({
-    worker: workerUrl(),
-    tasks,
-    workers: ctx.workers,
-    label: ctx.label,
-    progress: ctx.progress,
-    onResult: (r, t) => ctx.onResult(r, t),
-    onError: (e, t) => ctx.onError(e, t),
-  });
-};
+export { type ClipExecutor, type ClipExecutorContext, localExecutor, workerUrl } from './clips.js';
 
 export interface RunOptions {
   dataset: string;
@@ -84,11 +50,10 @@ export interface RunOptions {
   limit?: number;
   workers?: number;
   questions: 'subset' | 'all';
-  /** Frames the estimator sees, spread evenly; null = all. */
-  frames: number | null;
+  /** What the engine computes (vo/config.ts: `engineConfig`, `engineFromFlags`); its device is resolved already. */
+  engine: EngineConfig;
   shard?: Shard;
   config?: string;
-  scale?: 'road' | 'gt' | 'none';
   /** Model name in the manifest (default: `egogeo_<carla domain>` on the published layout, else egogeo_vo). */
   model?: string;
   /** Published layout: the nuScenes data root. */
@@ -99,10 +64,6 @@ export interface RunOptions {
   cameras?: string;
   /** Cache folder for the nuScenes join (null: none). */
   cacheDir?: string | null;
-  /** The tracker's photometric stage (default DEFAULT_PHOTOMETRIC). */
-  photometric?: Photometric;
-  /** Where pyramids, FAST and KLT run (default 'cpu'; `resolveDevice` turns --device into this). */
-  device?: Device;
   progress?: boolean;
   /** Handle SIGINT/SIGTERM (stop scheduling, flush, report). Default true. */
   signals?: boolean;
@@ -134,7 +95,7 @@ export function parseShard(s: string): Shard {
 
 
 /** The records a clip's block will hold (QA items of the answered questions, or the questions). */
-function answered(clip: BenchmarkClip, ids: ReadonlySet<string>): number {
+function answered(clip: Clip, ids: ReadonlySet<string>): number {
   return clip.qa.length > 0 ? clip.qa.filter((q) => ids.has(q.question_id)).length : ids.size;
 }
 
@@ -198,7 +159,7 @@ async function runLocked(o: RunOptions, lock: OutputLock, sig0: RunSignals): Pro
   const t0 = Date.now();
   const config = resolve(o.config ?? DEFAULT_QUESTIONS_PATH);
   const questions = loadQuestions(config);
-  const scale = o.scale ?? 'road';
+  const engine = o.engine;
   const ids = answeredIds({ questions: o.questions, questionSet: questions });
   const log = (line: string) => process.stderr.write(`egogeo: ${line}\n`);
   const bench = readDataset(o.dataset, {
@@ -223,13 +184,14 @@ async function runLocked(o: RunOptions, lock: OutputLock, sig0: RunSignals): Pro
     source_label: o.sourceLabel ?? null,
     limit: o.limit ?? null,
     questions: o.questions,
-    frames: o.frames,
+    method: engine.method,
+    frames: engine.frames,
     config,
-    scale,
+    scale: engine.scale,
     nuscenes_root: o.nuscenesRoot ? resolve(o.nuscenesRoot) : null,
     carla_domain: published && all.some((c) => c.video) ? (o.carlaDomain ?? 'simulation') : null,
     cameras: o.cameras ? JSON.parse(readFileSync(o.cameras, 'utf8')) : null,
-    photometric: o.photometric ?? DEFAULT_PHOTOMETRIC,
+    photometric: engine.photometric,
     engine: engineVersion(),
   };
   const out = resolve(o.output);
@@ -251,14 +213,9 @@ async function runLocked(o: RunOptions, lock: OutputLock, sig0: RunSignals): Pro
     model: o.model ?? (key.carla_domain ? `egogeo_${key.carla_domain}` : DEFAULT_MODEL),
     clips_total: all.length,
     clips: mine.map((c) => [c.index, c.id, c.source, expected.get(c.id)!.count]),
-    cameras: Object.fromEntries(mine.map((c) => [c.id, cameraRecord({ intrinsics: c.intrinsics, hfovDeg: c.hfovDeg, height: c.cameraHeight, roadNormal: c.roadNormal, from: c.cameraFrom ?? 'default' })])),
-    device: o.device ?? 'cpu',
-    engine_options: {
-      photometric: key.photometric,
-      scale: key.scale,
-      frames: key.frames,
-      wide_baseline: { when: `median frame interval > ${WIDE_BASELINE_INTERVAL} s (after the frame selection)`, options: { ...WIDE_BASELINE } },
-    },
+    cameras: Object.fromEntries(mine.map((c) => [c.id, cameraRecord(c.camera)])),
+    device: engine.device,
+    engine_options: engineRecord(engine),
     status: 'running',
     started: new Date().toISOString(),
   };
@@ -280,7 +237,7 @@ async function runLocked(o: RunOptions, lock: OutputLock, sig0: RunSignals): Pro
   const errorLine = (f: { clip_id: string; source: string; reason: string }) => `${JSON.stringify({ clip_id: f.clip_id, source: f.source, reason: f.reason })}\n`;
   const writeErrors = () => writeAtomic(errorsPath, failed.slice().sort((a, b) => a.index - b.index).map(errorLine).join(''));
   writeErrors();
-  const fail = (c: BenchmarkClip, reason: string) => {
+  const fail = (c: Clip, reason: string) => {
     const f = { clip_id: c.id, source: c.source, reason, index: c.index };
     failed.push(f);
     appendFileSync(errorsPath, errorLine(f));
@@ -290,9 +247,9 @@ async function runLocked(o: RunOptions, lock: OutputLock, sig0: RunSignals): Pro
   const todo = mine.filter((c) => !done.has(c.id) && expected.get(c.id)!.count > 0);
   // Clips known to be bad before any decoding (listed but not indexed) fail without a task.
   // A clip id names its trajectory file: one that is not a safe file name ('../x') is refused.
-  const unsafe = (c: BenchmarkClip) => (isSafeFileName(c.id) ? undefined : `clip id ${JSON.stringify(c.id)} is not a safe file name (no '/', '\\', control characters, '.' or '..'; at most 200 characters)`);
+  const unsafe = (c: Clip) => (isSafeFileName(c.id) ? undefined : `clip id ${JSON.stringify(c.id)} is not a safe file name (no '/', '\\', control characters, '.' or '..'; at most 200 characters)`);
   for (const c of todo) if (c.problem || unsafe(c)) fail(c, (c.problem ?? unsafe(c))!);
-  const tasks = clipTasks(todo.filter((c) => !c.problem && !unsafe(c)), { questions: o.questions, frames: o.frames, config, questionSet: questions, scale, photometric: key.photometric, device: o.device, cancel });
+  const tasks = clipTasks(todo.filter((c) => !c.problem && !unsafe(c)), { questions: o.questions, engine, config, questionSet: questions, cancel });
 
   let interrupted: NodeJS.Signals | null = null;
   const onSignal = (sig: NodeJS.Signals) => {

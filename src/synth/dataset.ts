@@ -19,7 +19,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { InputError } from '../core/trajectory.js';
+import { InputError } from '../core/errors.js';
 import { publishDir } from '../io/atomic.js';
 import { writeNpz } from '../io/npz.js';
 import { native } from '../native/index.js';

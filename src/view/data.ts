@@ -8,18 +8,19 @@
  */
 import { existsSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { InputError } from '../core/trajectory.js';
-import { type BenchmarkClip, type BenchmarkOptions, readDataset } from '../datasets/benchmark.js';
+import { InputError } from '../core/errors.js';
+import type { Clip } from '../core/clip.js';
+import { type BenchmarkOptions, readDataset } from '../datasets/benchmark.js';
 import { groundTruthArrays } from '../datasets/groundtruth.js';
 import { type Prediction, readPredictions } from '../io/predictions.js';
 import { readTum } from '../io/trajectories.js';
 import { clipData, computeDynamics, DEFAULT_QUESTIONS_PATH, type DynamicsArrays, labelClip, loadQuestions, type Question, type QuestionSet, runOracle, summaryFeatures } from '../oracle/index.js';
 import { decisionMargin, type Margin } from '../report/margins.js';
-import { readRunRecord, type RunKey, sidecar } from '../run/record.js';
-import { type EngineSettings, engineInput } from '../run/task.js';
+import { keyEngine, readRunRecord, type RunKey, sidecar } from '../run/record.js';
+import { type EngineConfig, engineInput, ENGINE_DEFAULTS } from '../vo/config.js';
 import { engineVersion } from '../native/index.js';
 import { estimateClipAsync } from '../vo/estimate.js';
-import { evenFrames } from '../baseline/baseline.js';
+import { evenFrames, loadFrames } from '../vo/frames.js';
 import type { NativeResult } from '../native/index.js';
 
 export interface ViewOptions extends Pick<BenchmarkOptions, 'nuscenesRoot' | 'carlaDomain' | 'cameras'> {
@@ -121,8 +122,8 @@ interface EngineRun {
 /** The viewer's model: dataset + predictions, clip summaries, and opened clips (engine runs cached). */
 export class ViewData {
   readonly root: string;
-  readonly clips: BenchmarkClip[];
-  readonly byId: Map<string, BenchmarkClip>;
+  readonly clips: Clip[];
+  readonly byId: Map<string, Clip>;
   readonly questions: QuestionSet;
   readonly runs: PredictionRun[];
   readonly warnings: string[] = [];
@@ -131,7 +132,7 @@ export class ViewData {
   private gtCache = new Map<string, DynamicsArrays | null>();
   private engine = new Map<string, Promise<EngineRun>>();
   /** What the engine runs with here: the first predictions file's run settings, else a run's defaults. */
-  readonly settings: EngineSettings;
+  readonly settings: EngineConfig;
   private queue: Promise<unknown> = Promise.resolve();
   private log: (line: string) => void;
 
@@ -154,12 +155,12 @@ export class ViewData {
    * the first file with a run record), so what the page shows is what that run answered from; a
    * run by another engine build, or runs with other settings, are named in a warning.
    */
-  private engineSettings(): EngineSettings {
+  private engineSettings(): EngineConfig {
     const keyed = this.runs.map((r) => ({ r, key: readRunRecord(r.file)?.key })).filter((x): x is { r: PredictionRun; key: RunKey } => !!x.key);
-    if (keyed.length === 0) return { frames: null, scale: 'road' };
+    if (keyed.length === 0) return { ...ENGINE_DEFAULTS };
     const { r, key } = keyed[0];
-    const s = { frames: key.frames, scale: key.scale, photometric: key.photometric };
-    const differs = keyed.slice(1).filter((x) => x.key.frames !== key.frames || x.key.scale !== key.scale || x.key.photometric !== key.photometric);
+    const s = keyEngine(key);
+    const differs = keyed.slice(1).filter((x) => JSON.stringify(keyEngine(x.key)) !== JSON.stringify(s));
     if (differs.length > 0) this.warn(`${differs[0].r.file}: run with other engine settings than ${r.file}; the engine here runs as ${r.name} did`);
     const mine = engineVersion();
     if (key.engine && (key.engine.egogeo !== mine.egogeo || key.engine.addon !== mine.addon)) {
@@ -169,10 +170,11 @@ export class ViewData {
   }
 
   /** The dataset image at position `i` of the clip as the engine sees it (the run's frame selection applied); null for none. */
-  frameFile(c: BenchmarkClip, i: number): string | null {
+  frameFile(c: Clip, i: number): string | null {
     if (!c.frames) return null;
     const k = this.settings.frames ? evenFrames(c.frames.length, this.settings.frames)[i] : i;
-    return k === undefined || k >= c.frames.length ? null : c.frames[k];
+    const f = k === undefined || k >= c.frames.length ? null : c.frames[k];
+    return typeof f === 'string' ? f : null;
   }
 
   private warn(line: string): void {
@@ -200,7 +202,7 @@ export class ViewData {
   }
 
   /** The ground-truth arrays of a clip (npz, else KITTI poses), cached; null when none or unreadable. */
-  groundTruth(c: BenchmarkClip): DynamicsArrays | null {
+  groundTruth(c: Clip): DynamicsArrays | null {
     if (!this.gtCache.has(c.id)) {
       let g: DynamicsArrays | null = null;
       try {
@@ -227,9 +229,9 @@ export class ViewData {
   }
 
   /** The oracle's labels of a clip: its QA items' answers, else the ground truth's, else the predictions' oracle_label. */
-  oracleLabels(c: BenchmarkClip): Record<string, string> {
+  oracleLabels(c: Clip): Record<string, string> {
     const out: Record<string, string> = {};
-    for (const r of this.runs) for (const [q, p] of r.byClip.get(c.id) ?? []) out[q] ??= p.oracle_label.toLowerCase();
+    for (const r of this.runs) for (const [q, p] of r.byClip.get(c.id) ?? []) out[q] ??= (p.oracle_label ?? '').toLowerCase();
     if (c.qa.length > 0) {
       for (const item of c.qa) out[item.question_id] = String(item.answer).toLowerCase();
       return out;
@@ -241,7 +243,7 @@ export class ViewData {
     return out;
   }
 
-  private summary(c: BenchmarkClip): ClipSummary {
+  private summary(c: Clip): ClipSummary {
     const disagree = new Set<string>(), near = new Set<string>();
     let predicted = false;
     const labels = this.runs.length > 0 ? this.oracleLabels(c) : {};
@@ -250,7 +252,7 @@ export class ViewData {
       if (!m) continue;
       predicted = true;
       for (const [qid, p] of m) {
-        const oracle = labels[qid] ?? p.oracle_label.toLowerCase();
+        const oracle = labels[qid] ?? (p.oracle_label ?? '').toLowerCase();
         if (p.model_answer !== null && p.model_answer.toLowerCase() === oracle) continue;
         disagree.add(qid);
         const q = this.questions.byId.get(qid);
@@ -283,12 +285,12 @@ export class ViewData {
   }
 
   /** The engine over a clip, one clip at a time (the server stays responsive; CPU use modest), cached. */
-  runEngine(c: BenchmarkClip): Promise<EngineRun> {
+  runEngine(c: Clip): Promise<EngineRun> {
     let p = this.engine.get(c.id);
     if (p) return p;
     const job = async (): Promise<EngineRun> => {
       if (!c.problem && !c.frames && !c.video) throw new Error(`clip ${c.id} has no frames here (nuScenes clips of the published layout need --nuscenes-root)`);
-      const { clip, options } = engineInput(c, this.settings);
+      const { clip, options } = engineInput(loadFrames(c), this.settings);
       const est = await estimateClipAsync(clip, { ...options, keepMatches: true, keepFrames: true });
       const o = runOracle(est.trajectory, this.questions);
       return { native: est.native, labels: o.labels, arrays: o.arrays, frames: clip.frames.length, timestamps: Array.from(clip.timestamps) };

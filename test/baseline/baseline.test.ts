@@ -1,7 +1,8 @@
 /** The geometric baseline's record building and frame selection (no native engine needed). */
 import { describe, expect, it } from 'vitest';
-import { evenFrames, GEOMETRIC_SUBSET, predictClip, predictionRecords, selectFrames } from '../../src/baseline/baseline.js';
+import { GEOMETRIC_SUBSET, predictClip, predictionRecords } from '../../src/baseline/baseline.js';
 import type { Clip } from '../../src/core/clip.js';
+import { evenFrames, selectFrames } from '../../src/vo/frames.js';
 import { makeTrajectory } from '../../src/core/trajectory.js';
 import { loadQuestions } from '../../src/oracle/index.js';
 import { cli } from '../helpers/cli.js';
@@ -27,7 +28,7 @@ describe('evenFrames', () => {
 });
 
 describe('predictionRecords / predictClip', () => {
-  const clip: Clip = { id: 'c7', source: 'synthetic', frames: [], timestamps: Float64Array.from(grid), groundTruth: straight };
+  const clip: Clip = { id: 'c7', source: 'synthetic', index: 0, frames: [], timestamps: Float64Array.from(grid), camera: {}, groundTruth: straight, qa: [] };
 
   it('numbers questions clip-major in question-file order, whichever subset is answered', () => {
     const all = predictClip(clip, straight, questions, null, 28);
@@ -50,7 +51,7 @@ describe('predictionRecords / predictClip', () => {
     ]);
   });
 
-  it('with QA items: one record per item in file order, the item\u2019s answer as the oracle label', () => {
+  it('with QA items: one record per item in file order, the item\u2019s answer as the oracle label (as text)', () => {
     const qa = [
       { qa_id: 'qa_9', clip_id: 'x', question_id: 'speed_trend', category: 'direct_dynamics', answer: 'accelerating' },
       { qa_id: 'qa_3', clip_id: 'x', question_id: 'stop_and_go', category: 'direct_dynamics', answer: 'no' },
@@ -63,7 +64,7 @@ describe('predictionRecords / predictClip', () => {
   });
 
   it('selectFrames keeps the full ground truth and picks frames and timestamps', () => {
-    const c = selectFrames({ ...clip, frames: grid.map((t) => `f${t}`) }, [0, 15, 30]);
+    const c = selectFrames({ ...clip, frames: grid.map((t) => `f${t}`), timestamps: Float64Array.from(grid) }, [0, 15, 30]);
     expect(c.frames).toEqual(['f0', 'f1.5', 'f3']);
     expect(Array.from(c.timestamps)).toEqual([0, 1.5, 3]);
     expect(c.groundTruth).toBe(straight);

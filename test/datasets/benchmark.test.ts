@@ -51,15 +51,15 @@ describe('readBenchmark', () => {
     expect(b.hasQa).toBe(true);
     const [ns, carla, kitti, plain] = b.clips;
     expect(b.clips.map((c) => c.index)).toEqual([0, 1, 2, 3]);
-    expect(ns).toMatchObject({ id: 'clip_00001', source: 'nuscenes', frames: [join(dir, 'img/0.png'), join(dir, 'img/1.png'), join(dir, 'img/2.png')], timestamps: [0, 0.1, 0.2] });
+    expect(ns).toMatchObject({ id: 'clip_00001', source: 'nuscenes', frames: [join(dir, 'img/0.png'), join(dir, 'img/1.png'), join(dir, 'img/2.png')], timestamps: Float64Array.of(0, 0.1, 0.2) });
     expect(ns.arrays).toBe(join(dir, 'arrays/clip_00001.npz'));
-    expect(ns.intrinsics).toBeUndefined(); // the engine's default: fx = fy = 0.9 W at the centre
-    expect(ns.cameraHeight).toBe(CAMERA_HEIGHTS.nuscenes);
+    expect(ns.camera.intrinsics).toBeUndefined(); // the engine's default: fx = fy = 0.9 W at the centre
+    expect(ns.camera.height).toBe(CAMERA_HEIGHTS.nuscenes);
     expect(ns.qa.map((q) => q.qa_id)).toEqual(['qa_1', 'qa_0']); // file order
     expect(carla).toMatchObject({ source: 'carla', video: join(dir, 'vid/a.mp4'), fps: 10, qa: [] });
-    expect(carla.cameraHeight).toBeUndefined();
-    expect(kitti).toMatchObject({ source: 'kitti', intrinsics: { fx: 700, fy: 701, cx: 600, cy: 180 } });
-    expect(plain).toMatchObject({ video: join(dir, 'videos/no_video_given.mp4'), intrinsics: { fx: 500, fy: 500, cx: 320, cy: 240 }, cameraHeight: 1.4, source: 'carla' });
+    expect(carla.camera.height).toBeUndefined();
+    expect(kitti).toMatchObject({ source: 'kitti', camera: { intrinsics: { fx: 700, fy: 701, cx: 600, cy: 180 }, from: 'the record' } });
+    expect(plain).toMatchObject({ video: join(dir, 'videos/no_video_given.mp4'), camera: { intrinsics: { fx: 500, fy: 500, cx: 320, cy: 240 }, height: 1.4 }, source: 'carla' });
   });
 
   it('a clip list filters and orders; its sources fill in; unknown ids become clips with a problem; --source-label wins', () => {
@@ -88,10 +88,10 @@ describe('readBenchmark', () => {
       { 'metadata.json': JSON.stringify(meta) },
     );
     const [a, b, c, d] = readBenchmark(dir).clips;
-    expect([a.intrinsics, a.cameraHeight]).toEqual([{ fx: 1152, fy: 1152, cx: 640, cy: 360 }, 1.5]);
-    expect([b.intrinsics!.fx, b.cameraHeight]).toEqual([1266.4, 1.51]);
-    expect([c.intrinsics!.fx, c.cameraHeight]).toEqual([10, 2]); // the record wins
-    expect([d.intrinsics, d.cameraHeight]).toEqual([undefined, undefined]);
+    expect([a.camera.intrinsics, a.camera.height]).toEqual([{ fx: 1152, fy: 1152, cx: 640, cy: 360 }, 1.5]);
+    expect([b.camera.intrinsics!.fx, b.camera.height]).toEqual([1266.4, 1.51]);
+    expect([c.camera.intrinsics!.fx, c.camera.height]).toEqual([10, 2]); // the record wins
+    expect([d.camera.intrinsics, d.camera.height]).toEqual([undefined, undefined]);
   });
 
   it('infers the source like the reference (clip_ → nuScenes, else CARLA) and knows KITTI ids', () => {
@@ -120,10 +120,10 @@ describe.skipIf(!HAS_EGODYN_KITTI)('egodyn_kitti (../shared)', () => {
       expect(c.frames).toHaveLength(31);
       expect(c.timestamps).toHaveLength(31);
       expect(c.qa).toHaveLength(14);
-      expect(c.cameraHeight).toBe(KITTI_CAMERA_HEIGHT);
-      expect(c.intrinsics!.fx).toBeGreaterThan(700);
+      expect(c.camera.height).toBe(KITTI_CAMERA_HEIGHT);
+      expect(c.camera.intrinsics!.fx).toBeGreaterThan(700);
     }
-    expect(b.clips[0].intrinsics).toEqual({ fx: 718.856, fy: 718.856, cx: 607.1928, cy: 185.2157 });
+    expect(b.clips[0].camera.intrinsics).toEqual({ fx: 718.856, fy: 718.856, cx: 607.1928, cy: 185.2157 });
   });
 
   it.skipIf(!needsShared('egodyn_kitti against selected_clips.json', 'reference/selected_clips.json'))('selected_clips.json (the real benchmark list) finds none of its clips here: every one is named', () => {
@@ -239,8 +239,8 @@ describe.skipIf(!HAS_EGODYN_KITTI || !needsShared('readDataset on a KITTI sequen
     for (let i = 0; i < bench.length; i++) {
       expect(seq.clips[i].frames).toEqual(bench[i].frames);
       expect(seq.clips[i].timestamps).toEqual(bench[i].timestamps);
-      expect(seq.clips[i].intrinsics).toEqual(bench[i].intrinsics);
-      expect(seq.clips[i]).toMatchObject({ source: 'kitti', cameraHeight: KITTI_CAMERA_HEIGHT, qa: [] });
+      expect(seq.clips[i].camera.intrinsics).toEqual(bench[i].camera.intrinsics);
+      expect(seq.clips[i]).toMatchObject({ source: 'kitti', camera: { height: KITTI_CAMERA_HEIGHT, from: 'KITTI calib.txt' }, qa: [] });
     }
     // ... and its ground truth is the KITTI poses (no npz here).
     expect(groundTruthArrays(seq.clips[0])!.from).toBe('kitti-poses');

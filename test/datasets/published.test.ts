@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { InputError } from '../../src/core/trajectory.js';
+import { InputError } from '../../src/core/errors.js';
 import { readDataset } from '../../src/datasets/benchmark.js';
 import { readCamerasFile } from '../../src/datasets/cameras.js';
 import { joinNuscenes, mountedCamera, scanTable } from '../../src/datasets/nuscenes.js';
@@ -109,12 +109,12 @@ describe('published layout', () => {
     expect(c.source).toBe('nuscenes');
     expect(c.frames![0].startsWith(join(pub.nuscenes, 'samples/CAM_FRONT/'))).toBe(true);
     const us = pub.timestamps.get(c.id)!;
-    expect(c.timestamps).toEqual(us.map((t) => (t - us[0]) / 1e6));
-    expect(c.intrinsics).toEqual({ fx: CAMERA.fx, fy: CAMERA.fy, cx: CAMERA.cx, cy: CAMERA.cy });
-    expect(c.cameraHeight).toBe(1.5);
-    expect(c.roadNormal![1]).toBeCloseTo(Math.cos(0.02), 12);
-    expect(c.roadNormal![2]).toBeCloseTo(-Math.sin(0.02), 12);
-    expect(c.cameraFrom).toMatch(/calibrated_sensor c+ \(CAM_FRONT\)/);
+    expect(Array.from(c.timestamps!)).toEqual(us.map((t) => (t - us[0]) / 1e6));
+    expect(c.camera.intrinsics).toEqual({ fx: CAMERA.fx, fy: CAMERA.fy, cx: CAMERA.cx, cy: CAMERA.cy });
+    expect(c.camera.height).toBe(1.5);
+    expect(c.camera.roadNormal![1]).toBeCloseTo(Math.cos(0.02), 12);
+    expect(c.camera.roadNormal![2]).toBeCloseTo(-Math.sin(0.02), 12);
+    expect(c.camera.from).toMatch(/calibrated_sensor c+ \(CAM_FRONT\)/);
     expect(c.qa.map((q) => q.question_id)).toEqual(['yaw_rate_turn_direction']);
     expect(logs.some((l) => /reading .*sample_data\.json/.test(l))).toBe(true);
   });
@@ -136,7 +136,7 @@ describe('published layout', () => {
     const logs: string[] = [];
     const sim = readDataset(pub.root, { nuscenesRoot: pub.nuscenes, cacheDir: null, log: (l) => logs.push(l) }).clips[1];
     expect(sim.video).toBe(join(pub.root, 'carla_videos_simulation', `${specs[1].id}.mp4`));
-    expect([sim.fps, sim.hfovDeg, sim.cameraHeight, sim.intrinsics]).toEqual([10, 90, 1.65, undefined]);
+    expect([sim.fps, sim.camera.hfovDeg, sim.camera.height, sim.camera.intrinsics]).toEqual([10, 90, 1.65, undefined]);
     expect(logs.filter((l) => /video_path that does not exist/.test(l))).toHaveLength(1);
     const tr = readDataset(pub.root, { nuscenesRoot: pub.nuscenes, cacheDir: null, carlaDomain: 'transferred' }).clips[1];
     expect(tr.video).toBe(join(pub.root, 'carla_videos_transferred', `${specs[1].id}.mp4`));
@@ -146,9 +146,9 @@ describe('published layout', () => {
     const p = join(dir, 'cams.json');
     writeFileSync(p, JSON.stringify({ carla: { hfov_deg: 100, height: 2.0 }, nuscenes: { height: 1.6 } }));
     const b = readDataset(pub.root, { nuscenesRoot: pub.nuscenes, cacheDir: null, cameras: p });
-    expect([b.clips[1].hfovDeg, b.clips[1].cameraHeight]).toEqual([100, 2.0]);
-    expect([b.clips[0].intrinsics!.fx, b.clips[0].cameraHeight]).toEqual([CAMERA.fx, 1.6]);
-    expect(b.clips[1].cameraFrom).toMatch(/^--cameras over CARLA default/);
+    expect([b.clips[1].camera.hfovDeg, b.clips[1].camera.height]).toEqual([100, 2.0]);
+    expect([b.clips[0].camera.intrinsics!.fx, b.clips[0].camera.height]).toEqual([CAMERA.fx, 1.6]);
+    expect(b.clips[1].camera.from).toMatch(/^--cameras over CARLA default/);
   });
 
   it('bad input: nuScenes clips without --nuscenes-root stop before any work; tables missing or malformed name the file; unknown tokens fail that clip only', () => {
@@ -252,9 +252,9 @@ describe.skipIf(!needsShared('the shared published copy', 'data/published/egodyn
       expect(c.frames!.every((f) => existsSync(f))).toBe(true);
       expect(c.timestamps![0]).toBe(0);
       expect(c.timestamps!.at(-1)!).toBeGreaterThan(2.9);
-      expect(c.intrinsics!.fx).toBeCloseTo(718.856, 6);
-      expect(c.cameraHeight).toBe(1.65);
-      c.roadNormal!.forEach((v, i) => expect(v).toBeCloseTo([0, 1, 0][i], 9));
+      expect(c.camera.intrinsics!.fx).toBeCloseTo(718.856, 6);
+      expect(c.camera.height).toBe(1.65);
+      c.camera.roadNormal!.forEach((v, i) => expect(v).toBeCloseTo([0, 1, 0][i], 9));
     }
     for (const c of carla) expect(existsSync(c.video!)).toBe(true);
     if (!process.env.CI) console.log(`[published] ${nus.length} nuScenes + ${carla.length} CARLA clips`);

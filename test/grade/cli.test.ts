@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { InputError } from '../../src/core/trajectory.js';
+import { InputError } from '../../src/core/errors.js';
 import { evaluate, metricsToJson } from '../../src/grade/index.js';
 import { parsePredictionsJsonl } from '../../src/io/predictions.js';
 import { loadQuestions } from '../../src/oracle/questions.js';

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli } from '../helpers/cli.js';
 import { DEFAULT_QUESTIONS_PATH } from '../../src/oracle/questions.js';
 import { writeFileAtomic } from '../../src/io/atomic.js';
-import { InputError } from '../../src/core/trajectory.js';
+import { InputError } from '../../src/core/errors.js';
 
 let dir = '';
 const traj = (id: string, yawRate = 0) => {

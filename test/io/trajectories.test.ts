@@ -3,7 +3,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { InputError, makeTrajectory } from '../../src/core/trajectory.js';
+import { makeTrajectory } from '../../src/core/trajectory.js';
+import { InputError } from '../../src/core/errors.js';
 import {
   detectFormat,
   formatTrajectoryJsonl,

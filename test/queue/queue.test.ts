@@ -11,8 +11,9 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeTask, encodeTask, jobId, mapPath, parsePathMap, parseQueueUrl } from '../../src/queue/index.js';
+import { decodeTask, encodeTask, jobId, mapPath, mapTask, parsePathMap, parseQueueUrl } from '../../src/queue/index.js';
 import type { ClipTask } from '../../src/run/task.js';
+import { engineConfig } from '../../src/vo/config.js';
 import { appendRecords, BIN, cli, ensureDist, HAS_EGODYN_KITTI, kittiSubset, NATIVE_BUILT, readJsonl, ROOT, syntheticDataset } from '../run/fixtures.js';
 import { HAS_REDIS, type RedisServer, redisCommand, startRedis } from './redis.js';
 
@@ -64,11 +65,16 @@ function expectSameRun(out: string, ref: string): void {
 
 describe('queue codec and URLs (no Redis)', () => {
   it('round-trips a task with typed arrays exactly; job ids are per run and clip; paths map by whole components', () => {
-    const t = { clip: { index: 3, id: 'a:b c', source: 's', qa: [], truth: { id: 'x', t: Float64Array.of(0.1, 1 / 3), x: Float64Array.of(-0, 1e-300), y: Float64Array.of(2), yaw: Float64Array.of(Math.PI) } }, qa: [], frames: null, config: '/q.yaml', questionIds: ['a'], qaBase: 0, scale: 'road', cancel: new Int32Array(1) } as unknown as ClipTask;
+    const groundTruth = { id: 'x', t: Float64Array.of(0.1, 1 / 3), x: Float64Array.of(-0, 1e-300), y: Float64Array.of(2), yaw: Float64Array.of(Math.PI) };
+    const t: ClipTask = { clip: { index: 3, id: 'a:b c', source: 's', camera: { height: 1.5 }, timestamps: Float64Array.of(0, 0.1), qa: [], groundTruth }, qa: [], engine: engineConfig({ frames: 10 }), config: '/q.yaml', questionIds: ['a'], qaBase: 0, cancel: new Int32Array(1) };
     const back = decodeTask(encodeTask(t));
     expect(back.cancel).toBeUndefined();
-    expect(back.clip.truth!.t).toEqual(t.clip.truth!.t);
-    expect(back.clip.truth!.yaw[0]).toBe(Math.PI);
+    expect(back.clip.groundTruth!.t).toEqual(groundTruth.t);
+    expect(back.clip.groundTruth!.yaw[0]).toBe(Math.PI);
+    expect(back.clip.timestamps).toEqual(Float64Array.of(0, 0.1));
+    expect(back.engine).toEqual(t.engine);
+    const mapped = mapTask({ ...t, clip: { ...t.clip, frames: [{ video: '/data/egodyn/v.mp4', index: 2 }, '/data/egodyn/1.jpg'] } }, [parsePathMap('/data/egodyn=/mnt/e')]);
+    expect(mapped.clip.frames).toEqual([{ video: '/mnt/e/v.mp4', index: 2 }, '/mnt/e/1.jpg']);
     expect(jobId('r1', 'a:b c')).toBe('r1.a%3Ab%20c');
     const maps = [parsePathMap('/data/egodyn/=/mnt/e')];
     expect(mapPath('/data/egodyn/frames/1.jpg', maps)).toBe('/mnt/e/frames/1.jpg');

@@ -150,7 +150,9 @@ describe.skipIf(!NATIVE_BUILT)('egogeo run on a rendered dataset (bad clips incl
     const version = JSON.parse(read(join(ROOT, 'package.json'))).version;
     expect(rec.key.engine).toEqual({ egogeo: version, addon: expect.stringMatching(/^[0-9a-f]{16}$/) });
     // ... and what the engine was given beyond the build's defaults, the wide-baseline rule included.
+    expect(rec.key.method).toBe('egogeo');
     expect(rec.engine_options).toEqual({
+      method: 'egogeo',
       photometric: 'pair',
       scale: 'road',
       frames: null,

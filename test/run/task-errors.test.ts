@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { CancelledError, ClipDataError, InternalError } from '../../src/core/errors.js';
 import type { ClipTask } from '../../src/run/task.js';
+import { engineConfig } from '../../src/vo/config.js';
 
 const thrown = { current: null as Error | null };
 vi.mock('../../src/vo/estimate.js', async (orig) => ({
@@ -27,13 +28,12 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const frames = [0, 1, 2].map((i) => join(dir, `${i}.pgm`));
 for (const f of frames) writeFileSync(f, Buffer.concat([Buffer.from('P5\n64 64\n255\n'), Buffer.alloc(64 * 64, 128)]));
 const task = (cancel?: Int32Array): ClipTask => ({
-  clip: { index: 0, id: 'c', source: 'synthetic', frames, timestamps: [0, 0.1, 0.2], qa: [] },
+  clip: { index: 0, id: 'c', source: 'synthetic', frames, timestamps: [0, 0.1, 0.2], camera: {}, qa: [] },
   qa: [],
-  frames: null,
+  engine: engineConfig(),
   config: '',
   questionIds: ['speed_trend'],
   qaBase: 0,
-  scale: 'road',
   cancel,
 });
 

@@ -7,7 +7,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { evenFrames } from '../../src/baseline/baseline.js';
+import { ENGINE_DEFAULTS } from '../../src/vo/config.js';
+import { evenFrames } from '../../src/vo/frames.js';
 import { ViewData } from '../../src/view/data.js';
 import { cli, ensureDist, NATIVE_BUILT, syntheticDataset } from '../run/fixtures.js';
 
@@ -26,7 +27,7 @@ describe.skipIf(!NATIVE_BUILT)('egogeo view: the engine as the run ran it', () =
 
   it("reads the run's frames, scale and photometric stage; the engine and the frame files follow them", async () => {
     const v = new ViewData({ dataset: ds, predictions: [preds], log: () => {} });
-    expect(v.settings).toEqual({ frames: 6, scale: 'road', photometric: 'none' });
+    expect(v.settings).toEqual({ method: 'egogeo', frames: 6, scale: 'road', photometric: 'none', device: 'cpu' });
     expect(v.warnings).toEqual([]);
     const c = v.byId.get('left')!;
     const eng = await v.runEngine(c);
@@ -41,7 +42,7 @@ describe.skipIf(!NATIVE_BUILT)('egogeo view: the engine as the run ran it', () =
   });
 
   it('without a run record: all frames, the run defaults; a run by another engine build: a warning naming both', () => {
-    expect(new ViewData({ dataset: ds, log: () => {} }).settings).toEqual({ frames: null, scale: 'road' });
+    expect(new ViewData({ dataset: ds, log: () => {} }).settings).toEqual(ENGINE_DEFAULTS);
     const rec = JSON.parse(readFileSync(`${preds}.run.json`, 'utf8'));
     const old = join(tmp, 'old.jsonl');
     writeFileSync(old, readFileSync(preds));

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type NativeResult, processClip, type VoOptions } from '../../src/native/index.js';
-import { WIDE_BASELINE } from '../../src/vo/estimate.js';
+import { WIDE_BASELINE } from '../../src/vo/config.js';
 import { planarFromCameraPoses } from '../../src/vo/planar.js';
 import {
   block,

@@ -5,7 +5,7 @@
  * stated-turn question set from the camera's geometry. Thin: src/audit/ computes.
  */
 import type { Command } from 'commander';
-import { InputError } from '../../core/trajectory.js';
+import { InputError } from '../../core/errors.js';
 import { loadAuditClips, readJson } from '../../audit/load.js';
 import { parseLeaderboard } from '../../report/leaderboard.js';
 import { compareLeaderboard, type LeaderboardComparison, shortcutBound, type ShortcutMetric, type ShortcutReport } from '../../audit/shortcut.js';

@@ -6,10 +6,10 @@
 import type { Command } from 'commander';
 import { readDataset } from '../../datasets/benchmark.js';
 import { readKittiSequence } from '../../datasets/kitti.js';
-import { InputError } from '../../core/trajectory.js';
+import { InputError } from '../../core/errors.js';
 import { loadQuestions, DEFAULT_QUESTIONS_PATH } from '../../oracle/index.js';
 import { answerClips } from '../../run/clips.js';
-import { parseFrames } from '../../run/task.js';
+import { engineFromFlags } from '../../vo/config.js';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../io/atomic.js';
 import { guardOutputs } from '../../io/safety.js';
@@ -37,18 +37,16 @@ export function registerBaseline(program: Command): void {
       guardOutputs([o.output !== undefined ? { path: o.output, flag: '-o' } : undefined], [o.config, ...['poses.txt', 'times.txt', 'calib.txt'].map((f) => join(o.kitti, f))]);
       const questions = loadQuestions(o.config);
       if (o.questions !== 'subset' && o.questions !== 'all') throw new InputError(`--questions must be 'subset' or 'all', got '${o.questions}'`);
-      if (!['road', 'gt', 'none'].includes(o.scale)) throw new InputError(`--scale must be road, gt or none, got '${o.scale}'`);
-      const frames = parseFrames(o.frames);
+      const engine = engineFromFlags({ frames: o.frames, scale: o.scale });
       readKittiSequence(o.kitti); // a KITTI sequence, or one line saying what is missing
       const { clips } = readDataset(o.kitti);
-      if (o.scale === 'gt' && clips.some((c) => !c.truth)) throw new InputError(`${o.kitti}: --scale gt needs poses.txt`);
+      if (engine.scale === 'gt' && clips.some((c) => !c.groundTruth)) throw new InputError(`${o.kitti}: --scale gt needs poses.txt`);
       // The same per-clip path as `egogeo run` (src/run/clips.ts), records kept in memory.
       const r = await answerClips(clips, {
         questions: o.questions,
-        frames,
+        engine,
         config: o.config ?? DEFAULT_QUESTIONS_PATH,
         questionSet: questions,
-        scale: o.scale as 'road' | 'gt' | 'none',
         label: 'baseline',
       });
       if (r.failed.length > 0) throw new InputError(`clip ${r.failed[0].clip_id}: ${r.failed[0].reason}`);

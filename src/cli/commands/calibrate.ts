@@ -3,7 +3,7 @@
  * equal-frequency thresholds over a set of trajectories (the reference's calibrate_thresholds).
  */
 import type { Command } from 'commander';
-import { InputError } from '../../core/trajectory.js';
+import { InputError } from '../../core/errors.js';
 import {
   calibrate,
   type CalibrationReport,

@@ -12,10 +12,10 @@ import { GEOMETRIC_SUBSET } from '../../baseline/baseline.js';
 import { evaluate, type GradeMetrics } from '../../grade/index.js';
 import { DEFAULT_QUESTIONS_PATH, type QuestionSet } from '../../oracle/index.js';
 import { defaultWorkers } from '../../pool/index.js';
-import { InputError } from '../../core/trajectory.js';
+import { InputError } from '../../core/errors.js';
 import { readDataset } from '../../datasets/benchmark.js';
 import { answerClips } from '../../run/clips.js';
-import { parseFrames } from '../../run/task.js';
+import { engineFromFlags } from '../../vo/config.js';
 import { synthesize } from '../../synth/index.js';
 import { writeFileAtomic } from '../../io/atomic.js';
 import { guardOutputs, parseWorkers } from '../../io/safety.js';
@@ -74,7 +74,7 @@ export function registerDemo(program: Command): void {
       const preset = parsePreset(o.preset, true);
       guardOutputs([o.out !== undefined ? { path: o.out, flag: '--out', kind: 'dir' } : undefined, o.json !== undefined ? { path: o.json, flag: '--json' } : undefined], []);
       const workers = o.workers === undefined ? defaultWorkers() : parseWorkers(o.workers);
-      const frames = parseFrames(o.frames);
+      const engine = engineFromFlags({ frames: o.frames });
       const tmp = o.out ? undefined : mkdtempSync(join(tmpdir(), 'egogeo-demo-'));
       const dir = o.out ?? join(tmp!, 'data');
       try {
@@ -90,7 +90,7 @@ export function registerDemo(program: Command): void {
         const presetOf = new Map(s.clips.map((c) => [c.id, c.preset]));
         for (const c of dataset) c.source = `synthetic-${presetOf.get(c.id)}`;
         const run = await answerClips(dataset, {
-          questions: 'all', frames, config: DEFAULT_QUESTIONS_PATH, questionSet: s.questions, workers, label: 'demo',
+          questions: 'all', engine, config: DEFAULT_QUESTIONS_PATH, questionSet: s.questions, workers, label: 'demo',
           progress: o.progress === false ? false : undefined,
         });
         if (run.failed.length > 0) throw new InputError(`clip ${run.failed[0].clip_id}: ${run.failed[0].reason}`);

@@ -5,7 +5,7 @@
  * question. Thin: src/egogears/ computes.
  */
 import type { Command } from 'commander';
-import { InputError } from '../../core/trajectory.js';
+import { InputError } from '../../core/errors.js';
 import { loadPredictions, loadQuestionFile } from '../../egogears/load.js';
 import { formatScore, questionId, type ResultRow, resultRow, scoreGears, shuffledView } from '../../egogears/score.js';
 import { writeFileAtomic } from '../../io/atomic.js';

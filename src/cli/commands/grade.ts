@@ -4,7 +4,7 @@
  * order and numbers as its `scripts/evaluate.py --output`).
  */
 import type { Command } from 'commander';
-import { InputError } from '../../core/trajectory.js';
+import { InputError } from '../../core/errors.js';
 import { evaluate, metricsToJson, sortCodePoints, type GradeMetrics, type GroupMetrics } from '../../grade/index.js';
 import { readPredictions } from '../../io/predictions.js';
 import { DEFAULT_QUESTIONS_PATH, loadQuestions } from '../../oracle/questions.js';

@@ -8,7 +8,8 @@ import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../io/atomic.js';
 import { guardOutputs, type OutputSpec } from '../../io/safety.js';
-import { InputError, type Trajectory } from '../../core/trajectory.js';
+import { type Trajectory } from '../../core/trajectory.js';
+import { InputError } from '../../core/errors.js';
 import { readTrajectories, type ReadOptions, type TumFrame } from '../../io/trajectories.js';
 import {
   DEFAULT_QUESTIONS_PATH,

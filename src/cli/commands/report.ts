@@ -8,7 +8,7 @@
 import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { InputError } from '../../core/trajectory.js';
+import { InputError } from '../../core/errors.js';
 import { writeDirAtomic } from '../../io/atomic.js';
 import { guardOutputs } from '../../io/safety.js';
 import { DEFAULT_QUESTIONS_PATH, loadQuestions } from '../../oracle/index.js';

@@ -4,24 +4,17 @@
  * (src/run/run.ts has the files it writes and the guarantees).
  */
 import type { Command } from 'commander';
-import { InputError } from '../../core/trajectory.js';
+import { InputError } from '../../core/errors.js';
 import { parseWorkers } from '../../io/safety.js';
 import { DEFAULT_QUESTIONS_PATH } from '../../oracle/index.js';
 import { defaultWorkers } from '../../pool/index.js';
 import { DEFAULT_MODEL } from '../../run/manifest.js';
 import { parseShard, runBenchmark, sidecar } from '../../run/run.js';
-import { parseFrames } from '../../run/task.js';
 import { parseCarlaDomain } from '../../datasets/published.js';
 import { decideDevice } from '../../native/device.js';
-import { DEVICES, type Photometric, PHOTOMETRIC } from '../../native/index.js';
-import { DEFAULT_PHOTOMETRIC } from '../../vo/estimate.js';
+import { DEVICES, PHOTOMETRIC } from '../../native/index.js';
+import { ENGINE_DEFAULTS, engineFromFlags } from '../../vo/config.js';
 import { DEFAULT_QUEUE_NAME, parseQueueUrl } from '../../queue/connection.js';
-
-function parsePhotometric(s: string | undefined): Photometric | undefined {
-  if (s === undefined) return undefined;
-  if (!(PHOTOMETRIC as readonly string[]).includes(s)) throw new InputError(`--photometric must be one of ${PHOTOMETRIC.join(', ')}, got '${s}'`);
-  return s as Photometric;
-}
 
 /** With --queue the workers' engines run the clips: check the spelling only. */
 function resolveQueueDevice(s: string): 'cpu' | 'gpu' {
@@ -70,7 +63,7 @@ export function registerRun(program: Command): void {
     .option('--cameras <json>', 'per-source cameras over what the dataset says: {"carla": {"hfov_deg": 90, "height": 1.65}} or {"<source>": {fx, fy, cx, cy, height}}')
     .option('--cache <dir>', 'where the nuScenes table join is cached (default: $EGOGEO_CACHE_DIR or ~/.cache/egogeo)')
     .option('--no-cache', 'do not cache the nuScenes table join')
-    .option('--photometric <mode>', `the tracker's photometric stage: ${PHOTOMETRIC.join(', ')} (default ${DEFAULT_PHOTOMETRIC}: gain-compensated KLT per frame pair)`)
+    .option('--photometric <mode>', `the tracker's photometric stage: ${PHOTOMETRIC.join(', ')} (default ${ENGINE_DEFAULTS.photometric}: gain-compensated KLT per frame pair)`)
     .option('--device <mode>', `where pyramids, FAST and KLT run: ${DEVICES.join(', ')} (auto: the GPU when libegogeo_gpu loads, sees a device and its tracks pass a self-check against the CPU's, else the CPU with a note; gpu: the same check, an error when it fails; with --queue auto means cpu and each worker checks its own GPU); pose and scale always run on the CPU`, 'auto')
     .requiredOption('-o, --output <path>', 'predictions JSONL (appended per clip while running, canonical order when complete)')
     .option('--source-label <label>', 'source recorded on every prediction (default: the record\'s source, else inferred from the clip id)')
@@ -89,8 +82,8 @@ export function registerRun(program: Command): void {
     .option('--attempts <n>', 'with --queue: attempts per clip before it goes to the errors file', '3')
     .action(async (o: Opts) => {
       if (o.questions !== 'subset' && o.questions !== 'all') throw new InputError(`--questions must be 'subset' or 'all', got '${o.questions}'`);
-      if (o.scale !== 'road' && o.scale !== 'gt' && o.scale !== 'none') throw new InputError(`--scale must be road, gt or none, got '${o.scale}'`);
-      const frames = parseFrames(o.frames);
+      const flags = { frames: o.frames, scale: o.scale, photometric: o.photometric };
+      engineFromFlags(flags); // a bad flag is one line before the GPU is probed
       // Resolved once here (one clear error for a missing or failing GPU, not one per clip); recorded in the manifest.
       let device: 'cpu' | 'gpu';
       if (o.queue === undefined) {
@@ -108,17 +101,14 @@ export function registerRun(program: Command): void {
         limit: o.limit === undefined ? undefined : positiveInt('--limit', o.limit),
         workers: o.workers === undefined ? undefined : parseWorkers(o.workers),
         questions: o.questions,
-        frames,
+        engine: engineFromFlags(flags, device),
         shard: o.shard === undefined ? undefined : parseShard(o.shard),
         config: o.config,
-        scale: o.scale,
         model: o.model,
         nuscenesRoot: o.nuscenesRoot,
         carlaDomain: parseCarlaDomain(o.carlaDomain ?? 'simulation'),
         cameras: o.cameras,
         cacheDir: o.cache === false ? null : typeof o.cache === 'string' ? o.cache : undefined,
-        photometric: parsePhotometric(o.photometric),
-        device,
         progress: o.progress === false ? false : undefined,
         // BullMQ loads only for a queued run (it alone costs a fifth of a second at every start).
         executor: o.queue === undefined ? undefined : (await import('../../queue/coordinator.js')).queueExecutor({ target: parseQueueUrl(o.queue, o.queueName), attempts: positiveInt('--attempts', o.attempts) }),

@@ -5,7 +5,7 @@
  */
 import { basename } from 'node:path';
 import type { Command } from 'commander';
-import { InputError } from '../../core/trajectory.js';
+import { InputError } from '../../core/errors.js';
 import { groupMetrics, parseAnswerFor } from '../../grade/index.js';
 import { clipData, DEFAULT_QUESTIONS_PATH, loadQuestions, type QuestionSet } from '../../oracle/index.js';
 import { alphaGrid, type ParsedPredictions, type SensitivityReport, sensitivity } from '../../oracle/sensitivity.js';

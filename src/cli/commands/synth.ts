@@ -3,7 +3,7 @@
  * the benchmark's on-disk layout (src/synth/dataset.ts), rendered on the worker pool.
  */
 import type { Command } from 'commander';
-import { InputError } from '../../core/trajectory.js';
+import { InputError } from '../../core/errors.js';
 import { guardOutputs, parseWorkers } from '../../io/safety.js';
 import { DEFAULT_QUESTIONS_PATH } from '../../oracle/index.js';
 import { defaultWorkers } from '../../pool/index.js';

@@ -4,7 +4,7 @@
  * the QA table (src/view/). Serves until interrupted.
  */
 import type { Command } from 'commander';
-import { InputError } from '../../core/trajectory.js';
+import { InputError } from '../../core/errors.js';
 import { parseCarlaDomain } from '../../datasets/published.js';
 import { startViewServer } from '../../view/server.js';
 

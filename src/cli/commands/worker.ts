@@ -4,7 +4,7 @@
  * the dataset at the coordinator's paths (or mapped with --path-map).
  */
 import type { Command } from 'commander';
-import { InputError } from '../../core/trajectory.js';
+import { InputError } from '../../core/errors.js';
 import { parseWorkers } from '../../io/safety.js';
 import { DEFAULT_QUEUE_NAME, parseQueueUrl } from '../../queue/connection.js';
 import { parsePathMap } from '../../queue/codec.js';

@@ -1,0 +1,178 @@
+/**
+ * The engine configuration: everything that decides what a run computes for a clip — the method,
+ * the frames it sees, the metric scale, the photometric stage, the device — named, defaulted and
+ * validated here once. The CLI builds it from its flags (`engineFromFlags`), the runner hands it to
+ * every clip task, the run record stores it (`engineRecord`), a resume compares it, the queue ships
+ * it, the viewer re-runs clips with it and the library passes it. `clipOptions` turns it into the
+ * addon's options for one clip (the camera's height and road normal, the wide-baseline preset),
+ * the one place those are decided. The addon's own option defaults live in the addon
+ * (`optionTable()`); this file names only what a run chooses on top of them.
+ */
+import type { Clip, LoadedClip } from '../core/clip.js';
+import { ClipDataError, InputError } from '../core/errors.js';
+import type { Trajectory } from '../core/trajectory.js';
+import { type Device, DEVICES, type Photometric, PHOTOMETRIC, type VoOptions } from '../native/index.js';
+import { evenFrames, selectFrames } from './frames.js';
+
+/** How a clip's ego-motion is estimated. Issue 29 adds the published baselines (vo-proxy, flow-heuristic). */
+export const METHODS = ['egogeo'] as const;
+export type Method = (typeof METHODS)[number];
+
+/** Metric scale: 'road' (camera height over the road plane), 'gt' (ground-truth speeds, diagnosis), 'none' (unit steps). */
+export const SCALES = ['road', 'gt', 'none'] as const;
+export type Scale = (typeof SCALES)[number];
+
+export interface EngineConfig {
+  method: Method;
+  /** Frames the estimator sees, spread evenly over the clip; null = every frame. */
+  frames: number | null;
+  scale: Scale;
+  /** The tracker's photometric stage (VoOptions.photometric). */
+  photometric: Photometric;
+  /** Where pyramids, FAST and KLT run (`--device auto` is resolved to one of these by native/device.ts first). */
+  device: Device;
+}
+
+/**
+ * A run's defaults. photometric 'pair': gain-compensated KLT per frame pair, so exposure changes
+ * and restyled video (per-frame gain, tone, blur, noise) do not break tracks, at no cost where
+ * brightness is constant (bench/photometric.mjs, docs/vo.md). The addon's own default is 'none'
+ * (a raw processClip call changes no pixel unless asked).
+ */
+export const ENGINE_DEFAULTS: Readonly<EngineConfig> = Object.freeze({ method: 'egogeo', frames: null, scale: 'road', photometric: 'pair', device: 'cpu' });
+
+const FIELDS = Object.keys(ENGINE_DEFAULTS) as (keyof EngineConfig)[];
+
+function oneOf<T extends string>(list: readonly T[], v: unknown, what: string): T {
+  if (typeof v !== 'string' || !(list as readonly string[]).includes(v)) throw new InputError(`${what} must be one of ${list.join(', ')}, got ${JSON.stringify(v)}`);
+  return v as T;
+}
+
+/**
+ * A complete, checked configuration from a partial one (library callers, run records): missing
+ * fields take ENGINE_DEFAULTS, an unknown field or a bad value is one InputError naming it.
+ */
+export function engineConfig(given: Partial<EngineConfig> = {}, where = 'engine configuration'): EngineConfig {
+  for (const k of Object.keys(given)) if (!FIELDS.includes(k as keyof EngineConfig)) throw new InputError(`${where}: unknown field '${k}' (fields: ${FIELDS.join(', ')})`);
+  const g = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) as Partial<EngineConfig>;
+  const c = { ...ENGINE_DEFAULTS, ...g };
+  if (c.frames !== null && !(Number.isInteger(c.frames) && c.frames >= 2)) throw new InputError(`${where}: frames must be null (all) or an integer >= 2, got ${JSON.stringify(c.frames)}`);
+  return {
+    method: oneOf(METHODS, c.method, `${where}: method`),
+    frames: c.frames,
+    scale: oneOf(SCALES, c.scale, `${where}: scale`),
+    photometric: oneOf(PHOTOMETRIC, c.photometric, `${where}: photometric`),
+    device: oneOf(DEVICES.filter((d): d is Device => d !== 'auto'), c.device, `${where}: device`),
+  };
+}
+
+/**
+ * `--frames`: 'all' (every frame: null) or a count of at least 2 spread evenly. One parser for
+ * every command that takes the option.
+ */
+export function parseFrames(s: string | undefined, flag = '--frames'): number | null {
+  if (s === undefined || s === 'all') return null;
+  const n = Number(s);
+  if (!Number.isInteger(n) || n < 2) throw new InputError(`${flag} must be 'all' or an integer >= 2, got '${s}'`);
+  return n;
+}
+
+/** The engine flags as a command receives them (strings; absent = default). `--device` is resolved separately (it probes the GPU). */
+export interface EngineFlags {
+  method?: string;
+  frames?: string;
+  scale?: string;
+  photometric?: string;
+}
+
+/** Command-line flags → a configuration; a bad value is one line naming the flag. */
+export function engineFromFlags(f: EngineFlags, device: Device = ENGINE_DEFAULTS.device): EngineConfig {
+  const flag = <T extends string>(list: readonly T[], v: string | undefined, name: string): T | undefined => {
+    if (v === undefined) return undefined;
+    if (!(list as readonly string[]).includes(v)) throw new InputError(`${name} must be one of ${list.join(', ')}, got '${v}'`);
+    return v as T;
+  };
+  return engineConfig({
+    method: flag(METHODS, f.method, '--method'),
+    frames: parseFrames(f.frames),
+    scale: flag(SCALES, f.scale, '--scale'),
+    photometric: flag(PHOTOMETRIC, f.photometric, '--photometric'),
+    device,
+  });
+}
+
+/**
+ * Frames far apart (the published baselines' 10 frames over 3 s are 0.33 s apart) move corners by
+ * 100+ px. Three times the baseline of dense 10 Hz frames gives each pair three times the flow, so
+ * the tracker works at half resolution (decoded so by libjpeg) and still has 1.5× the flow per
+ * pixel of noise that dense full-resolution frames have; everything in pixels halves with it
+ * (corner spacing 4; three pyramid levels reach the coarsest scale four did at full size), the KLT
+ * window (9) stays wider than half of 13 so that large displacements still converge. It costs
+ * half the CPU or less (bench/vo-vs-proxy.mjs). The speed smoother (the engine's default on every
+ * clip) needs no change: its motion model is in seconds, not frames.
+ */
+export const WIDE_BASELINE: Readonly<VoOptions> = Object.freeze({ downsample: 2, kltWindow: 9, kltLevels: 3, minDistance: 4 });
+/** Seconds: a clip whose median frame interval exceeds this gets WIDE_BASELINE (10 Hz frames do not). */
+export const WIDE_BASELINE_INTERVAL = 0.15;
+
+function medianInterval(ts: ArrayLike<number>): number {
+  const d = Array.from({ length: ts.length - 1 }, (_, i) => ts[i + 1] - ts[i]).sort((a, b) => a - b);
+  return d[Math.floor(d.length / 2)] ?? 0;
+}
+
+/** True when the clip's (selected) frames are far enough apart for WIDE_BASELINE. */
+export function isWideBaseline(timestamps: ArrayLike<number>): boolean {
+  return medianInterval(timestamps) > WIDE_BASELINE_INTERVAL;
+}
+
+/**
+ * The addon's options for one clip, in order of precedence: the caller's `overrides` (undefined
+ * values ignored), the wide-baseline preset when the frames are far apart, the clip's camera
+ * (height, road normal), the run's photometric default. `timestamps` are the frames the engine sees.
+ */
+export function clipOptions(clip: Pick<Clip, 'camera'>, timestamps: ArrayLike<number>, overrides: VoOptions = {}): VoOptions {
+  return {
+    cameraHeight: clip.camera.height,
+    photometric: ENGINE_DEFAULTS.photometric,
+    ...(clip.camera.roadNormal ? { roadNormal: clip.camera.roadNormal } : {}),
+    ...(isWideBaseline(timestamps) ? WIDE_BASELINE : {}),
+    ...Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)),
+  };
+}
+
+/** What a run record stores of its configuration: the values, and the rule that switched clips to the wide-baseline preset. */
+export function engineRecord(c: EngineConfig) {
+  return {
+    method: c.method,
+    photometric: c.photometric,
+    scale: c.scale,
+    frames: c.frames,
+    wide_baseline: { when: `median frame interval > ${WIDE_BASELINE_INTERVAL} s (after the frame selection)`, options: { ...WIDE_BASELINE } },
+  };
+}
+
+/**
+ * A clip as a run hands it to the engine: the frames the configuration selects (evenly spread) and
+ * the options it passes. The one place both are decided: a run's workers and `egogeo view` use it.
+ */
+export function engineInput(full: LoadedClip, c: EngineConfig): { clip: LoadedClip; options: VoOptions } {
+  const clip = c.frames === null ? full : selectFrames(full, evenFrames(full.frames.length, c.frames));
+  const gtSpeeds = c.scale === 'gt' ? pairSpeeds(full.groundTruth, clip.timestamps) : undefined;
+  return { clip, options: { scale: c.scale, photometric: c.photometric, device: c.device, gtSpeeds } };
+}
+
+/** Ground-truth speed (m/s) per frame pair, from the clip's trajectory (for scale 'gt'). */
+export function pairSpeeds(truth: Trajectory | undefined, ts: ArrayLike<number>): number[] {
+  if (!truth) throw new ClipDataError("scale 'gt' needs the clip's ground-truth trajectory (KITTI poses)");
+  const g = truth;
+  const at = (t: number) => {
+    let i = 0;
+    while (i < g.t.length - 2 && g.t[i + 1] < t) i++;
+    const f = (t - g.t[i]) / (g.t[i + 1] - g.t[i]);
+    return [g.x[i] + f * (g.x[i + 1] - g.x[i]), g.y[i] + f * (g.y[i + 1] - g.y[i])];
+  };
+  return Array.from({ length: ts.length - 1 }, (_, k) => {
+    const a = at(ts[k]), b = at(ts[k + 1]);
+    return Math.hypot(b[0] - a[0], b[1] - a[1]) / (ts[k + 1] - ts[k]);
+  });
+}

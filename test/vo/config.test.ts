@@ -1,0 +1,54 @@
+/** The engine configuration (src/vo/config.ts): one place for the run's engine choices, their defaults and checks. */
+import { describe, expect, it } from 'vitest';
+import type { Clip } from '../../src/core/clip.js';
+import { InputError } from '../../src/core/errors.js';
+import { PHOTOMETRIC } from '../../src/native/index.js';
+import { clipOptions, ENGINE_DEFAULTS, engineConfig, engineFromFlags, engineInput, engineRecord, WIDE_BASELINE } from '../../src/vo/config.js';
+import { loadFrames } from '../../src/vo/frames.js';
+
+describe('engineConfig', () => {
+  it('fills the defaults and keeps what is given', () => {
+    expect(engineConfig()).toEqual({ method: 'egogeo', frames: null, scale: 'road', photometric: 'pair', device: 'cpu' });
+    expect(engineConfig({ frames: 10, photometric: 'gain', scale: undefined })).toEqual({ ...ENGINE_DEFAULTS, frames: 10, photometric: 'gain' });
+  });
+  it('refuses an unknown field or a bad value with one line naming it', () => {
+    expect(() => engineConfig({ photometrics: 'pair' } as never)).toThrow(/unknown field 'photometrics'/);
+    expect(() => engineConfig({ photometric: 'hdr' as never })).toThrow(`engine configuration: photometric must be one of ${PHOTOMETRIC.join(', ')}, got "hdr"`);
+    expect(() => engineConfig({ frames: 1 })).toThrow(/frames must be null \(all\) or an integer >= 2, got 1/);
+    expect(() => engineConfig({ device: 'auto' as never })).toThrow(/device must be one of cpu, gpu/);
+    expect(() => engineConfig({ method: 'orb-slam' as never })).toThrow(InputError);
+  });
+  it('from command-line flags: the flag names the error', () => {
+    expect(engineFromFlags({ frames: '10', scale: 'none' }, 'gpu')).toEqual({ ...ENGINE_DEFAULTS, frames: 10, scale: 'none', device: 'gpu' });
+    expect(engineFromFlags({ frames: 'all' }).frames).toBeNull();
+    expect(() => engineFromFlags({ frames: '1' })).toThrow("--frames must be 'all' or an integer >= 2, got '1'");
+    expect(() => engineFromFlags({ scale: 'metric' })).toThrow("--scale must be one of road, gt, none, got 'metric'");
+    expect(() => engineFromFlags({ photometric: 'x' })).toThrow(/^--photometric must be one of/);
+    expect(() => engineFromFlags({ method: 'x' })).toThrow("--method must be one of egogeo, got 'x'");
+  });
+  it('the run record names the method, the choices and the wide-baseline rule', () => {
+    expect(engineRecord(engineConfig({ frames: 10 }))).toEqual({
+      method: 'egogeo', photometric: 'pair', scale: 'road', frames: 10,
+      wide_baseline: { when: 'median frame interval > 0.15 s (after the frame selection)', options: { ...WIDE_BASELINE } },
+    });
+  });
+});
+
+describe('what a clip hands the engine', () => {
+  const ts = (dt: number, n = 31) => Float64Array.from({ length: n }, (_, i) => i * dt);
+  const clip: Clip = { id: 'c', source: 'synthetic', index: 0, qa: [], camera: { height: 1.4, roadNormal: [0, 1, 0] }, frames: Array.from({ length: 31 }, () => ({ data: new Uint8Array(4), width: 2, height: 2 })), timestamps: ts(0.1) };
+
+  it('the camera, the photometric default, the wide-baseline preset only for frames far apart, the caller last', () => {
+    expect(clipOptions(clip, ts(0.1))).toEqual({ cameraHeight: 1.4, roadNormal: [0, 1, 0], photometric: 'pair' });
+    expect(clipOptions(clip, ts(0.33, 10))).toEqual({ cameraHeight: 1.4, roadNormal: [0, 1, 0], photometric: 'pair', ...WIDE_BASELINE });
+    expect(clipOptions(clip, ts(0.33, 10), { downsample: 1, photometric: 'none', cameraHeight: undefined })).toMatchObject({ downsample: 1, photometric: 'none', cameraHeight: 1.4 });
+  });
+
+  it('engineInput selects the configuration\u2019s frames and passes its choices', () => {
+    const full = loadFrames(clip);
+    const { clip: sel, options } = engineInput(full, engineConfig({ frames: 10, photometric: 'none' }));
+    expect(Array.from(sel.timestamps).map((t) => Math.round(t * 10))).toEqual([0, 3, 7, 10, 13, 17, 20, 23, 27, 30]);
+    expect(options).toEqual({ scale: 'road', photometric: 'none', device: 'cpu', gtSpeeds: undefined });
+    expect(() => engineInput(full, engineConfig({ scale: 'gt' }))).toThrow(/scale 'gt' needs the clip's ground-truth trajectory/);
+  });
+});
