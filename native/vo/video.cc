@@ -189,6 +189,10 @@ DecodedVideo decode_video(const std::string& path) {
   // One thread: egogeo decodes one clip per worker and the worker pool is the parallelism; FFmpeg's
   // default (a thread per core, in every worker) only oversubscribes the cores.
   dec->thread_count = 1;
+  // Damage is an error, not a frame the decoder patched up (concealment hides corrupt macroblocks
+  // behind plausible pixels that the tracker would follow): checksums and bitstream checks on, and
+  // any error stops the decoder (EXPLODE); frames it still marks corrupt are refused below.
+  dec->err_recognition = AV_EF_CRCCHECK | AV_EF_BITSTREAM | AV_EF_BUFFER | AV_EF_EXPLODE;
   if (const int e = ff().avcodec_open2(dec.get(), decoder, nullptr); e < 0) unreadable(path, "cannot open its decoder: " + av_error(e));
 
   DecodedVideo out;
@@ -204,6 +208,10 @@ DecodedVideo decode_video(const std::string& path) {
       const int e = ff().avcodec_receive_frame(dec.get(), frame.get());
       if (e == AVERROR(EAGAIN) || e == AVERROR_EOF) return;
       if (e < 0) unreadable(path, "decoding frame " + std::to_string(out.frames.size()) + ": " + av_error(e));
+      if (frame->decode_error_flags != 0 || (frame->flags & AV_FRAME_FLAG_CORRUPT) != 0) {
+        ff().av_frame_unref(frame.get());
+        unreadable(path, "damaged: frame " + std::to_string(out.frames.size()) + " decodes with errors");
+      }
       cv::Mat grey = to_grey(frame.get());
       ff().av_frame_unref(frame.get());
       if (!out.frames.empty() && grey.size() != out.frames[0].size()) {

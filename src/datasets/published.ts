@@ -18,7 +18,7 @@
  * io/, datasets/.
  */
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { InputError } from '../core/errors.js';
 import {
   arrange,
@@ -106,6 +106,7 @@ type Records = ReadonlyMap<string, { rec: Record<string, unknown>; line: number;
 
 function resolveNuscenes(clips: Clip[], recordOf: Records, nuscenesRoot: string, cacheDir: string | null | undefined, log: (l: string) => void): void {
   const tokensOf = new Map<string, string[]>();
+  const pathsOf = new Map<string, string[]>();
   for (const c of clips) {
     const { rec, line, part } = recordOf.get(c.id)!;
     const w = `${join(part.dir, 'clips_index.jsonl')}:${line}`;
@@ -114,6 +115,7 @@ function resolveNuscenes(clips: Clip[], recordOf: Records, nuscenesRoot: string,
     if (!Array.isArray(paths) || paths.some((p) => typeof p !== 'string' || !p)) throw new InputError(`${w}: field 'frame_paths' must be a list of paths relative to the nuScenes root`);
     if (paths.length !== tokens.length) throw new InputError(`${w}: ${paths.length} frame_paths but ${tokens.length} frame_tokens`);
     tokensOf.set(c.id, tokens as string[]);
+    pathsOf.set(c.id, paths as string[]);
     c.frames = (paths as string[]).map((p) => join(nuscenesRoot, p));
   }
   const j = joinNuscenes(nuscenesRoot, [...tokensOf.values()].flat(), { cacheDir, log });
@@ -126,6 +128,14 @@ function resolveNuscenes(clips: Clip[], recordOf: Records, nuscenesRoot: string,
       continue;
     }
     const rows = tokens.map((t) => j.frames.get(t)!);
+    // The tables name each token's file: frame_paths must name the same files in the same order
+    // (a reordered list would be read backwards or shuffled in time without a word).
+    const paths = pathsOf.get(c.id)!;
+    const off = rows.findIndex((r, i) => basename(r.filename) !== basename(paths[i]));
+    if (off >= 0) {
+      c.problem = `frame ${off}: frame_paths names ${paths[off]} but its frame_token ${tokens[off]} is ${rows[off].filename} in ${join(j.tables, 'sample_data.json')} (the two lists disagree)`;
+      continue;
+    }
     const us = rows.map((r) => r.timestamp);
     const bad = us.findIndex((t, i) => i > 0 && !(t > us[i - 1]));
     if (bad > 0) {

@@ -218,9 +218,12 @@ export function readInputText(path: string, what = 'file', maxBytes = MAX_INPUT_
   return text;
 }
 
-/** A name that is safe as one file name inside a folder: no separators, no `.`/`..`, no control characters. */
+/** Bytes (UTF-8) a file-naming id may take: file systems cap a name at 255 bytes, and `<id>.tum.<pid>.tmp` must fit. */
+export const MAX_ID_BYTES = 200;
+
+/** A name that is safe as one file name inside a folder: no separators, no `.`/`..`, no control characters, at most MAX_ID_BYTES bytes. */
 export function isSafeFileName(id: string): boolean {
-  return id.length > 0 && id.length <= 200 && id !== '.' && id !== '..' && !/[/\\\u0000-\u001f\u007f]/.test(id);
+  return id.length > 0 && Buffer.byteLength(id, 'utf8') <= MAX_ID_BYTES && id !== '.' && id !== '..' && !/[/\\\u0000-\u001f\u007f]/.test(id);
 }
 
 /** `--workers N`: an integer in [1, MAX_WORKERS]. */

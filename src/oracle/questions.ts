@@ -47,17 +47,23 @@ const cache = new Map<string, QuestionSet>();
 const requireCjs = createRequire(import.meta.url);
 
 export function loadQuestions(path = DEFAULT_QUESTIONS_PATH, scale = 1): QuestionSet {
-  const key = `${path}\0${scale}`;
+  return questionsFromText(readInputText(path, 'question file (YAML)', 16 << 20), path, scale);
+}
+
+/** A question file's text (read by the caller, e.g. to hash the same bytes), parsed and compiled once per content and scale. */
+export function questionsFromText(text: string, path: string, scale = 1): QuestionSet {
+  const key = `${path}\0${scale}\0${text}`;
   const hit = cache.get(key);
   if (hit) return hit;
-  const text = readInputText(path, 'question file (YAML)', 16 << 20);
   let doc: unknown;
   try {
     doc = (requireCjs('js-yaml') as typeof import('js-yaml')).load(text);
   } catch (e) {
     throw new InputError(`${path}: invalid YAML (${(e as Error).message.split('\n')[0]})`);
   }
-  return questionsFromDocument(doc, path, scale);
+  const set = compileQuestions(doc, path, scale);
+  cache.set(key, set);
+  return set;
 }
 
 /** compileQuestions, once per source and scale (a worker compiles each task's document once). */

@@ -26,6 +26,8 @@ export interface RunKey {
   method: Method;
   frames: number | null;
   config: string;
+  /** SHA-256 of the question file's bytes: an edited file under the same name is another run. */
+  config_sha256: string;
   scale: Scale;
   nuscenes_root: string | null;
   /** The CARLA videos read (published layout), else null. */
@@ -95,7 +97,9 @@ export function keyDiff(a: RunKey, b: RunKey): string | null {
     return `engine: ${v(b.engine)} then, ${v(a.engine)} now`;
   }
   for (const k of Object.keys(a) as (keyof RunKey)[]) {
-    if (JSON.stringify(a[k]) !== JSON.stringify(b[k])) return `${k}: ${JSON.stringify(b[k])} then, ${JSON.stringify(a[k])} now`;
+    if (JSON.stringify(a[k]) === JSON.stringify(b[k])) continue;
+    if (k === 'config_sha256' && a.config === b.config) return `question file ${a.config}: its content changed (sha256 ${String(b[k]).slice(0, 12)}… then, ${a[k].slice(0, 12)}… now)`;
+    return `${k}: ${JSON.stringify(b[k])} then, ${JSON.stringify(a[k])} now`;
   }
   return null;
 }

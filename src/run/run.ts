@@ -15,14 +15,14 @@
  */
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import { guardOutputs, isSafeFileName } from '../io/safety.js';
+import { guardOutputs, isSafeFileName, MAX_ID_BYTES, readInputText } from '../io/safety.js';
 import { lockOutput, type OutputLock } from '../io/lock.js';
 import type { Clip } from '../core/clip.js';
 import { InputError } from '../core/errors.js';
 import { type CarlaDomain, readDataset } from '../datasets/benchmark.js';
 import { cameraRecord } from '../datasets/cameras.js';
 import { isPublishedRoot } from '../datasets/published.js';
-import { DEFAULT_QUESTIONS_PATH, loadQuestions } from '../oracle/index.js';
+import { DEFAULT_QUESTIONS_PATH, questionsFromText } from '../oracle/index.js';
 import { engineVersion } from '../native/index.js';
 import { type EngineConfig, engineRecord } from '../vo/config.js';
 import { buildManifest, DEFAULT_MODEL, type ManifestClip } from './manifest.js';
@@ -158,7 +158,9 @@ interface RunSignals {
 async function runLocked(o: RunOptions, lock: OutputLock, sig0: RunSignals): Promise<RunSummary> {
   const t0 = Date.now();
   const config = resolve(o.config ?? DEFAULT_QUESTIONS_PATH);
-  const questions = loadQuestions(config);
+  // The answers depend on the file's content, not its name: hashed from the same bytes that are parsed.
+  const configText = readInputText(config, 'question file');
+  const questions = questionsFromText(configText, config);
   const engine = o.engine;
   const ids = answeredIds({ questions: o.questions, questionSet: questions });
   const log = (line: string) => process.stderr.write(`egogeo: ${line}\n`);
@@ -187,6 +189,7 @@ async function runLocked(o: RunOptions, lock: OutputLock, sig0: RunSignals): Pro
     method: engine.method,
     frames: engine.frames,
     config,
+    config_sha256: createHash('sha256').update(configText).digest('hex'),
     scale: engine.scale,
     nuscenes_root: o.nuscenesRoot ? resolve(o.nuscenesRoot) : null,
     carla_domain: published && all.some((c) => c.video) ? (o.carlaDomain ?? 'simulation') : null,
@@ -247,7 +250,7 @@ async function runLocked(o: RunOptions, lock: OutputLock, sig0: RunSignals): Pro
   const todo = mine.filter((c) => !done.has(c.id) && expected.get(c.id)!.count > 0);
   // Clips known to be bad before any decoding (listed but not indexed) fail without a task.
   // A clip id names its trajectory file: one that is not a safe file name ('../x') is refused.
-  const unsafe = (c: Clip) => (isSafeFileName(c.id) ? undefined : `clip id ${JSON.stringify(c.id)} is not a safe file name (no '/', '\\', control characters, '.' or '..'; at most 200 characters)`);
+  const unsafe = (c: Clip) => (isSafeFileName(c.id) ? undefined : `clip id ${JSON.stringify(c.id)} is not a safe file name (no '/', '\\', control characters, '.' or '..'; at most ${MAX_ID_BYTES} bytes in UTF-8)`);
   for (const c of todo) if (c.problem || unsafe(c)) fail(c, (c.problem ?? unsafe(c))!);
   const tasks = clipTasks(todo.filter((c) => !c.problem && !unsafe(c)), { questions: o.questions, engine, config, questionSet: questions, cancel });
 
@@ -289,8 +292,16 @@ async function runLocked(o: RunOptions, lock: OutputLock, sig0: RunSignals): Pro
         progress: o.progress,
         cancel,
         log,
-        onResult: (r) => {
-          writeAtomic(`${trajDir}/${r.id}.tum`, r.tum);
+        onResult: (r, t) => {
+          try {
+            writeAtomic(`${trajDir}/${r.id}.tum`, r.tum);
+          } catch (e) {
+            // A name this file system refuses is this clip's problem; a full or read-only disk stops the run.
+            const code = (e as NodeJS.ErrnoException).code;
+            if (code !== 'ENAMETOOLONG' && code !== 'EILSEQ' && code !== 'EINVAL') throw e;
+            fail(t.clip, `cannot write its trajectory file ${JSON.stringify(`${r.id}.tum`)} (${code})`);
+            return;
+          }
           file.append(r.records.map((x) => `${JSON.stringify(x)}\n`).join(''));
           finished++;
           o.onClip?.(r.id);

@@ -15,7 +15,7 @@ import { clipData, type DynamicsArrays, labelClip, loadQuestions, questionsFromD
 import { predictionRecords } from '../baseline/baseline.js';
 import { type EngineConfig, engineInput } from '../vo/config.js';
 import { estimateClip, estimateClipAsync } from '../vo/estimate.js';
-import { loadFrames } from '../vo/frames.js';
+import { checkTiming, loadFrames } from '../vo/frames.js';
 
 export interface ClipTask {
   clip: Clip;
@@ -64,6 +64,8 @@ export async function runClipTask(task: ClipTask, o: { async?: boolean } = {}): 
     }
   }
   if (full.frames.length < 2) throw new ClipDataError(`only ${full.frames.length} frame(s); VO needs at least 2`);
+  const truthT = gt?.timestamps ?? c.groundTruth?.t;
+  checkTiming(full, truthT && truthT.length > 1 ? truthT[truthT.length - 1] - truthT[0] : undefined);
   const t1 = performance.now();
   const { clip, options } = engineInput(full, task.engine);
   let est;

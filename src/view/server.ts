@@ -4,10 +4,12 @@
  * files as they are; video frames, decoded by the engine, encoded as JPEG with sharp), and files
  * of the dataset folder under /files/ — nothing outside it (403). Binds to 127.0.0.1 by default.
  */
-import { createReadStream, existsSync, realpathSync, statSync } from 'node:fs';
+import { constants, realpathSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
-import type { AddressInfo } from 'node:net';
+import { isIP, type AddressInfo } from 'node:net';
+import { hostname } from 'node:os';
 import { extname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { PAGE } from './page.js';
 import { ViewData, type ViewOptions } from './data.js';
@@ -52,10 +54,71 @@ function send(res: ServerResponse, status: number, body: string | Buffer, type =
 
 const json = (res: ServerResponse, status: number, v: unknown) => send(res, status, JSON.stringify(v), 'application/json; charset=utf-8');
 
-function sendFile(res: ServerResponse, path: string): void {
-  const st = statSync(path);
-  res.writeHead(200, { 'content-type': TYPES[extname(path).toLowerCase()] ?? 'application/octet-stream', 'content-length': st.size, 'cache-control': 'max-age=3600' });
-  createReadStream(path).pipe(res);
+/** What a frame file holds, from its first bytes: only images are served as frames. */
+function imageType(head: Buffer): string | null {
+  if (head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff) return 'image/jpeg';
+  if (head.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png';
+  if (head[0] === 0x50 && (head[1] === 0x35 || head[1] === 0x36) && /\s/.test(String.fromCharCode(head[2]))) return 'image/x-portable-anymap';
+  return null;
+}
+
+/**
+ * Streams a regular file. Opened without blocking (a FIFO or device never stalls the server), then
+ * checked on the open descriptor; any file error (ENOENT, EACCES, EISDIR, …) is one error response
+ * and one log line, never a crash. `frame`: the file must be an image by its content.
+ */
+async function sendFile(res: ServerResponse, path: string, log: (l: string) => void, frame = false): Promise<void> {
+  let fh;
+  try {
+    fh = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? 'error';
+    log(`${path}: cannot open (${code})`);
+    return send(res, code === 'ENOENT' ? 404 : 403, `${code === 'ENOENT' ? 'not found' : 'forbidden'}: ${path} cannot be opened (${code})`);
+  }
+  try {
+    const st = await fh.stat();
+    if (!st.isFile()) {
+      log(`${path}: not a regular file`);
+      return send(res, 403, `forbidden: ${path} is not a regular file`);
+    }
+    let type = TYPES[extname(path).toLowerCase()] ?? 'application/octet-stream';
+    if (frame) {
+      const head = Buffer.alloc(8);
+      await fh.read(head, 0, 8, 0);
+      const t = imageType(head);
+      if (!t) {
+        log(`${path}: not an image, not served as a frame`);
+        return send(res, 415, `${path} is not a JPEG, PNG or PNM image`);
+      }
+      type = t;
+    }
+    res.writeHead(200, { 'content-type': type, 'content-length': st.size, 'cache-control': 'max-age=3600' });
+    const stream = fh.createReadStream({ start: 0 });
+    fh = undefined; // the stream owns and closes it
+    stream.on('error', (e) => {
+      log(`${path}: ${(e as NodeJS.ErrnoException).code ?? e.message}`);
+      res.destroy();
+    });
+    stream.pipe(res);
+  } catch (e) {
+    log(`${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    if (!res.headersSent) send(res, 500, `cannot read ${path}`);
+    else res.destroy();
+  } finally {
+    await fh?.close();
+  }
+}
+
+/**
+ * Host headers this server answers (DNS rebinding: a page on another site must not reach it by a
+ * name that resolves here): IP literals, localhost, this machine's name, and the bound host.
+ */
+function hostAllowed(header: string | undefined, bound: string): boolean {
+  if (!header) return false;
+  const name = header.startsWith('[') ? header.slice(1, header.indexOf(']')) : header.replace(/:\d+$/, '');
+  const n = name.toLowerCase();
+  return isIP(n) !== 0 || n === 'localhost' || n.endsWith('.localhost') || n === hostname().toLowerCase() || n === bound.toLowerCase();
 }
 
 /** Whether `p` lies inside `root` (both real paths). */
@@ -79,8 +142,13 @@ export async function startViewServer(o: ViewServerOptions): Promise<ViewServer>
   const root = realpathSync(data.root);
   const sharp = loadSharp();
 
+  const host = o.host ?? '127.0.0.1';
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'method not allowed');
+    if (!hostAllowed(req.headers.host, host)) {
+      log(`refused a request for Host ${JSON.stringify(req.headers.host ?? '')}`);
+      return send(res, 421, 'unknown Host header (open the viewer by its address)');
+    }
     const raw = req.url ?? '/';
     const path = raw.split('?')[0];
     let parts: string[];
@@ -104,8 +172,7 @@ export async function startViewServer(o: ViewServerOptions): Promise<ViewServer>
       if (c.frames) {
         const f = data.frameFile(c, i);
         if (f === null) return send(res, 404, `clip ${c.id} has ${data.settings.frames ? Math.min(data.settings.frames, c.frames.length) : c.frames.length} frames`);
-        if (!existsSync(f)) return send(res, 404, `missing frame ${f}`);
-        return sendFile(res, f);
+        return sendFile(res, f, log, true);
       }
       let eng;
       try {
@@ -133,8 +200,7 @@ export async function startViewServer(o: ViewServerOptions): Promise<ViewServer>
         log(`refused ${raw}: outside the dataset folder`);
         return send(res, 403, 'forbidden: outside the dataset folder');
       }
-      if (!statSync(real).isFile()) return send(res, 403, 'forbidden: not a file');
-      return sendFile(res, real);
+      return sendFile(res, real, log);
     }
     if (parts.includes('..') || path.includes('%2e%2e') || path.includes('%2E%2E')) return send(res, 403, 'forbidden');
     return send(res, 404, 'not found');
@@ -147,7 +213,6 @@ export async function startViewServer(o: ViewServerOptions): Promise<ViewServer>
       else res.end();
     });
   });
-  const host = o.host ?? '127.0.0.1';
   await new Promise<void>((ok, fail) => {
     server.once('error', fail);
     server.listen(o.port ?? 0, host, () => ok());

@@ -54,3 +54,32 @@ export function evenFrames(n: number, count: number): number[] {
 export function selectFrames(clip: LoadedClip, idx: readonly number[]): LoadedClip {
   return { ...clip, frames: idx.map((i) => clip.frames[i]), timestamps: Float64Array.from(idx, (i) => clip.timestamps[i]) };
 }
+
+/** Seconds: frames further apart than this (median) cannot be tracked, and are most likely not in seconds. */
+export const MAX_FRAME_INTERVAL = 5;
+/** The frames must cover at least this share of the ground truth's span, and at most its inverse. */
+export const MIN_SPAN_SHARE = 0.5;
+
+/**
+ * A clip's timing checked against what it claims to be (ClipDataError otherwise): timestamps in
+ * seconds (a median interval of more than MAX_FRAME_INTERVAL is named with the likely unit), and,
+ * when the clip's ground truth gives its duration (`truthSpan`, seconds), frames that cover it — a
+ * 3-frame video of a 3-second clip, or frames spanning a day, would be answered from the wrong motion.
+ */
+export function checkTiming(clip: LoadedClip, truthSpan?: number): void {
+  const ts = clip.timestamps;
+  const n = ts.length;
+  const span = ts[n - 1] - ts[0];
+  const d = Array.from({ length: n - 1 }, (_, i) => ts[i + 1] - ts[i]).sort((a, b) => a - b);
+  const median = d[Math.floor(d.length / 2)] ?? 0;
+  const where = clip.video ? `video ${clip.video}` : 'frame timestamps';
+  if (median > MAX_FRAME_INTERVAL) {
+    const unit = median > 5e7 ? 'nanoseconds' : median > 5e4 ? 'microseconds' : median > 50 ? 'milliseconds' : null;
+    throw new ClipDataError(`${where}: ${n} frames span ${fmt(span)} s (median interval ${fmt(median)} s); timestamps must be in seconds${unit ? ` (these look like ${unit})` : ''}`);
+  }
+  if (truthSpan !== undefined && truthSpan > 0 && (span < MIN_SPAN_SHARE * truthSpan || span > truthSpan / MIN_SPAN_SHARE)) {
+    throw new ClipDataError(`${where}: ${n} frames span ${fmt(span)} s but the clip's ground truth spans ${fmt(truthSpan)} s`);
+  }
+}
+
+const fmt = (v: number) => (Math.abs(v) >= 1e4 ? v.toExponential(2) : String(Math.round(v * 1000) / 1000));

@@ -56,12 +56,18 @@ export function registerView(program: Command): void {
       }
       process.stderr.write(`egogeo view: ${v.data.clips.length} clips from ${v.data.root}${v.data.runs.length ? `, ${v.data.runs.length} predictions file(s)` : ''}\n`);
       process.stdout.write(`${v.url}\n`);
+      // The first SIGINT/SIGTERM stops the server (connections closed); a second one, or a close that
+      // has not finished within 2 s, ends the process at once: a signal always stops the viewer.
       await new Promise<void>((done) => {
-        const stop = () => {
+        let stopping = false;
+        const onSignal = (sig: NodeJS.Signals) => {
+          if (stopping) process.exit(sig === 'SIGTERM' ? 143 : 130);
+          stopping = true;
+          setTimeout(() => process.exit(0), 2000).unref();
           void v.close().then(done);
         };
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
+        process.on('SIGINT', onSignal);
+        process.on('SIGTERM', onSignal);
       });
     });
 }
