@@ -67,7 +67,8 @@ export async function reachable(t: QueueTarget, ready: Promise<unknown>, lastErr
  */
 export async function probe(t: QueueTarget, ms = 5000): Promise<void> {
   const { Redis } = await import('ioredis'); // loaded on use: every egogeo command imports this file
-  const r = new Redis({ ...(t.connection as object), lazyConnect: true, connectTimeout: ms, retryStrategy: () => null, maxRetriesPerRequest: 0, enableOfflineQueue: false });
+  // db 0 here and SELECT below: a database the server does not have (/99 of 16) is an error, not db 0.
+  const r = new Redis({ ...(t.connection as object), db: 0, lazyConnect: true, connectTimeout: ms, retryStrategy: () => null, maxRetriesPerRequest: 0, enableOfflineQueue: false });
   let last: string | null = null;
   r.on('error', (e: Error) => {
     last = e.message.split('\n')[0];
@@ -75,7 +76,15 @@ export async function probe(t: QueueTarget, ms = 5000): Promise<void> {
   try {
     await r.connect();
     await r.ping();
+    if (t.connection.db !== 0) {
+      try {
+        await r.select(t.connection.db);
+      } catch (e) {
+        throw new InputError(`--queue ${t.shown}: Redis has no database ${t.connection.db} (${(e as Error).message.split('\n')[0]})`);
+      }
+    }
   } catch (e) {
+    if (e instanceof InputError) throw e;
     throw new InputError(`cannot reach Redis at ${t.shown} (${last ?? (e as Error).message.split('\n')[0]}); start one (redis-server) or check --queue`);
   } finally {
     r.disconnect();

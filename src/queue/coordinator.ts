@@ -32,6 +32,16 @@ export interface QueueExecutorOptions {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** `p`, or a rejection after `ms` (BullMQ queues commands while Redis is away: a bare await would wait for it silently). */
+async function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer to ${what} within ${ms / 1000} s`)), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Whether a worker's answer has the shape the run writes. */
 function isClipOutput(r: unknown, t: ClipTask): r is ClipOutput {
   const o = r as ClipOutput;
@@ -120,29 +130,34 @@ async function runOnQueue(tasks: ClipTask[], ctx: ClipExecutorContext, qo: Queue
       if (st === 'completed' || st === 'failed') await queue.remove(id).catch(() => undefined);
     }
     // Collect what finished while no coordinator listened; enqueue again what failed for good;
-    // enqueue what is not on the queue.
-    const add: { id: string; t: ClipTask }[] = [];
-    let kept = 0;
-    for (const [id, t] of [...pending]) {
-      const st = await queue.getJobState(id);
-      if (st === 'completed') await check(id);
-      else if (st === 'failed') {
-        await queue.remove(id);
-        add.push({ id, t });
-      } else if (st === 'unknown') add.push({ id, t });
-      else kept++;
-    }
-    for (let i = 0; i < add.length; i += 500) {
-      await queue.addBulk(
-        add.slice(i, i + 500).map(({ id, t }) => ({
-          name: 'clip',
-          data: { v: JOB_VERSION, run: ctx.runId, task: encodeTask(t), questions },
-          opts: { jobId: id, attempts, backoff: { type: 'fixed', delay: qo.backoffMs ?? 1000 }, removeOnComplete: false, removeOnFail: false },
-        })),
-      );
-    }
+    // enqueue what is not on the queue (at start, and again after Redis comes back: a restarted
+    // Redis may have lost every job).
+    const reconcile = async (): Promise<{ added: number; kept: number }> => {
+      const add: { id: string; t: ClipTask }[] = [];
+      let kept = 0;
+      for (const [id, t] of [...pending]) {
+        const st = await queue.getJobState(id);
+        if (st === 'completed') await check(id);
+        else if (st === 'failed') {
+          await queue.remove(id);
+          add.push({ id, t });
+        } else if (st === 'unknown') add.push({ id, t });
+        else kept++;
+      }
+      for (let i = 0; i < add.length; i += 500) {
+        await queue.addBulk(
+          add.slice(i, i + 500).map(({ id, t }) => ({
+            name: 'clip',
+            data: { v: JOB_VERSION, run: ctx.runId, task: encodeTask(t), questions },
+            opts: { jobId: id, attempts, backoff: { type: 'fixed', delay: qo.backoffMs ?? 1000 }, removeOnComplete: false, removeOnFail: false },
+          })),
+        );
+      }
+      return { added: add.length, kept };
+    };
+    const { added, kept } = await reconcile();
     const resumedNote = collected + failed > 0 || kept > 0 ? `; ${collected + failed} finished while no coordinator listened, ${kept} already on the queue` : '';
-    ctx.log(`queue ${target.shown} (${target.name}): run ${ctx.runId}, ${add.length} clip${add.length === 1 ? '' : 's'} enqueued${resumedNote}`);
+    ctx.log(`queue ${target.shown} (${target.name}): run ${ctx.runId}, ${added} clip${added === 1 ? '' : 's'} enqueued${resumedNote}`);
 
     bar?.start(total, collected + failed, { rate: '0.00', workers: '? workers' });
     started = true;
@@ -150,12 +165,21 @@ async function runOnQueue(tasks: ClipTask[], ctx: ClipExecutorContext, qo: Queue
     let lastLog = Date.now();
     let warnedIdle = false;
     const logEvery = (qo.logEvery ?? 30) * 1000;
+    // Redis unreachable: one line when it goes, a count every logEvery, one line when it is back.
+    let downSince: number | null = null;
+    let lastDownLog = 0;
     while (pending.size > 0 && Atomics.load(ctx.cancel, 0) === 0) {
       await sleep(200);
       if (Date.now() - lastSweep >= 2000) {
         lastSweep = Date.now();
         try {
-          workers = await queue.getWorkersCount();
+          workers = await within(queue.getWorkersCount(), 3000, 'a worker count');
+          if (downSince !== null) {
+            const away = Math.round((Date.now() - downSince) / 1000);
+            const r = await within(reconcile(), 30_000, 'the re-check of the queue');
+            ctx.log(`Redis at ${target.shown} is back after ${away} s; ${r.added} clip${r.added === 1 ? '' : 's'} it had lost enqueued again, ${r.kept} still on the queue`);
+            downSince = null;
+          }
           tick();
           if (!warnedIdle && workers === 0 && Date.now() - t0 > 5000) {
             warnedIdle = true;
@@ -167,16 +191,38 @@ async function runOnQueue(tasks: ClipTask[], ctx: ClipExecutorContext, qo: Queue
           }
         } catch (e) {
           noteError(e as Error);
+          if (downSince === null) {
+            downSince = lastDownLog = Date.now();
+            ctx.log(`Redis at ${target.shown} is not answering (${lastError}); waiting for it — ${pending.size} clip${pending.size === 1 ? '' : 's'} not collected yet`);
+          } else if (Date.now() - lastDownLog >= Math.max(logEvery, 10_000)) {
+            lastDownLog = Date.now();
+            ctx.log(`Redis at ${target.shown} still not answering after ${Math.round((Date.now() - downSince) / 1000)} s (${lastError})`);
+          }
         }
       }
-      if (!bar && logEvery > 0 && Date.now() - lastLog >= logEvery) {
+      if (!bar && downSince === null && logEvery > 0 && Date.now() - lastLog >= logEvery) {
         lastLog = Date.now();
         const left = pending.size;
         const r = rate();
         ctx.log(`${ctx.label} (queue): ${collected + failed}/${total} clips, ${r.toFixed(2)} clips/s, ETA ${r > 0 ? `${Math.round(left / r)} s` : '?'}, ${workers} worker${workers === 1 ? '' : 's'}`);
       }
     }
-    if (pending.size > 0) ctx.log(`${pending.size} clip${pending.size === 1 ? '' : 's'} left on the queue for the next coordinator (workers keep answering them)`);
+    if (pending.size > 0) {
+      // Count what is really on the queue: after a Redis restart it may hold none of them.
+      let onQueue: number | null = null;
+      try {
+        onQueue = 0;
+        for (const id of pending.keys()) if ((await within(queue.getJobState(id), 3000, 'a job state')) !== 'unknown') onQueue++;
+      } catch {
+        onQueue = null;
+      }
+      const n = (k: number) => `${k} clip${k === 1 ? '' : 's'}`;
+      if (onQueue === null) ctx.log(`${n(pending.size)} not collected; Redis at ${target.shown} is not answering, so what is left on the queue is unknown (rerun to finish)`);
+      else {
+        if (onQueue > 0) ctx.log(`${n(onQueue)} left on the queue for the next coordinator (workers keep answering them)`);
+        if (pending.size > onQueue) ctx.log(`${n(pending.size - onQueue)} not on the queue (the next run enqueues them)`);
+      }
+    }
   } finally {
     bar?.stop();
     const closing = Promise.all([events.close().catch(() => undefined), queue.close().catch(() => undefined)]);

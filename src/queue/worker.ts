@@ -58,9 +58,31 @@ export async function runQueueWorker(o: QueueWorkerOptions): Promise<QueueWorker
   const maps = o.pathMap ?? [];
   const me = `${hostname()}:${process.pid}`;
   let lastError: string | null = null;
+  // Redis unreachable: one line at the first error, then a count every 30 s, one line when jobs flow again.
+  let troubleSince: number | null = null;
+  let troubles = 0;
+  let lastTroubleLog = 0;
+  let quiet = false; // stopping: the errors of closing connections are expected
   const noteError = (e: Error) => {
     lastError = e.message.split('\n')[0];
+    if (quiet || !ready) return;
+    const now = Date.now();
+    troubles++;
+    if (troubleSince === null) {
+      troubleSince = lastTroubleLog = now;
+      log(`Redis at ${o.target.shown}: ${lastError}; retrying (clips in flight finish, new ones wait)`);
+    } else if (now - lastTroubleLog >= 30_000) {
+      lastTroubleLog = now;
+      log(`Redis at ${o.target.shown}: ${troubles} connection errors in ${Math.round((now - troubleSince) / 1000)} s (${lastError}); still retrying`);
+    }
   };
+  const noteBack = () => {
+    if (troubleSince === null) return;
+    log(`Redis at ${o.target.shown} answers again after ${Math.round((Date.now() - troubleSince) / 1000)} s`);
+    troubleSince = null;
+    troubles = 0;
+  };
+  let ready = false;
 
   await probe(o.target);
   const pool = new Piscina({ filename: workerUrl().href, minThreads: concurrency, maxThreads: concurrency, idleTimeout: 60_000 });
@@ -93,6 +115,7 @@ export async function runQueueWorker(o: QueueWorkerOptions): Promise<QueueWorker
   const answer = async (job: Job<ClipJobData>): Promise<ClipOutput> => {
     const d = job.data;
     if (d?.v !== JOB_VERSION) throw new UnrecoverableError(`job format ${String(d?.v)} but this egogeo worker reads ${JOB_VERSION} (run the same egogeo version on the coordinator and the workers)`);
+    noteBack();
     const task = mapTask({ ...decodeTask(d.task), config: questionFile(d.questions) }, maps);
     try {
       const refused = task.engine.device === 'gpu' ? gpuReady() : null;
@@ -128,6 +151,7 @@ export async function runQueueWorker(o: QueueWorkerOptions): Promise<QueueWorker
   const stopped = new Promise<void>((r) => (markStopped = r));
   const stop = (): Promise<void> =>
     (stopping ??= (async () => {
+      quiet = true;
       // No new jobs; the clips in flight finish and their answers go back to Redis. Closing the
       // connections is bounded, so a worker whose Redis is gone still exits.
       const closing = worker.close().catch(noteError);
@@ -161,6 +185,7 @@ export async function runQueueWorker(o: QueueWorkerOptions): Promise<QueueWorker
       await Promise.race([stop(), new Promise((r) => setTimeout(r, 2000))]);
       throw e;
     }
+    ready = true;
     log(`${me} on ${o.target.shown} (${o.target.name}): ${concurrency} clip${concurrency === 1 ? '' : 's'} at a time${maps.length ? `, paths ${maps.map((m) => `${m.from} → ${m.to}`).join(', ')}` : ''}`);
     const running = worker.run();
     let idleTimer: NodeJS.Timeout | undefined;

@@ -148,6 +148,37 @@ describe.skipIf(!NATIVE_BUILT || !HAS_REDIS)('egogeo run --queue + egogeo worker
   });
 });
 
+describe.skipIf(!NATIVE_BUILT || !HAS_REDIS)('a Redis lost mid-run (killed, restarted empty)', () => {
+  it('the coordinator and the worker say so, the coordinator enqueues again what Redis lost, the run finishes as a local run', async () => {
+    ensureDist();
+    const ds = syntheticDataset(join(tmp, 'lost'), Array.from({ length: 10 }, (_, i) => ({ id: `c${i}`, speed: 5 + i, yawRate: (i % 3) * 0.15 - 0.15, seed: 20 + i, frames: 20 })));
+    const ref = join(tmp, 'lost-local.jsonl');
+    expect(cli(['run', '--dataset', ds, '-o', ref, '--workers', '2']).code).toBe(0);
+    let redis = await startRedis();
+    const out = join(tmp, 'lost-queue.jsonl');
+    const w = start(['worker', '--queue', redis.url, '--lock-seconds', '2']);
+    const c = start(['run', '--dataset', ds, '--queue', redis.url, '--no-progress', '-o', out]);
+    await until('the first clip written', () => lines(out) >= 2);
+    await redis.kill();
+    await until('the coordinator noticing', () => /is not answering/.test(c.stderr()));
+    await until('the worker noticing', () => /retrying/.test(w.stderr()));
+    redis = await startRedis(redis.port);
+    await until('the coordinator re-enqueuing', () => /is back after \d+ s; \d+ clips? it had lost enqueued again/.test(c.stderr()));
+    const r = await c.done;
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/10\/10 clips/);
+    expectSameRun(out, ref);
+    w.child.kill('SIGTERM');
+    expect((await w.done).code).toBe(0);
+    expect(w.stderr()).toMatch(/answers again after \d+ s/);
+    // A database the server does not have is an error, not database 0 under another name.
+    const r99 = cli(['worker', '--queue', `${redis.url}/99`]);
+    expect(r99.code).toBe(1);
+    expect(r99.stderr.trim()).toMatch(/^egogeo: --queue redis:\/\/127\.0\.0\.1:\d+\/99: Redis has no database 99 \(ERR DB index is out of range\)$/);
+    await redis.stop();
+  });
+});
+
 describe.skipIf(!NATIVE_BUILT || !HAS_REDIS || !HAS_EGODYN_KITTI)('egogeo run --queue on egodyn_kitti (../shared, real redis-server)', () => {
   const IDS = ['kitti00_000000', 'kitti00_000005', 'kitti00_000010', 'kitti00_000015', 'kitti00_000020', 'kitti00_000025', 'kitti00_000030', 'kitti00_000035'];
   let redis: RedisServer;
