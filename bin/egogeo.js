@@ -1,4 +1,5 @@
 #!/usr/bin/env node
-import { main } from '../dist/cli/main.js';
+import { guardStdout, main } from '../dist/cli/main.js';
 
+guardStdout();
 process.exitCode = await main(process.argv);

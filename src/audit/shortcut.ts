@@ -136,6 +136,7 @@ export function shortcutBound(
   metric: ShortcutMetric = 'bacc',
   questions?: readonly string[],
   sourceField = 'source',
+  choices?: ReadonlyMap<string, readonly string[]>,
 ): ShortcutReport {
   if (clips.length === 0) throw new InputError('no clips to audit');
   if (by.length === 0) throw new InputError('--by: name at least one field');
@@ -145,6 +146,19 @@ export function shortcutBound(
     for (const c of clips) for (const q of Object.keys(c.answers)) if (!seen.has(q)) (seen.add(q), qids.push(q));
   }
   if (qids.length === 0) throw new InputError('the clips carry no answers');
+  // With the question file's choices: every question known, every answer one of its choices, and
+  // chance a uniform guess over the choices (not over the labels these clips happen to have).
+  if (choices) {
+    for (const q of qids) if (!choices.has(q)) throw new InputError(`question '${q}' is not in the question file (it has ${[...choices.keys()].join(', ')})`);
+    for (const c of clips) {
+      for (const [q, y] of Object.entries(c.answers)) {
+        const k = choices.get(q);
+        if (!k) throw new InputError(`clip ${c.id}: question '${q}' is not in the question file`);
+        if (typeof y === 'string' && k.length > 0 && !k.includes(y.toLowerCase())) throw new InputError(`clip ${c.id}: answer '${y}' to '${q}' is not one of its choices (${k.join(', ')})`);
+      }
+    }
+  }
+  const nChoices = (q: string, present: number): number => (choices?.get(q)?.length || present);
   const cellOf = clips.map((c) => cellKey(c.fields, by));
   const cellValues = new Map<string, Record<string, unknown>>();
   const cellClips = new Map<string, number>();
@@ -215,14 +229,14 @@ export function shortcutBound(
       for (const q of qs) {
         const ny = nY.get(q)!;
         const n = [...ny.values()].reduce((a, b) => a + b, 0);
-        num += n / ny.size;
+        num += n / nChoices(q, ny.size);
         den += n;
       }
       return den ? num / den : NaN;
     }
     const hit: Counts = new Map();
     const tot: Counts = new Map();
-    for (const q of qs) for (const [y, n] of nY.get(q)!) (inc(hit, y, n / nY.get(q)!.size), inc(tot, y, n));
+    for (const q of qs) for (const [y, n] of nY.get(q)!) (inc(hit, y, n / nChoices(q, nY.get(q)!.size)), inc(tot, y, n));
     const ys = [...tot.keys()];
     return ys.reduce((s, y) => s + hit.get(y)! / tot.get(y)!, 0) / ys.length;
   };
@@ -233,7 +247,7 @@ export function shortcutBound(
   for (const q of qids) {
     const { o, p } = lists([q], perQ);
     const ny = nY.get(q)!;
-    perQuestion[q] = { bound: o.length ? score(o, p) : NaN, chance: ny.size ? 1 / ny.size : NaN, n_labels: ny.size, n: o.length, answers: perQ.get(q)! };
+    perQuestion[q] = { bound: o.length ? score(o, p) : NaN, chance: ny.size ? 1 / nChoices(q, ny.size) : NaN, n_labels: ny.size, n: o.length, answers: perQ.get(q)! };
   }
 
   const cells: CellReport[] = cellNames.map((cell) => {
@@ -244,16 +258,17 @@ export function shortcutBound(
       if (!m) continue;
       const ny = nY.get(q)!;
       const K = ny.size;
+      const Kc = nChoices(q, K); // a uniform guess hits each label with 1 / Kc
       const y = perQ.get(q)![cell];
       const nc = [...m.values()].reduce((a, b) => a + b, 0);
       let gain: number;
       if (metric === 'acc') {
         const n = [...ny.values()].reduce((a, b) => a + b, 0);
-        gain = ((m.get(y) ?? 0) - nc / K) / n;
+        gain = ((m.get(y) ?? 0) - nc / Kc) / n;
       } else {
         let rnd = 0;
         for (const [l, c] of m) rnd += c / ny.get(l)!;
-        gain = ((m.get(y) ?? 0) / ny.get(y)! - rnd / K) / K;
+        gain = ((m.get(y) ?? 0) / ny.get(y)! - rnd / Kc) / K;
       }
       pq[q] = { answer: y, n: nc, gain };
       gsum += gain;

@@ -54,7 +54,8 @@ export function cameraGeometry(c: Camera): CameraGeometry {
   for (const [k, v] of [['--width', c.width], ['--height', c.height]] as const) {
     if (!Number.isFinite(v) || v <= 0) throw new InputError(`${k}: expected a positive number of pixels, got ${v}`);
   }
-  if (!Number.isFinite(c.vfovDeg) || c.vfovDeg <= 0 || c.vfovDeg >= 180) throw new InputError(`--vfov: expected degrees in (0, 180), got ${c.vfovDeg}`);
+  // Below 0.01° the view's bearings are lost to rounding next to the turn (no camera is that narrow).
+  if (!Number.isFinite(c.vfovDeg) || c.vfovDeg < 0.01 || c.vfovDeg >= 180) throw new InputError(`--vfov: expected degrees in [0.01, 180), got ${c.vfovDeg}`);
   const focal = c.height / 2 / Math.tan((c.vfovDeg * Math.PI) / 360);
   const half = (Math.atan(c.width / 2 / focal) * 180) / Math.PI;
   return { focal, halfAngleDeg: half, hfovDeg: 2 * half };
@@ -85,7 +86,7 @@ const overlap = (a0: number, a1: number, b0: number, b1: number): number => Math
 
 /** Reachable answers and the bound of one turn (degrees, right positive) for half-angle h. */
 export function turnBound(halfAngleDeg: number, turn: number, sectors: 4 | 8 = 4): TurnBound {
-  if (!Number.isFinite(turn)) throw new InputError(`--turns: ${turn} is not a number of degrees`);
+  if (!Number.isFinite(turn) || Math.abs(turn) > 360) throw new InputError(`--turns: expected degrees in [-360, 360], got ${turn}`);
   const h = halfAngleDeg;
   const lo = -h - turn;
   const hi = h - turn;

@@ -42,6 +42,18 @@ export async function buildProgram(only?: string): Promise<Command> {
 }
 
 /** Runs the CLI; returns the exit code instead of exiting so tests can call it in-process. */
+/**
+ * For the `egogeo` process (bin/egogeo.js), once: standard output that cannot be written (a full
+ * disk, /dev/full) is one line and exit 1; a reader that closed the pipe (`| head`) ends the command.
+ */
+export function guardStdout(): void {
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(0);
+    process.stderr.write(`egogeo: standard output: cannot write (${errnoText(e)})\n`);
+    process.exit(1);
+  });
+}
+
 export async function main(argv: string[]): Promise<number> {
   try {
     // argv[2] is the command's name unless it is an option (--help, --version): then all commands.

@@ -25,14 +25,32 @@ export function makeTrajectory(
   where = id,
   names = { t: 'timestamps', x: 'x', y: 'y', yaw: 'yaw' },
 ): Trajectory {
-  const t = toFloatArray(fields.t, where, names.t);
-  const x = toFloatArray(fields.x, where, names.x);
-  const y = toFloatArray(fields.y, where, names.y);
-  const yaw = toFloatArray(fields.yaw, where, names.yaw);
+  const traj = {
+    id,
+    t: toFloatArray(fields.t, where, names.t),
+    x: toFloatArray(fields.x, where, names.x),
+    y: toFloatArray(fields.y, where, names.y),
+    yaw: toFloatArray(fields.yaw, where, names.yaw),
+  };
+  return checkTrajectory(traj, where, names);
+}
+
+/**
+ * `traj` when it is one (at least 2 samples, equal lengths, finite values, strictly increasing
+ * times), else one InputError naming `where` and the field. The oracle checks every trajectory it
+ * is given, so a library caller's NaN or duplicate timestamp is an error, not a label.
+ */
+export function checkTrajectory<T extends Trajectory>(traj: T, where = traj.id || 'trajectory', names = { t: 't', x: 'x', y: 'y', yaw: 'yaw' }): T {
+  const { t } = traj;
   if (t.length < 2) throw new InputError(`${where}: field '${names.t}' needs at least 2 samples, got ${t.length}`);
-  for (const [name, arr] of [[names.x, x], [names.y, y], [names.yaw, yaw]] as const) {
+  for (const [name, arr] of [[names.x, traj.x], [names.y, traj.y], [names.yaw, traj.yaw]] as const) {
     if (arr.length !== t.length) {
       throw new InputError(`${where}: field '${name}' has ${arr.length} samples but '${names.t}' has ${t.length}`);
+    }
+  }
+  for (const [name, arr] of [[names.t, t], [names.x, traj.x], [names.y, traj.y], [names.yaw, traj.yaw]] as const) {
+    for (let i = 0; i < arr.length; i++) {
+      if (!Number.isFinite(arr[i])) throw new InputError(`${where}: field '${name}'[${i}] must be a finite number, got ${arr[i]}`);
     }
   }
   for (let i = 1; i < t.length; i++) {
@@ -42,7 +60,7 @@ export function makeTrajectory(
       );
     }
   }
-  return { id, t, x, y, yaw };
+  return traj;
 }
 
 function toFloatArray(v: unknown, where: string, name: string): Float64Array {

@@ -98,12 +98,22 @@ export function readBenchmark(dir: string, opts: BenchmarkOptions = {}): Benchma
  */
 export function readDataset(dir: string, opts: BenchmarkOptions = {}): Benchmark {
   const b = readLayout(dir, opts);
-  if (opts.cameras) applyCameraOverrides(b.clips, readCamerasFile(opts.cameras));
+  if (opts.cameras) applyCameraOverrides(b.clips, readCamerasFile(opts.cameras), opts.cameras, opts.log ?? (() => {}));
   return b;
 }
 
-/** `--cameras` overrides, per source, over what the dataset says. */
-function applyCameraOverrides(clips: Clip[], overrides: CameraOverrides): void {
+/**
+ * `--cameras` overrides, per source, over what the dataset says. A source that differs from one of
+ * the dataset's only in case is a typo (an error); one the dataset does not have gets a note.
+ */
+function applyCameraOverrides(clips: Clip[], overrides: CameraOverrides, file: string, log: (line: string) => void): void {
+  const sources = [...new Set(clips.map((c) => c.source))];
+  for (const key of overrides.keys()) {
+    if (sources.includes(key)) continue;
+    const near = sources.find((s) => s.toLowerCase() === key.toLowerCase());
+    if (near) throw new InputError(`${file}: source '${key}' is not a source of this dataset; did you mean '${near}'? (sources are case-sensitive)`);
+    log(`note: ${file}: no clip has source '${key}' (sources here: ${sources.join(', ')}); its camera is not used`);
+  }
   for (const c of clips) {
     const o = overrides.get(c.source);
     if (o) c.camera = overrideCamera(c.camera, o, '--cameras');

@@ -10,6 +10,7 @@
  * |P∩G| / |P∪G| that the paper names, and groups by question_type or category. Pure; load.ts reads
  * the files. May import: core/, grade/ (code-point order).
  */
+import { InputError } from '../core/errors.js';
 import { compareCodePoints } from '../grade/metrics.js';
 import { PyRandom } from './pyrandom.js';
 
@@ -173,13 +174,29 @@ export function resultFromLetters(q: GearsQuestion, qid: string, pred: readonly 
 }
 
 /**
+ * A published result row as far as scoring reads it: `exact` true/false (or 0/1), `overlap` in
+ * [0, 1], `n_pred`/`n_select` counts; an impossible row ("5 of 1 exact", a negative overlap) is
+ * one InputError naming the question and the field rather than a score above 100%.
+ */
+function checkedRow(r: ResultRow): ResultRow {
+  if (pyTruthy(r.error)) return r;
+  const bad = (field: string, want: string) => new InputError(`prediction ${r.question_id}: field '${field}' must be ${want}, got ${JSON.stringify(r[field])}`);
+  if (!(r.exact === true || r.exact === false || r.exact === 0 || r.exact === 1)) throw bad('exact', 'true or false (or 0/1)');
+  if (r.overlap !== undefined && !(typeof r.overlap === 'number' && r.overlap >= 0 && r.overlap <= 1)) throw bad('overlap', 'a number in [0, 1]');
+  for (const f of ['n_pred', 'n_select', 'n_options'] as const) {
+    if (r[f] !== undefined && r[f] !== null && !(Number.isInteger(r[f]) && (r[f] as number) >= 0)) throw bad(f, 'a non-negative integer');
+  }
+  return r;
+}
+
+/**
  * A prediction record → a result row. A record that already carries `exact` or `error` is a
  * published result row and is taken as it is; otherwise `pred` (original letters), `shown`
  * (displayed letters, mapped back through the question's shuffle) or `raw` (model text, parsed as
  * the published code parses it) is scored as `evaluate` scores it.
  */
 export function resultRow(q: GearsQuestion, qid: string, rec: Record<string, unknown>): ResultRow {
-  if ('exact' in rec || 'error' in rec) return { ...rec, question_id: qid };
+  if ('exact' in rec || 'error' in rec) return checkedRow({ ...rec, question_id: qid });
   const { back } = shuffledView(q.options, qid);
   const letters = Object.keys(back).sort(compareCodePoints);
   const fail = (error: string): ResultRow => ({ question_id: qid, error });

@@ -26,6 +26,20 @@ function alive(pid: number): boolean {
   }
 }
 
+/** Who holds `<output>.lock` now: a live process (or one on another host), else null (no lock, or a stale one). */
+export function lockHolder(output: string): { pid: number; host?: string; command?: string } | null {
+  let owner: { pid?: number; host?: string; command?: string };
+  try {
+    owner = JSON.parse(readFileSync(`${writeTarget(output)}.lock`, 'utf8'));
+  } catch {
+    return null;
+  }
+  const pid = Number(owner.pid);
+  if (!Number.isInteger(pid) || pid <= 0) return null;
+  const otherHost = !!owner.host && owner.host !== hostname();
+  return otherHost || alive(pid) ? { pid, host: owner.host, command: owner.command } : null;
+}
+
 /** Takes `<output>.lock` (the real output behind a symlink); InputError when another live process holds it. */
 export function lockOutput(output: string, what = 'egogeo run'): OutputLock {
   const path = `${writeTarget(output)}.lock`;

@@ -154,7 +154,7 @@ export function guardOutputs(outputs: readonly (OutputSpec | undefined)[], input
       if ((o.kind ?? 'file') === 'file' && !s.isFile()) {
         throw new InputError(`${o.flag} ${o.path}: is ${describe(s)}, not a regular file egogeo may replace; give a file path`);
       }
-      if (o.kind === 'dir' && !s.isDirectory()) throw new InputError(`${o.flag} ${o.path}: exists and is ${describe(s)}, not a folder`);
+      if (o.kind === 'dir' && !s.isDirectory()) throw new InputError(`${o.flag} ${o.path}: exists and is ${describe(s)}, not a folder; give a folder path`);
     }
     const target = writeTarget(abs);
     const oid = identity(abs);
@@ -180,7 +180,8 @@ function describe(s: Stats): string {
   if (s.isCharacterDevice() || s.isBlockDevice()) return 'a device';
   if (s.isFIFO()) return 'a FIFO';
   if (s.isSocket()) return 'a socket';
-  return 'not a regular file';
+  if (s.isFile()) return 'a regular file';
+  return 'neither a file nor a folder';
 }
 
 /** An input that must be a regular file of at most `MAX_INPUT_BYTES`; InputError naming it otherwise. */

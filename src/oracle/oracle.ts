@@ -1,5 +1,5 @@
 /** Trajectory → arrays → features → labels: the benchmark's oracle as one call. */
-import type { Trajectory } from '../core/trajectory.js';
+import { checkTrajectory, type Trajectory } from '../core/trajectory.js';
 import { computeDynamics, type DynamicsArrays, type DynamicsOptions } from './dynamics.js';
 import { summaryFeatures, type SummaryFeatures } from './features.js';
 import type { Question, QuestionSet } from './questions.js';
@@ -61,7 +61,7 @@ function checkedAnswer(q: Question, raw: string): string {
 }
 
 export function runOracle(traj: Trajectory, questions: QuestionSet, opts: DynamicsOptions = {}): OracleResult {
-  const arrays = computeDynamics(traj, opts);
+  const arrays = computeDynamics(checkTrajectory(traj), opts);
   const features = summaryFeatures(arrays);
   return { arrays, features, labels: labelClip(clipData(arrays, features), questions) };
 }

@@ -32,6 +32,18 @@ export function parseLeaderboard(data: unknown, file: string): LeaderboardRow[] 
             ? `("${o.model}") has no numeric "balanced_acc"`
             : null;
     if (bad) throw new InputError(`${file}: not a leaderboard: row ${i + 1} ${bad} (${expected})`);
+    // Scores are fractions: a balanced accuracy of 1e308 or -3 is a broken file, not a row to rank.
+    for (const [k, v] of Object.entries(o!)) {
+      if (/(^|_)(balanced_acc|accuracy|macro_f1)$/.test(k) && v !== null && !(typeof v === 'number' && v >= 0 && v <= 1)) {
+        throw new InputError(`${file}: row ${i + 1} ("${o!.model}"): "${k}" must be a number in [0, 1], got ${JSON.stringify(v)}`);
+      }
+    }
+  });
+  const seen = new Map<string, number>();
+  data.forEach((r, i) => {
+    const m = (r as LeaderboardRow).model;
+    if (seen.has(m)) throw new InputError(`${file}: rows ${seen.get(m)! + 1} and ${i + 1} are both "${m}" (one row per model)`);
+    seen.set(m, i);
   });
   return data as LeaderboardRow[];
 }

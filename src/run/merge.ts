@@ -7,7 +7,8 @@
  */
 import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { faultFor, guardOutputs, readInputText } from '../io/safety.js';
-import { lockOutput } from '../io/lock.js';
+import { lockHolder, lockOutput } from '../io/lock.js';
+import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { InputError } from '../core/errors.js';
 import { type ClipBlock, type ExpectedClip, parseBlocks } from './output.js';
@@ -51,7 +52,12 @@ function mergeLocked(o: MergeOptions, out: string): MergeSummary {
     if (!existsSync(path)) throw new InputError(`${p}: no such file`);
     const rec = readRunRecord(path);
     if (!rec) throw new InputError(`${p}: no ${sidecar.run(p).split('/').pop()} beside it (not written by egogeo run)`);
-    if (rec.status !== 'complete') throw new InputError(`${p}: shard ${rec.shard.index}/${rec.shard.count} is ${rec.status}; rerun its egogeo run command to finish it`);
+    if (rec.status !== 'complete') {
+      // A record that says running is true only while its run holds the output's lock.
+      const holder = rec.status === 'running' ? lockHolder(p) : null;
+      const state = rec.status === 'interrupted' ? 'was interrupted' : holder ? `is still running (pid ${holder.pid}${holder.host && holder.host !== hostname() ? ` on ${holder.host}` : ''})` : 'stopped before finishing (killed or crashed)';
+      throw new InputError(`${p}: shard ${rec.shard.index}/${rec.shard.count} ${state}; ${holder ? 'wait for it, then merge' : 'rerun its egogeo run command to finish it'}`);
+    }
     shards.push({ path, rec });
   }
   const first = shards[0].rec;

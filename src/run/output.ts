@@ -6,9 +6,10 @@
  * run completes `finalize` rewrites the file atomically in the dataset's canonical clip order, so
  * the result does not depend on the worker count or on interruptions.
  */
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync } from 'node:fs';
 import { InputError } from '../core/errors.js';
 import { writeFileAtomic as writeAtomic, writeFully } from '../io/atomic.js';
+import { errnoText } from '../io/safety.js';
 
 /** What the run expects of one clip's block. */
 export interface ExpectedClip {
@@ -130,10 +131,23 @@ export class PredictionsFile {
     return rec;
   }
 
-  /** Appends one clip's records with a single write. */
+  /**
+   * Appends one clip's records with a single write. A write that fails part-way (a full disk) is
+   * cut back to the clip before it, so the file never holds half a record; the error names the file.
+   */
   append(text: string): void {
     if (this.fd === null) throw new Error('PredictionsFile.append before recover');
-    writeFully(this.fd, Buffer.from(text), this.path);
+    const before = fstatSync(this.fd).size;
+    try {
+      writeFully(this.fd, Buffer.from(text), this.path);
+    } catch (e) {
+      try {
+        ftruncateSync(this.fd, before);
+      } catch {
+        /* the rerun repairs a torn block */
+      }
+      throw new InputError(`${this.path}: cannot write (${errnoText(e)})`);
+    }
   }
 
   close(): void {

@@ -149,10 +149,18 @@ describe.skipIf(!NATIVE_BUILT)('hostile: egogeo run', () => {
     const r = spawnSync(process.execPath, [BIN, 'run', '--dataset', ds, '-o', out, '--no-progress', '--workers', '1'], {
       cwd: ROOT,
       encoding: 'utf8',
-      env: { ...process.env, EGOGEO_FAULT_WRITE: `ENOSPC:${out}:1` },
+      // Writes under this name: the run record, the errors file, then per clip its .tum and the append:
+      // the 6th is the second clip's append.
+      env: { ...process.env, EGOGEO_FAULT_WRITE: `ENOSPC:${out}:5` },
     });
     expect(r.status).toBe(1);
     oneLine(r.stderr);
+    // The line names the file, and the failed append is cut back: no half record is left.
+    expect(r.stderr).toContain(`${out}: cannot write (ENOSPC: no space left on device)`);
+    const left = read(out);
+    expect(left === '' || left.endsWith('\n')).toBe(true);
+    for (const l of left.split('\n').filter(Boolean)) JSON.parse(l);
+    expect(left.length).toBeGreaterThan(0); // the first clip is kept whole
     const again = cli(['run', '--dataset', ds, '-o', out, '--no-progress']);
     expect(again.code, again.stderr).toBe(0);
     expect(read(out)).toBe(read(ref));

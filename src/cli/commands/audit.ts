@@ -12,6 +12,7 @@ import { compareLeaderboard, type LeaderboardComparison, shortcutBound, type Sho
 import { turnGeometry, type TurnReport } from '../../audit/turn.js';
 import { writeFileAtomic } from '../../io/atomic.js';
 import { guardOutputs } from '../../io/safety.js';
+import { DEFAULT_QUESTIONS_PATH, loadQuestions } from '../../oracle/index.js';
 
 const f3 = (x: number): string => (Number.isNaN(x) ? '-' : x.toFixed(3));
 const f4 = (x: number): string => (Number.isNaN(x) ? '-' : x.toFixed(4));
@@ -98,8 +99,9 @@ export function registerAudit(program: Command): void {
     .requiredOption('--by <fields>', 'comma-separated record fields that make a cell (e.g. source, behavior, features.x)')
     .option('--metric <m>', 'bacc (balanced accuracy, the published grader) or acc', 'bacc')
     .option('--leaderboard <file>', 'count the published rows that score at or below the bound')
+    .option('--config <yaml>', "question file: the questions' choices (chance is a uniform guess over them; an answer outside them is an error)", DEFAULT_QUESTIONS_PATH)
     .option('--json <out>', 'also write the report as JSON (atomically)')
-    .action((o: { clips: string; by: string; metric: string; leaderboard?: string; json?: string }) => {
+    .action((o: { clips: string; by: string; metric: string; leaderboard?: string; config: string; json?: string }) => {
       if (o.metric !== 'bacc' && o.metric !== 'acc') throw new InputError(`--metric: expected bacc or acc, got '${o.metric}'`);
       guardOutputs([o.json !== undefined ? { path: o.json, flag: '--json' } : undefined], [...o.clips.split(','), o.leaderboard]);
       const by = o.by.split(',').map((s) => s.trim()).filter(Boolean);
@@ -108,7 +110,8 @@ export function registerAudit(program: Command): void {
       for (const f of by) {
         if (!clips.some((c) => c.fields[f] !== undefined || f.includes('.'))) throw new InputError(`--by: no clip in ${o.clips} has the field '${f}'`);
       }
-      const report = shortcutBound(clips, by, o.metric as ShortcutMetric);
+      const choices = new Map(loadQuestions(o.config).questions.map((q) => [q.id, q.choices ?? []] as const));
+      const report = shortcutBound(clips, by, o.metric as ShortcutMetric, undefined, 'source', choices);
       let lb: LeaderboardComparison | undefined;
       if (o.leaderboard) {
         const data = parseLeaderboard(readJson(o.leaderboard, 'leaderboard'), o.leaderboard);
