@@ -22,6 +22,7 @@
         "native/vo/png.cc",
         "native/vo/pnm.cc",
         "native/vo/relative_scale.cc",
+        "native/vo/road_direct.cc",
         "native/vo/road_scale.cc",
         "native/vo/scale_fusion.cc",
         "native/vo/speed_smoother.cc",

@@ -58,6 +58,13 @@ native().renderClip({
   output: { pixels: false, videoPath: mp4, videoFps: 10 },
 });
 native().probeVideo(mp4);
+// Highway speed at 0.33 s a frame (the direct road alignment, native/vo/road_direct.cc), as pixels.
+const fast = native().renderClip({
+  trajectory: { t: ramp(10, (i) => i / 3), x: ramp(10, (i) => (i * 25) / 3), y: ramp(10, () => 0), yaw: ramp(10, () => 0) },
+  camera: { width: 640, height: 360 },
+  world: { seed: 5, environment: 'highway' },
+});
+processClip({ frames: fast.frames.map((data) => ({ data, width: fast.width, height: fast.height })), timestamps: ramp(10, (i) => i / 3), intrinsics: fast.intrinsics }, { cameraHeight: 1.65, downsample: 2, kltWindow: 9, kltLevels: 3, minDistance: 4 });
 processClip({ video: mp4 });
 processClip({ video: mp4, frameIndices: [0, 3, 6, 9], timestamps: [0, 0.3, 0.6, 0.9] });
 const bytes = readFileSync(mp4);

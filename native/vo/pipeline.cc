@@ -136,6 +136,7 @@ ClipResult process_clip(const ClipInput& in, const Options& opt) {
       throw InputError("frame " + std::to_string(k) + ": size " + std::to_string(frame.width) + "x" + std::to_string(frame.height) +
                        " differs from frame 0 (" + std::to_string(res.width) + "x" + std::to_string(res.height) + ")");
     }
+    const cv::Mat prev = img;
     img = frame.img;
     all.push_back(tracker.step(img, res.ms, k + 1 == n));
     const Matches& m = all.back();
@@ -148,6 +149,7 @@ ClipResult process_clip(const ClipInput& in, const Options& opt) {
     {
       Timer t(res.ms.scale);
       road.add_pair(m, inl);
+      if (opt.scale == ScaleMode::Road) road.add_direct(prev, img, pm, in.timestamps[k] - in.timestamps[k - 1]);
     }
     inliers.push_back(std::move(inl));
     res.pairs.push_back(pm);

@@ -9,6 +9,7 @@
 #pragma once
 
 #include "relative_scale.h"
+#include "road_direct.h"
 #include "scale_fusion.h"
 #include "speed_smoother.h"
 #include "tracker.h"
@@ -24,6 +25,9 @@ class RoadScale {
 
   /// Keeps the pair's road-region inlier correspondences for the joint solve.
   void add_pair(const Matches& m, const std::vector<uchar>& inliers);
+  /// For the pair just added: when its road region kept too few correspondences for the fit
+  /// (Options::direct_road), the road distance by direct alignment of the two frames (road_direct.h).
+  void add_direct(const cv::Mat& prev, const cv::Mat& curr, const PairMotion& pm, double dt);
   /// Sets `scale` (metres) on every pair; `timestamps` has one entry per frame.
   /// `ratios` (may be empty) are relative scales between consecutive pairs, fused with the road.
   void solve(std::vector<PairMotion>& pairs, const std::vector<double>& timestamps, const std::vector<ScaleRatio>& ratios,
@@ -43,6 +47,7 @@ class RoadScale {
   cv::Vec3d prior_;          // Options::road_normal, unit length
   double road_depression_;   // road region: prior_ . x >= this (x normalised, z = 1)
   std::vector<std::vector<Corr>> road_;
+  std::vector<DirectRoad> direct_;  // per pair; distance 0 = none
   SpeedFit fit_;
 };
 

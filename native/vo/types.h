@@ -98,6 +98,7 @@ struct Options {
   ScaleMode scale = ScaleMode::Road;
   double camera_height = 1.65;    // metres above the road (KITTI: 1.65)
   double road_margin = 0.05;      // road region starts this fraction of H below the horizon row
+  bool direct_road = true;         // pairs whose road region kept too few tracks: road distance by direct alignment (road_direct.h)
   double road_above_scale = 0.5;  // road fit: Cauchy scale for points moving more than the plane predicts, relative to the other side (1 = symmetric)
   // The road's downward unit normal in camera coordinates (x right, y down, z forward) from the
   // camera's calibrated mount rotation. It places the horizon (the road region) and seeds the road

@@ -111,6 +111,12 @@ export interface VoOptions {
    * side. Default 0.5; 1 = symmetric (the earlier fit).
    */
   roadAboveScale?: number;
+  /**
+   * Pairs whose road region kept too few tracks (frames far apart at speed: road points near the
+   * camera move past KLT's reach) get their road distance by direct alignment of the two frames
+   * under the plane homography (native/vo/road_direct.cc). Default true.
+   */
+  directRoad?: boolean;
   /** Fuse three-frame relative scales with the road distances (default true). */
   relativeScale?: boolean;
   /**
@@ -196,6 +202,7 @@ export const VO_OPTION_KINDS = {
   cameraHeight: 'number',
   roadMargin: 'number',
   roadAboveScale: 'number',
+  directRoad: 'boolean',
   relativeScale: 'boolean',
   bundleScale: 'boolean',
   speedSmoother: 'boolean',

@@ -28,6 +28,7 @@ import { runPool } from '../pool/index.js';
 import { labelDistribution, planDataset, type SynthClip } from './plan.js';
 import { PRESETS, CLIP_SECONDS, type PresetName } from './presets.js';
 import type { ProfileName } from './profiles.js';
+import type { SpeedRange } from './scenarios.js';
 import { qaRecords } from './qa.js';
 import type { JpegEncoder, RenderTask, RenderTaskResult } from './task.js';
 
@@ -38,6 +39,8 @@ export interface SynthOptions {
   seed: number;
   preset: PresetName | 'mixed';
   profile?: ProfileName;
+  /** Cruise speeds (m/s, `--speed MIN:MAX`): the cruising scenarios only, at these speeds. */
+  speed?: SpeedRange;
   /** One mp4 per clip instead of JPEG frames. */
   video?: boolean;
   workers?: number;
@@ -147,7 +150,7 @@ export async function synthesize(o: SynthOptions): Promise<SynthSummary> {
   const qpath = o.questionsPath ?? DEFAULT_QUESTIONS_PATH;
   const questions = loadQuestions(qpath);
   const t0 = Date.now();
-  const clips = planDataset({ clips: o.clips, seed: o.seed, preset: o.preset, profile: o.profile, questions });
+  const clips = planDataset({ clips: o.clips, seed: o.seed, preset: o.preset, profile: o.profile, speed: o.speed, questions });
 
   const parent = dirname(out);
   mkdirSync(parent, { recursive: true });
@@ -213,6 +216,7 @@ export async function synthesize(o: SynthOptions): Promise<SynthSummary> {
       sampling_hz: 10,
       preset: o.preset,
       profile: o.profile ?? 'mixed',
+      ...(o.speed ? { speed: o.speed } : {}),
       media: video ? 'mp4' : 'jpeg',
       cameras: Object.fromEntries(presets.map((p) => [p, { ...PRESETS[p].camera, fps: PRESETS[p].hz }])),
       clip_presets: Object.fromEntries(clips.map((c) => [c.id, c.preset])),

@@ -15,7 +15,7 @@ import { sampleAt, simulate } from './bicycle.js';
 import { PROFILE_NAMES, PROFILES, type ProfileName } from './profiles.js';
 import { CLIP_SECONDS, PRESETS, type PresetName } from './presets.js';
 import { hashSeeds, Rng } from '../core/random.js';
-import { SCENARIOS, type Environment } from './scenarios.js';
+import { CRUISING, SCENARIOS, type Environment, type SpeedRange } from './scenarios.js';
 
 /** Relative frequency of each scenario kind among the candidates. */
 export const SCENARIO_WEIGHTS: Readonly<Record<string, number>> = {
@@ -45,6 +45,8 @@ export interface PlanOptions {
   questions: QuestionSet;
   /** Candidates simulated per clip (default 16); 1 = no balancing. */
   candidates?: number;
+  /** Cruise speeds (m/s): only the cruising scenarios, their speed drawn from this range. */
+  speed?: SpeedRange;
 }
 
 export interface SynthClip {
@@ -82,14 +84,15 @@ export function planCandidate(
   questions: QuestionSet,
   profileName?: ProfileName,
   scenarioName?: string,
+  speed?: SpeedRange,
 ): SynthClip {
   const rng = new Rng(seed, index, candidate, 0x5c3);
   const profile = PROFILES[profileName ?? PROFILE_NAMES[rng.below(PROFILE_NAMES.length)]];
-  const names = Object.keys(SCENARIO_WEIGHTS);
+  const names = Object.keys(SCENARIO_WEIGHTS).filter((n) => !speed || CRUISING.includes(n));
   const kind = scenarioName ?? names[rng.weighted(names.map((n) => SCENARIO_WEIGHTS[n]))];
   const gen = SCENARIOS[kind];
   if (!gen) throw new Error(`unknown scenario '${kind}' (known: ${names.join(', ')})`);
-  const sc = gen(rng, profile);
+  const sc = gen(rng, profile, speed);
   const p = PRESETS[preset];
   const ts = p.timestamps(rng);
   const dense = simulate(sc.plan, profile, ts[ts.length - 1] + 0.05);
@@ -149,7 +152,7 @@ export function planDataset(o: PlanOptions): SynthClip[] {
     let bestScore = Infinity;
     for (let c = 0; c < K; c++) {
       const preset: PresetName = o.preset === 'mixed' ? (i % 2 === 0 ? 'carla' : 'nuscenes') : o.preset;
-      const cand = planCandidate(o.seed, i, c, preset, o.questions, o.profile);
+      const cand = planCandidate(o.seed, i, c, preset, o.questions, o.profile, undefined, o.speed);
       let score = 0;
       for (const q of o.questions.questions) {
         const k = q.choices?.length ?? 2;

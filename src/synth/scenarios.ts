@@ -21,7 +21,17 @@ export interface Scenario {
   lanes: number;
 }
 
-type Generator = (rng: Rng, p: BehaviourProfile) => Scenario;
+/** Cruise speeds (m/s) a dataset asks for (`egogeo synth --speed MIN:MAX`): [min, max]. */
+export type SpeedRange = readonly [number, number];
+
+/**
+ * `cruise`: when given, the scenario's speed is drawn from it instead of the scenario's own range
+ * (only the scenarios in CRUISING take one; the manoeuvre around it stays the same).
+ */
+type Generator = (rng: Rng, p: BehaviourProfile, cruise?: SpeedRange) => Scenario;
+
+/** The scenarios whose manoeuvre happens at a free cruising speed (the rest are slow by nature: standing, stopping, intersection turns). */
+export const CRUISING: readonly string[] = ['cruise', 'accelerate', 'brake', 'emergencyBrake', 'evasive', 'curve', 'laneChange', 'speedChange'];
 
 const PRE_ROLL = 1.5;
 const END = 10; // phases beyond the clip
@@ -52,15 +62,16 @@ export const SCENARIOS: Readonly<Record<string, Generator>> = {
     return { name: 'creep', plan: { v0: v, preRoll: PRE_ROLL, phases: [hold(END, a, drift(rng, v))] }, environment: 'urban', lanes: 0 };
   },
 
-  cruise(rng, p) {
-    const regime = rng.pick(['slow', 'urban', 'urban', 'highway'] as const);
-    const v = speedFor(regime, rng, p);
+  cruise(rng, p, cruise) {
+    const drawn = cruise ? null : rng.pick(['slow', 'urban', 'urban', 'highway'] as const);
+    const v = drawn ? speedFor(drawn, rng, p) : rng.uniform(cruise![0], cruise![1]);
+    const regime = drawn ?? (v < 5 ? 'slow' : v < 13.9 ? 'urban' : 'highway');
     const a = rng.uniform(-0.12, 0.12);
     return { name: `cruise-${regime}`, plan: { v0: v, preRoll: PRE_ROLL, phases: [hold(END, a, drift(rng, v))] }, environment: envFor(v, rng), lanes: 0 };
   },
 
-  accelerate(rng, p) {
-    const v0 = rng.unit() < 0.3 ? rng.uniform(0.6, 3) : rng.uniform(3, 16);
+  accelerate(rng, p, cruise) {
+    const v0 = cruise ? rng.uniform(cruise[0], cruise[1]) : rng.unit() < 0.3 ? rng.uniform(0.6, 3) : rng.uniform(3, 16);
     const ts = rng.uniform(-1.2, 1.6);
     const a = rng.uniform(0.35, 1) * p.maxAccel;
     const dur = rng.uniform(0.8, 4);
@@ -72,8 +83,8 @@ export const SCENARIOS: Readonly<Record<string, Generator>> = {
     };
   },
 
-  brake(rng, p) {
-    const v0 = rng.uniform(4, 24) * p.speedFactor;
+  brake(rng, p, cruise) {
+    const v0 = cruise ? rng.uniform(cruise[0], cruise[1]) : rng.uniform(4, 24) * p.speedFactor;
     const ts = rng.uniform(-1.0, 1.6);
     const a = -rng.uniform(0.12, 1) * p.maxDecel;
     const dur = rng.uniform(0.7, 4);
@@ -85,8 +96,8 @@ export const SCENARIOS: Readonly<Record<string, Generator>> = {
     };
   },
 
-  emergencyBrake(rng, p) {
-    const v0 = rng.uniform(7, 24) * p.speedFactor;
+  emergencyBrake(rng, p, cruise) {
+    const v0 = cruise ? rng.uniform(cruise[0], cruise[1]) : rng.uniform(7, 24) * p.speedFactor;
     const ts = rng.uniform(-0.2, 1.6);
     const a = -rng.uniform(4.5, 8.5);
     return {
@@ -97,10 +108,10 @@ export const SCENARIOS: Readonly<Record<string, Generator>> = {
     };
   },
 
-  evasive(rng, p) {
+  evasive(rng, p, cruise) {
     // Hard braking while swerving around an obstacle: extreme deceleration plus a lateral jink.
     const dir = rng.sign();
-    const v0 = rng.uniform(8, 20) * p.speedFactor;
+    const v0 = cruise ? rng.uniform(cruise[0], cruise[1]) : rng.uniform(8, 20) * p.speedFactor;
     const ts = rng.uniform(-0.3, 1.2);
     const a = -rng.uniform(4.2, 8);
     const T = rng.uniform(1.2, 2.2);
@@ -169,9 +180,9 @@ export const SCENARIOS: Readonly<Record<string, Generator>> = {
     return { name: dir > 0 ? 'brake-then-turn-left' : 'brake-then-turn-right', plan: { v0, preRoll: PRE_ROLL, phases }, environment: 'urban', lanes: 0 };
   },
 
-  curve(rng, p) {
+  curve(rng, p, cruise) {
     const dir = rng.sign();
-    const v0 = rng.uniform(7, 30) * p.speedFactor;
+    const v0 = cruise ? rng.uniform(cruise[0], cruise[1]) : rng.uniform(7, 30) * p.speedFactor;
     const latTarget = rng.uniform(0.4, 1.3) * p.maxLatAccel;
     const k = latTarget / (v0 * v0);
     const ts = rng.uniform(-1.5, 1.2);
@@ -184,9 +195,9 @@ export const SCENARIOS: Readonly<Record<string, Generator>> = {
     };
   },
 
-  laneChange(rng, p) {
+  laneChange(rng, p, cruise) {
     const dir = rng.sign();
-    const v0 = rng.uniform(8, 28) * p.speedFactor;
+    const v0 = cruise ? rng.uniform(cruise[0], cruise[1]) : rng.uniform(8, 28) * p.speedFactor;
     const T = rng.uniform(2.5, 5);
     const ts = rng.uniform(-1.5, 1.0);
     // Sinusoidal curvature over T: a lateral shift of about a lane width.
@@ -201,9 +212,9 @@ export const SCENARIOS: Readonly<Record<string, Generator>> = {
     };
   },
 
-  speedChange(rng, p) {
+  speedChange(rng, p, cruise) {
     // Accelerate then brake, or brake then accelerate: the speed peak and the more dynamic half move.
-    const v0 = rng.uniform(3, 16) * p.speedFactor;
+    const v0 = cruise ? rng.uniform(cruise[0], cruise[1]) : rng.uniform(3, 16) * p.speedFactor;
     const t1 = rng.uniform(-0.3, 1.3), t2 = t1 + rng.uniform(0.5, 1.4);
     const a1 = rng.uniform(0.4, 1) * p.maxAccel, a2 = -rng.uniform(0.3, 1) * p.maxDecel;
     const first = rng.unit() < 0.5;

@@ -21,6 +21,8 @@ describe('egogeo synth / demo option errors', () => {
     [['synth', '--out', join(tmp, 'x'), '--encoder', 'png'], /--encoder must be opencv or sharp/],
     [['synth', '--out', join(tmp, 'x'), '--noise', '-1'], /--noise must be a number in \[0, 50\]/],
     [['synth', '--out', join(tmp, 'x'), '--blur', '99'], /--blur must be an integer in \[1, 16\]/],
+    [['synth', '--out', join(tmp, 'x'), '--speed', '33:20'], /--speed must be MIN:MAX in m\/s with 0 <= MIN <= MAX <= 60 \(e\.g\. 20:33\), got '33:20'/],
+    [['synth', '--out', join(tmp, 'x'), '--speed', 'fast'], /--speed must be MIN:MAX/],
     [['demo', '--clips', 'many'], /--clips must be an integer/],
     [['demo', '--frames', '1'], /--frames must be 'all' or an integer >= 2, got '1'/],
   ])('%j → exit 1 with one line', async (args, msg) => {

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { loadQuestions } from '../../src/oracle/index.js';
 import { labelDistribution, planCandidate, planDataset } from '../../src/synth/plan.js';
 import { PROFILE_NAMES } from '../../src/synth/profiles.js';
-import { SCENARIO_NAMES } from '../../src/synth/scenarios.js';
+import { CRUISING, SCENARIO_NAMES } from '../../src/synth/scenarios.js';
 
 const questions = loadQuestions();
 
@@ -50,6 +50,22 @@ describe('planDataset', () => {
     }
     const mixed = planDataset({ clips: 4, seed: 1, preset: 'mixed', questions });
     expect(mixed.map((c) => c.preset)).toEqual(['carla', 'nuscenes', 'carla', 'nuscenes']);
+  });
+
+  it('--speed MIN:MAX: only the cruising scenarios, starting inside the range; the manoeuvres stay (braking, turning)', () => {
+    const hw = planDataset({ clips: 30, seed: 8, preset: 'carla', questions, speed: [20, 33] });
+    for (const c of hw) {
+      expect(CRUISING.some((k) => c.scenario.startsWith(k.replace(/[A-Z]/g, (m) => `-${m.toLowerCase()}`)) || ['accelerate-then-brake', 'brake-then-accelerate'].includes(c.scenario)), c.scenario).toBe(true);
+      const v0 = Math.hypot(c.x[1] - c.x[0], c.y[1] - c.y[0]) / (c.timestamps[1] - c.timestamps[0]);
+      expect(v0, c.id).toBeGreaterThan(14);
+      expect(v0, c.id).toBeLessThan(36);
+    }
+    const labels = labelDistribution(hw, questions);
+    expect(labels.speed_regime.highway).toBeGreaterThan(24);
+    expect(labels.braking_intensity.emergency + labels.braking_intensity.moderate).toBeGreaterThan(0);
+    expect(labels.yaw_rate_turn_direction.left + labels.yaw_rate_turn_direction.right).toBeGreaterThan(0);
+    // Without a range the mix is what it was (the same seed, the same clips).
+    expect(planDataset({ clips: 5, seed: 8, preset: 'carla', questions }).map((c) => c.scenario)).toEqual(planDataset({ clips: 5, seed: 8, preset: 'carla', questions, speed: undefined }).map((c) => c.scenario));
   });
 
   it.each(SCENARIO_NAMES)('scenario %s simulates for every profile', (name) => {

@@ -16,6 +16,7 @@ interface Opts {
   seed: string;
   out: string;
   profile?: string;
+  speed?: string;
   preset: string;
   video?: boolean;
   workers?: string;
@@ -41,6 +42,14 @@ const numIn = (name: string, s: string | undefined, lo: number, hi: number): num
   if (s.trim() === '' || !Number.isFinite(v) || v < lo || v > hi) throw new InputError(`${name} must be a number in [${lo}, ${hi}], got '${s}'`);
   return v;
 };
+
+/** `--speed MIN:MAX` (m/s): 0 <= MIN <= MAX <= 60. */
+export function parseSpeedRange(s: string): [number, number] {
+  const m = /^\s*([0-9.]+)\s*:\s*([0-9.]+)\s*$/.exec(s);
+  const lo = m ? Number(m[1]) : NaN, hi = m ? Number(m[2]) : NaN;
+  if (!(Number.isFinite(lo) && Number.isFinite(hi) && lo >= 0 && lo <= hi && hi <= 60)) throw new InputError(`--speed must be MIN:MAX in m/s with 0 <= MIN <= MAX <= 60 (e.g. 20:33), got '${s}'`);
+  return [lo, hi];
+}
 
 export function parsePreset(s: string, allowMixed: boolean): 'carla' | 'nuscenes' | 'mixed' {
   if (isPresetName(s) || (allowMixed && s === 'mixed')) return s as 'carla' | 'nuscenes' | 'mixed';
@@ -71,6 +80,7 @@ export function registerSynth(program: Command): void {
     .option('--noise <sigma>', "per-pixel noise std in grey levels (default: the preset's)")
     .option('--exposure <sigma>', "per-frame log-gain drift std (default: the preset's)")
     .option('--blur <samples>', 'motion blur: sub-frame renders averaged per frame (default 1 = off)')
+    .option('--speed <min:max>', 'cruise speeds in m/s (e.g. 20:33 for highway sets): only the scenarios driven at a free speed (cruise, accelerate, brake, emergency brake, evasive, curve, lane change, speed change), their speed drawn from this range')
     .option('--force', 'replace a non-empty output folder')
     .option('--config <yaml>', 'question file', DEFAULT_QUESTIONS_PATH)
     .option('--no-progress', 'no progress bar')
@@ -95,6 +105,7 @@ export function registerSynth(program: Command): void {
         seed,
         preset,
         profile: o.profile as never,
+        speed: o.speed === undefined ? undefined : parseSpeedRange(o.speed),
         video: !!o.video,
         workers: o.workers === undefined ? undefined : parseWorkers(o.workers),
         jpegQuality: intIn('--jpeg-quality', o.jpegQuality, 1, 100),

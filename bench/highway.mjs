@@ -1,0 +1,116 @@
+#!/usr/bin/env node
+// CARLA-like highway clips (rendered: `egogeo synth --speed 20:33`, the cruising scenarios at 20-33
+// m/s, 2-3.3 m between frames at 10 Hz) through the engine, against the rendered truth: per clip the
+// distance error (estimated path length / true - 1, all frames and the published 10), speed RMSE
+// on the oracle's 10 Hz grid, and the graded answers (6 / 14 questions). Engine option variants run
+// side by side on the same clips (`--variants name=json;...`), so an idea is measured against the
+// engine as it is in one run.
+//
+//   npm run build && node bench/highway.mjs [--clips 40] [--seed 4242] [--speed 20:33] [--variants 'engine={}']
+// Writes bench/results/highway.json.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { GEOMETRIC_SUBSET, predictionRecords } from '../dist/baseline/baseline.js';
+import { readDataset } from '../dist/datasets/benchmark.js';
+import { evaluate } from '../dist/grade/index.js';
+import { computeDynamics, runOracle } from '../dist/oracle/index.js';
+import { groundTruth, synthesize } from '../dist/synth/index.js';
+import { engineConfig, engineInput } from '../dist/vo/config.js';
+import { estimateClipAsync } from '../dist/vo/estimate.js';
+import { loadFrames } from '../dist/vo/frames.js';
+
+const args = process.argv.slice(2);
+const opt = (name, dflt) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : dflt;
+};
+const CLIPS = Number(opt('--clips', 40));
+const SEED = Number(opt('--seed', 4242));
+const SPEED = opt('--speed', '20:33').split(':').map(Number);
+const VARIANTS = Object.fromEntries(
+  opt('--variants', 'engine={}')
+    .split(';')
+    .filter(Boolean)
+    .map((v) => {
+      const i = v.indexOf('=');
+      return [v.slice(0, i), JSON.parse(v.slice(i + 1))];
+    }),
+);
+const CONCURRENCY = Number(opt('--concurrency', 2));
+const subset = new Set(GEOMETRIC_SUBSET);
+
+const pathLength = (x, y) => {
+  let d = 0;
+  for (let i = 1; i < x.length; i++) d += Math.hypot(x[i] - x[i - 1], y[i] - y[i - 1]);
+  return d;
+};
+const median = (v) => {
+  const s = [...v].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+async function pool(jobs, n) {
+  let next = 0;
+  await Promise.all(Array.from({ length: n }, async () => {
+    while (next < jobs.length) await jobs[next++]();
+  }));
+}
+
+const tmp = mkdtempSync(join(tmpdir(), 'egogeo-bench-highway-'));
+const result = { clips: CLIPS, seed: SEED, speed: SPEED, preset: 'carla', variants: {} };
+try {
+  const s = await synthesize({ out: join(tmp, 'data'), clips: CLIPS, seed: SEED, preset: 'carla', speed: SPEED, progress: false });
+  const { clips } = readDataset(s.dir);
+  const truthOf = new Map(s.clips.map((c) => [c.id, groundTruth(c)]));
+  for (const [name, extra] of Object.entries(VARIANTS)) {
+    const r = {};
+    for (const [label, frames] of [['all frames', null], ['10 frames', 10]]) {
+      const perClip = new Array(clips.length);
+      const records = [];
+      await pool(
+        clips.map((c, k) => async () => {
+          const { clip, options } = engineInput(loadFrames(c), engineConfig({ frames }));
+          const est = await estimateClipAsync(clip, { ...options, ...extra });
+          const g = truthOf.get(c.id);
+          const idx = Array.from(clip.timestamps, (t) => g.t.findIndex((u) => Math.abs(u - t) < 1e-9));
+          const gl = pathLength(idx.map((i) => g.x[i]), idx.map((i) => g.y[i]));
+          const el = pathLength(est.trajectory.x, est.trajectory.y);
+          const ea = computeDynamics(est.trajectory), ga = computeDynamics(g);
+          let se = 0;
+          for (let i = 0; i < ea.speed.length; i++) se += (ea.speed[i] - ga.speed[i]) ** 2;
+          perClip[k] = { id: c.id, distanceError: el / gl - 1, speedRmse: Math.sqrt(se / ea.speed.length), meanSpeed: gl / (clip.timestamps.at(-1) - clip.timestamps[0]) };
+          records.push(...predictionRecords(c, s.questions, runOracle(est.trajectory, s.questions).labels, { qa: c.qa }));
+        }),
+        CONCURRENCY,
+      );
+      const errs = perClip.map((p) => p.distanceError);
+      const all = evaluate(records, s.questions);
+      const sub = evaluate(records.filter((p) => subset.has(p.question_id)), s.questions);
+      r[label] = {
+        medianDistanceError: median(errs),
+        maxAbsDistanceError: Math.max(...errs.map(Math.abs)),
+        beyond4pct: errs.filter((e) => Math.abs(e) > 0.04).length,
+        medianSpeedRmse: median(perClip.map((p) => p.speedRmse)),
+        subsetBalancedAcc: sub.global.balanced_acc,
+        allBalancedAcc: all.global.balanced_acc,
+        perClip,
+      };
+    }
+    result.variants[name] = { options: extra, ...r };
+  }
+} finally {
+  rmSync(tmp, { recursive: true, force: true });
+}
+
+mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
+writeFileSync(new URL('./results/highway.json', import.meta.url), `${JSON.stringify({ date: new Date().toISOString(), ...result }, null, 1)}\n`);
+const pct = (x) => `${(100 * x).toFixed(2)}%`;
+console.log(`highway clips: ${CLIPS} rendered CARLA-like (seed ${SEED}, cruise ${SPEED.join('-')} m/s)`);
+console.log('variant            frames       median dist err  max |err|  >4%  median speed RMSE  BAcc 6  BAcc 14');
+for (const [name, v] of Object.entries(result.variants)) {
+  for (const label of ['all frames', '10 frames']) {
+    const r = v[label];
+    console.log(`${name.padEnd(18)} ${label.padEnd(11)} ${pct(r.medianDistanceError).padStart(16)} ${pct(r.maxAbsDistanceError).padStart(10)} ${String(r.beyond4pct).padStart(4)} ${r.medianSpeedRmse.toFixed(3).padStart(18)} ${r.subsetBalancedAcc.toFixed(3).padStart(7)} ${r.allBalancedAcc.toFixed(3).padStart(8)}`);
+  }
+}

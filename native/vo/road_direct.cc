@@ -1,0 +1,160 @@
+#include "road_direct.h"
+
+#include <opencv2/imgproc.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+namespace egogeo::vo {
+
+namespace {
+
+constexpr int kStep = 3;            // sample grid (working pixels)
+constexpr size_t kMaxSamples = 4000;
+constexpr double kMinGradient = 1;  // grey levels per pixel along the parallax, on the blurred frame: textured road only
+constexpr int kCoarse = 64;         // grid points over [0, s_max]
+constexpr size_t kMinValid = 250;   // samples inside the current frame for a score (fewer correlate by chance)
+
+struct Samples {
+  std::vector<cv::Vec3d> a, b;  // p2(s) = a + s b (homogeneous pixels)
+  std::vector<float> v;         // previous-frame intensity
+};
+
+float bilinear(const cv::Mat& img, double x, double y) {
+  const int x0 = static_cast<int>(x), y0 = static_cast<int>(y);
+  const float fx = static_cast<float>(x - x0), fy = static_cast<float>(y - y0);
+  const float* r0 = img.ptr<float>(y0);
+  const float* r1 = img.ptr<float>(y0 + 1);
+  return (1 - fy) * ((1 - fx) * r0[x0] + fx * r0[x0 + 1]) + fy * ((1 - fx) * r1[x0] + fx * r1[x0 + 1]);
+}
+
+/// ZNCC of the samples' previous intensities against the current frame at p2(s); -inf when too few land inside.
+double score(const Samples& S, const cv::Mat& curr, double s, int* valid_out) {
+  const double W = curr.cols - 2, H = curr.rows - 2;
+  double sa = 0, sb = 0, saa = 0, sbb = 0, sab = 0;
+  size_t n = 0;
+  for (size_t i = 0; i < S.v.size(); ++i) {
+    const cv::Vec3d p = S.a[i] + s * S.b[i];
+    if (p[2] <= 1e-9) continue;
+    const double x = p[0] / p[2], y = p[1] / p[2];
+    if (!(x >= 1 && y >= 1 && x < W && y < H)) continue;
+    const double va = S.v[i], vb = bilinear(curr, x, y);
+    sa += va;
+    sb += vb;
+    saa += va * va;
+    sbb += vb * vb;
+    sab += va * vb;
+    ++n;
+  }
+  if (valid_out) *valid_out = static_cast<int>(n);
+  if (n < kMinValid) return -std::numeric_limits<double>::infinity();
+  const double m = static_cast<double>(n);
+  const double cov = sab - sa * sb / m, va = saa - sa * sa / m, vb = sbb - sb * sb / m;
+  return va > 0 && vb > 0 ? cov / std::sqrt(va * vb) : -std::numeric_limits<double>::infinity();
+}
+
+cv::Mat blurred(const cv::Mat& grey, double sigma) {
+  cv::Mat f, out;
+  grey.convertTo(f, CV_32F);
+  cv::GaussianBlur(f, out, cv::Size(0, 0), sigma);
+  return out;
+}
+
+}  // namespace
+
+DirectRoad direct_road_distance(const cv::Mat& prev, const cv::Mat& curr, const Intrinsics& intr, const PairMotion& pm,
+                                const cv::Vec3d& w, const cv::Vec3d& prior, double depression, double s_max) {
+  DirectRoad out;
+  if (prev.empty() || curr.empty() || prev.size() != curr.size() || !(s_max > 0)) return out;
+  const cv::Matx33d K = intr.K(), Ki = K.inv();
+  const cv::Matx33d KR = K * pm.R * Ki;
+  const cv::Vec3d Kt = K * pm.t_dir;
+
+  // Two scales: sigma 3 for the coarse search (a basin of several pixels), 1 for the refinement.
+  const cv::Mat p3 = blurred(prev, 3.0), c3 = blurred(curr, 3.0), p1 = blurred(prev, 1.0), c1 = blurred(curr, 1.0);
+  cv::Mat gx, gy;
+  cv::Sobel(p3, gx, CV_32F, 1, 0, 3, 1.0 / 8);
+  cv::Sobel(p3, gy, CV_32F, 0, 1, 3, 1.0 / 8);
+
+  Samples coarse, fine;
+  for (int v = kStep; v < prev.rows - kStep; v += kStep) {
+    for (int u = kStep; u < prev.cols - kStep; u += kStep) {
+      const cv::Vec3d x = Ki * cv::Vec3d(u, v, 1);
+      if (prior.dot(x) < depression) continue;
+      const cv::Vec3d a = KR * cv::Vec3d(u, v, 1), b = Kt * w.dot(x);
+      if (a[2] <= 1e-9) continue;
+      // Only texture that changes along the point's parallax direction (the way it moves as s
+      // grows) says anything about s: lane lines and road edges run through the focus of
+      // expansion, along the parallax, and look the same at every distance (the aperture problem).
+      const double du = (b[0] * a[2] - a[0] * b[2]) / (a[2] * a[2]), dv = (b[1] * a[2] - a[1] * b[2]) / (a[2] * a[2]);
+      const double dn = std::hypot(du, dv);
+      if (!(dn > 1e-12)) continue;
+      const double along = std::abs(gx.at<float>(v, u) * du + gy.at<float>(v, u) * dv) / dn;
+      if (along < kMinGradient || along < 0.5 * std::hypot(gx.at<float>(v, u), gy.at<float>(v, u))) continue;
+      coarse.a.push_back(a);
+      coarse.b.push_back(b);
+      coarse.v.push_back(p3.at<float>(v, u));
+      fine.v.push_back(p1.at<float>(v, u));
+    }
+  }
+  if (coarse.v.size() < kMinValid) return out;
+  if (coarse.v.size() > kMaxSamples) {  // an even thinning keeps the spatial spread
+    const double keep = static_cast<double>(kMaxSamples) / static_cast<double>(coarse.v.size());
+    Samples c2, f2;
+    for (size_t i = 0; i < coarse.v.size(); ++i) {
+      if (static_cast<size_t>(static_cast<double>(i + 1) * keep) == static_cast<size_t>(static_cast<double>(i) * keep)) continue;
+      c2.a.push_back(coarse.a[i]);
+      c2.b.push_back(coarse.b[i]);
+      c2.v.push_back(coarse.v[i]);
+      f2.v.push_back(fine.v[i]);
+    }
+    coarse = std::move(c2);
+    fine.v = std::move(f2.v);
+  }
+  fine.a = coarse.a;
+  fine.b = coarse.b;
+
+  int best = -1;
+  double best_score = -std::numeric_limits<double>::infinity();
+  const double step = s_max / kCoarse;
+  for (int k = 1; k <= kCoarse; ++k) {
+    const double sc = score(coarse, c3, k * step, nullptr);
+    if (sc > best_score) {
+      best_score = sc;
+      best = k;
+    }
+  }
+  if (best < 0 || !std::isfinite(best_score)) return out;
+  // Golden section on the sharper frames inside the coarse optimum's neighbours.
+  double lo = std::max(1e-3, (best - 1) * step), hi = std::min(s_max, (best + 1) * step);
+  const double phi = 0.5 * (std::sqrt(5.0) - 1);
+  double x1 = hi - phi * (hi - lo), x2 = lo + phi * (hi - lo);
+  double f1 = score(fine, c1, x1, nullptr), f2 = score(fine, c1, x2, nullptr);
+  for (int it = 0; it < 24; ++it) {
+    if (f1 >= f2) {
+      hi = x2;
+      x2 = x1;
+      f2 = f1;
+      x1 = hi - phi * (hi - lo);
+      f1 = score(fine, c1, x1, nullptr);
+    } else {
+      lo = x1;
+      x1 = x2;
+      f1 = f2;
+      x2 = lo + phi * (hi - lo);
+      f2 = score(fine, c1, x2, nullptr);
+    }
+  }
+  const double s = 0.5 * (lo + hi);
+  int valid = 0;
+  const double sc = score(fine, c1, s, &valid);
+  if (!std::isfinite(sc)) return out;
+  out.distance = s;
+  out.score = sc;
+  out.samples = valid;
+  return out;
+}
+
+}  // namespace egogeo::vo

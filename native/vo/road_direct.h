@@ -1,0 +1,29 @@
+// Road distance by direct alignment, for pairs whose road region kept too few tracks: frames far
+// apart (the published protocol's 10 frames over 3 s: 8 m per pair at highway speed) move road
+// points near the camera by hundreds of pixels, past KLT's reach, so the tracked road fit has
+// nothing to fit. The pair's rotation and translation direction (from the essential matrix, which
+// the far points still give) and the road plane predict where every road pixel of the previous
+// frame lands for a distance s:  x2 ~ K (R + s t w^T) K^-1 x1,  w = n / h. The distance whose
+// prediction best matches the current frame is the measurement: zero-mean normalised
+// cross-correlation over textured road samples (gain and offset changes cancel), a coarse grid
+// on blurred images (a wide basin), then a golden-section refinement on lightly blurred ones.
+#pragma once
+
+#include "types.h"
+
+#include <opencv2/core.hpp>
+
+namespace egogeo::vo {
+
+struct DirectRoad {
+  double distance = 0;  // metres; 0 = no measurement
+  double score = 0;     // the correlation at the optimum
+  int samples = 0;      // road samples that landed inside the current frame there
+};
+
+/// `prior`: the road's downward unit normal; `depression`: the road region is prior . x >= this
+/// (x normalised, z = 1); `s_max`: the largest distance searched (metres).
+DirectRoad direct_road_distance(const cv::Mat& prev, const cv::Mat& curr, const Intrinsics& intr, const PairMotion& pm,
+                                const cv::Vec3d& w, const cv::Vec3d& prior, double depression, double s_max);
+
+}  // namespace egogeo::vo
