@@ -167,6 +167,42 @@ export interface SpeedProfile {
   accel_sigma: ArrayLike<number>;
 }
 
+/**
+ * An estimate's quality verdict (vo/quality.ts): 'ok'; 'weak' (the metric scale rests on little
+ * road, or pairs without a pose); 'failed' (the scale collapsed: most moving pairs have no metric
+ * distance). It rides along in the estimate's TUM file as one comment line, so a resumed run, a
+ * report and the viewer read it where the trajectory is.
+ */
+export interface ClipQuality {
+  verdict: 'ok' | 'weak' | 'failed';
+  reasons: string[];
+  /** Pairs with a pose and parallax (the camera moved), of them with a metric distance, and with a tracked road fit. */
+  moving_pairs: number;
+  measured_pairs: number;
+  road_pairs: number;
+}
+
+const QUALITY_PREFIX = '# quality ';
+
+/** The TUM comment line that carries a verdict. */
+export function formatQualityLine(q: ClipQuality): string {
+  return `${QUALITY_PREFIX}${JSON.stringify(q)}\n`;
+}
+
+/** The verdict a TUM file carries, or null (an estimate written before verdicts, or another tool's file). */
+export function qualityFromTum(text: string): ClipQuality | null {
+  const i = text.lastIndexOf(`\n${QUALITY_PREFIX}`);
+  const start = i >= 0 ? i + 1 : text.startsWith(QUALITY_PREFIX) ? 0 : -1;
+  if (start < 0) return null;
+  const end = text.indexOf('\n', start);
+  try {
+    const q = JSON.parse(text.slice(start + QUALITY_PREFIX.length, end < 0 ? undefined : end)) as ClipQuality;
+    return q && typeof q.verdict === 'string' && Array.isArray(q.reasons) ? q : null;
+  } catch {
+    return null;
+  }
+}
+
 /** A trajectory as one JSONL line `{id, timestamps, x, y, yaw}` (no trailing newline), plus its speed profile when it carries one. */
 export function formatTrajectoryJsonl(traj: Trajectory & { speedProfile?: SpeedProfile }): string {
   const sp = traj.speedProfile;

@@ -16,7 +16,7 @@ import type { Clip } from '../core/clip.js';
 import { readDataset } from '../datasets/benchmark.js';
 import { groundTruthArrays, type NpzArraysReader, readNpzArrays } from '../datasets/groundtruth.js';
 import { readPredictions } from '../io/predictions.js';
-import { readTum } from '../io/trajectories.js';
+import { parseTum, qualityFromTum } from '../io/trajectories.js';
 import type { DynamicsArrays } from '../oracle/index.js';
 import { readRunRecord, sidecar } from '../run/run.js';
 import { type LeaderboardRow, parseLeaderboard } from './leaderboard.js';
@@ -153,7 +153,10 @@ export function loadReportInputs(o: LoadOptions): Loaded {
     if (dir) {
       for (const [key, id] of mine) {
         const p = join(dir, `${id}.tum`);
-        if (existsSync(p)) clips.get(key)!.estimate = readTum(p);
+        if (!existsSync(p)) continue;
+        const text = readFileSync(p, 'utf8');
+        clips.get(key)!.estimate = parseTum(text, p);
+        clips.get(key)!.quality = qualityFromTum(text) ?? undefined;
       }
     }
   });

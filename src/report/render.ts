@@ -215,6 +215,19 @@ export function markdown(r: Report, pngs: boolean, leaderboardRows = 3): string 
     L.push('');
   }
 
+  const verdicts = Object.entries(r.quality);
+  if (verdicts.length > 0) {
+    L.push('## Estimate quality per source', '');
+    L.push("Each clip's verdict from what the engine could measure (`src/vo/quality.ts`): *failed* — the metric scale collapsed (its scale-dependent answers are withheld, not read as \"stopped\"); *weak* — the road seen on fewer than half of the moving pairs, or pairs without a pose.", '');
+    L.push('| source | ok | weak | failed |', '| --- | ---: | ---: | ---: |');
+    for (const [s, q] of verdicts) L.push(`| ${s} | ${q.ok} | ${q.weak} | ${q.failed} |`);
+    const failed = verdicts.flatMap(([s, q]) => q.flagged.filter((f) => f.verdict === 'failed').map((f) => ({ s, ...f })));
+    if (failed.length > 0) {
+      L.push('', '| failed clip | source | why |', '| --- | --- | --- |');
+      for (const f of failed.slice(0, 40)) L.push(`| ${f.clip_id} | ${f.s} | ${f.reasons.join('; ')} |`);
+    }
+    L.push('');
+  }
   L.push('## Trajectory errors per source', '');
   if (r.trajectory_errors.n_clips === 0) {
     L.push('No clip has both ground truth and an estimated trajectory.', '');

@@ -13,6 +13,7 @@
 import type { Trajectory } from '../core/trajectory.js';
 import { evaluate, type GroupMetrics, sortCodePoints } from '../grade/index.js';
 import type { Prediction } from '../io/predictions.js';
+import type { ClipQuality } from '../io/trajectories.js';
 import { clipData, computeDynamics, type DynamicsArrays, type QuestionSet, summaryFeatures } from '../oracle/index.js';
 import { ate, rpe } from '../vo/errors.js';
 import { type DomainTable, domainTable } from './domains.js';
@@ -27,6 +28,8 @@ export interface ClipTruth {
   gt?: DynamicsArrays;
   /** The estimated trajectory (as the run wrote it). */
   estimate?: Trajectory;
+  /** The estimate's quality verdict (its TUM file's), when it carries one. */
+  quality?: ClipQuality;
 }
 
 export interface ReportInput {
@@ -152,7 +155,23 @@ export interface Report {
     per_clip: TrajectoryErrors[];
   };
   worst: WorstClip[];
+  /** Per source (domain): the estimates' quality verdicts (vo/quality.ts), and the flagged clips. */
+  quality: Record<string, { ok: number; weak: number; failed: number; flagged: { clip_id: string; verdict: string; reasons: string[] }[] }>;
   notes: string[];
+}
+
+/** The estimates' verdicts per source, from the clips that carry one. */
+function qualityBySource(clips: ReadonlyMap<string, ClipTruth>): Report['quality'] {
+  const out: Report['quality'] = {};
+  for (const key of sortCodePoints(clips.keys())) {
+    const q = clips.get(key)!.quality;
+    if (!q) continue;
+    const [source, id] = splitKey(key);
+    const s = (out[source] ??= { ok: 0, weak: 0, failed: 0, flagged: [] });
+    s[q.verdict]++;
+    if (q.verdict !== 'ok') s.flagged.push({ clip_id: id, verdict: q.verdict, reasons: q.reasons });
+  }
+  return out;
 }
 
 /** The key of a clip in one domain. */
@@ -358,6 +377,7 @@ export function buildReport(input: ReportInput): Report {
     disagreements,
     trajectory_errors: { n_clips: perClip.length, per_source: errSources, per_clip: perClip },
     worst,
+    quality: qualityBySource(input.clips),
     notes,
   };
 }

@@ -59,6 +59,11 @@ export interface RunRecord {
    * build's: `optionTable()`), and the rule that switched clips to the wide-baseline preset.
    */
   engine_options?: ReturnType<typeof engineRecord>;
+  /**
+   * The answered clips' quality verdicts (vo/quality.ts; written when the run completes): counts,
+   * and the clips that are not 'ok' with the reasons. 'unknown': an estimate without a verdict.
+   */
+  quality?: { ok: number; weak: number; failed: number; unknown: number; flagged: Record<string, { verdict: string; reasons: string[] }> };
   status: 'running' | 'complete' | 'interrupted';
   started: string;
   finished?: string;

@@ -31,6 +31,7 @@ import { keyDiff, readRunRecord, RUN_VERSION, type RunKey, type RunRecord, type 
 export { keyDiff, readRunRecord, RUN_VERSION, type RunKey, type RunRecord, type Shard, sidecar } from './record.js';
 import { type ClipBlock, type ExpectedClip, PredictionsFile } from './output.js';
 import { writeFileAtomic as writeAtomic } from '../io/atomic.js';
+import { qualityFromTum } from '../io/trajectories.js';
 import type { ClipOutput, ClipTask } from './task.js';
 import { CancelledError, firstLine, InternalError } from '../core/errors.js';
 import { answeredIds, type ClipExecutor, clipTasks, localExecutor, workerUrl } from './clips.js';
@@ -76,6 +77,8 @@ export interface RunOptions {
 export interface RunSummary {
   clips: number;
   done: number;
+  /** Answered clips whose estimate is not 'ok' (vo/quality.ts), in canonical order. */
+  flagged: { clip_id: string; verdict: 'weak' | 'failed'; reasons: string[] }[];
   resumed: number;
   failed: { clip_id: string; reason: string }[];
   interrupted: NodeJS.Signals | null;
@@ -320,6 +323,7 @@ async function runLocked(o: RunOptions, lock: OutputLock, sig0: RunSignals): Pro
   const summary: RunSummary = {
     clips: mine.length,
     done: done.size + finished,
+    flagged: [],
     resumed: done.size,
     failed: failed.sort((a, b) => a.index - b.index).map(({ clip_id, reason }) => ({ clip_id, reason })),
     interrupted,
@@ -335,6 +339,22 @@ async function runLocked(o: RunOptions, lock: OutputLock, sig0: RunSignals): Pro
   const blocks = file.finalize();
   writeErrors();
   writeManifest(out, blocks, record);
+  // Every answered clip's verdict, from its trajectory file (resumed clips included).
+  const verdicts = { ok: 0, weak: 0, failed: 0, unknown: 0 };
+  for (const b of blocks) {
+    let q = null;
+    try {
+      q = qualityFromTum(readFileSync(`${trajDir}/${b.id}.tum`, 'utf8'));
+    } catch {
+      /* counted unknown */
+    }
+    if (!q) verdicts.unknown++;
+    else {
+      verdicts[q.verdict]++;
+      if (q.verdict !== 'ok') summary.flagged.push({ clip_id: b.id, verdict: q.verdict, reasons: q.reasons });
+    }
+  }
+  record.quality = { ...verdicts, flagged: Object.fromEntries(summary.flagged.map((f) => [f.clip_id, { verdict: f.verdict, reasons: f.reasons }])) };
   writeAtomic(
     sidecar.run(out),
     `${JSON.stringify({ ...record, status: 'complete', finished: new Date().toISOString(), counts: { done: summary.done, failed: failed.length, resumed: done.size }, seconds }, null, 1)}\n`,

@@ -9,12 +9,13 @@ import { existsSync } from 'node:fs';
 import type { Clip, QaItem } from '../core/clip.js';
 import { CancelledError, ClipDataError, firstLine, InternalError, NATIVE_INTERNAL } from '../core/errors.js';
 import { groundTruthArrays, readNpzArrays } from '../datasets/groundtruth.js';
-import { formatTum } from '../io/trajectories.js';
+import { type ClipQuality, formatQualityLine, formatTum } from '../io/trajectories.js';
 import type { Prediction } from '../io/predictions.js';
 import { clipData, type DynamicsArrays, labelClip, loadQuestions, questionsFromDocument, runOracle, summaryFeatures } from '../oracle/index.js';
 import { predictionRecords } from '../baseline/baseline.js';
 import { type EngineConfig, engineInput } from '../vo/config.js';
 import { estimateClip, estimateClipAsync } from '../vo/estimate.js';
+import { clipQuality, scaleFree } from '../vo/quality.js';
 import { checkTiming, loadFrames } from '../vo/frames.js';
 
 export interface ClipTask {
@@ -39,8 +40,10 @@ export interface ClipOutput {
   index: number;
   /** This clip's prediction records (structured-cloned from the worker; written by the caller). */
   records: Prediction[];
-  /** The estimated planar trajectory (TUM, camera convention). */
+  /** The estimated planar trajectory (TUM, camera convention), its speed profile and quality verdict as comment lines. */
   tum: string;
+  /** What the engine could measure (vo/quality.ts); a 'failed' clip's scale-dependent answers are null. */
+  quality: ClipQuality;
   width: number;
   height: number;
   framesUsed: number;
@@ -80,7 +83,10 @@ export async function runClipTask(task: ClipTask, o: { async?: boolean } = {}): 
   const t2 = performance.now();
 
   const questions = task.questionsDoc === undefined ? loadQuestions(task.config) : questionsFromDocument(task.questionsDoc, task.config);
-  const labels = runOracle(est.trajectory, questions).labels;
+  const quality = clipQuality(est.native);
+  const labels: Record<string, string> = { ...runOracle(est.trajectory, questions).labels };
+  // A collapsed scale reads as standing still: withhold what depends on it rather than answer "stopped".
+  if (quality.verdict === 'failed') for (const q of questions.questions) if (!scaleFree(q)) delete labels[q.id];
   let records: Prediction[];
   if (task.qa.length > 0) {
     records = predictionRecords(c, questions, labels, { qa: task.qa });
@@ -95,7 +101,8 @@ export async function runClipTask(task: ClipTask, o: { async?: boolean } = {}): 
     id: c.id,
     index: c.index,
     records,
-    tum: formatTum(est.trajectory),
+    tum: formatTum(est.trajectory) + formatQualityLine(quality),
+    quality,
     width: est.native.width,
     height: est.native.height,
     framesUsed: clip.frames.length,

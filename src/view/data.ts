@@ -6,14 +6,14 @@
  * points and inlier flags, the trajectories, the dynamics series and the QA table. May import:
  * core/, datasets/, io/, oracle/, report/, run/, vo/, native/.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { InputError } from '../core/errors.js';
 import type { Clip } from '../core/clip.js';
 import { type BenchmarkOptions, readDataset } from '../datasets/benchmark.js';
 import { groundTruthArrays } from '../datasets/groundtruth.js';
 import { type Prediction, readPredictions } from '../io/predictions.js';
-import { readTum } from '../io/trajectories.js';
+import { type ClipQuality, qualityFromTum, readTum } from '../io/trajectories.js';
 import { clipData, computeDynamics, DEFAULT_QUESTIONS_PATH, type DynamicsArrays, labelClip, loadQuestions, type Question, type QuestionSet, runOracle, summaryFeatures } from '../oracle/index.js';
 import { decisionMargin, type Margin } from '../report/margins.js';
 import { keyEngine, readRunRecord, type RunKey, sidecar } from '../run/record.js';
@@ -56,6 +56,8 @@ export interface ClipSummary {
   /** Whether any predictions file answers this clip. */
   predicted: boolean;
   problem?: string;
+  /** The first predictions run's quality verdict for this clip when it is not 'ok' (vo/quality.ts). */
+  quality?: { verdict: string; reasons: string[] };
 }
 
 /** A threshold of a question drawn on a dynamics series. */
@@ -216,6 +218,17 @@ export class ViewData {
   }
 
   /** The run's estimated trajectory of a clip as oracle arrays (null without its TUM file). */
+  /** The verdict a run's trajectory file carries for a clip (null: none, or no file). */
+  runQuality(run: PredictionRun, id: string): ClipQuality | null {
+    if (!run.trajectories) return null;
+    const p = join(run.trajectories, `${id}.tum`);
+    try {
+      return existsSync(p) ? qualityFromTum(readFileSync(p, 'utf8')) : null;
+    } catch {
+      return null;
+    }
+  }
+
   runEstimate(run: PredictionRun, id: string): DynamicsArrays | null {
     if (!run.trajectories) return null;
     const p = join(run.trajectories, `${id}.tum`);
@@ -265,6 +278,7 @@ export class ViewData {
       }
     }
     const questions = c.qa.length > 0 ? [...new Set(c.qa.map((q) => q.question_id))] : this.questions.questions.map((q) => q.id);
+    const quality = this.runs.map((r) => this.runQuality(r, c.id)).find((q) => q && q.verdict !== 'ok');
     return {
       id: c.id,
       source: c.source,
@@ -275,6 +289,7 @@ export class ViewData {
       near: [...near],
       predicted,
       ...(c.problem ? { problem: c.problem } : {}),
+      ...(quality ? { quality: { verdict: quality.verdict, reasons: quality.reasons } } : {}),
     };
   }
 

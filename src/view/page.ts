@@ -130,6 +130,7 @@ function renderList() {
   for (var i = 0; i < S.shown.length; i++) {
     var c = S.shown[i], k = classify(c), tags = '';
     if (c.problem) tags += '<span class="tag bad" title="' + esc(c.problem) + '">!</span>';
+    if (c.quality) tags += '<span class="tag ' + (c.quality.verdict === 'failed' ? 'bad' : 'near') + '" title="estimate ' + esc(c.quality.verdict) + ': ' + esc(c.quality.reasons.join('; ')) + '">' + esc(c.quality.verdict) + '</span>';
     if (k === 'disagree') tags += (c.near.length ? '<span class="tag near" title="near-threshold: ' + esc(c.near.join(', ')) + '">' + c.near.length + ' near</span>' : '') + '<span class="tag dis" title="' + esc(c.disagree.join(', ')) + '">' + c.disagree.length + ' ✗</span>';
     else if (k === 'agree') tags += '<span class="tag ok">✓</span>';
     tags += '<span class="tag">' + esc(c.source) + '</span>';
@@ -171,6 +172,8 @@ function renderClip() {
   $('status').textContent = d.frames + ' frames' + (d.width ? ' · ' + d.width + '×' + d.height : '') + (d.ms.engine != null ? ' · engine ' + d.ms.engine + ' ms' : '') + (d.video ? ' · video' : '');
   if (d.problem) showError('clip problem: ' + d.problem);
   if (d.error) showError('engine: ' + d.error);
+  var sm = S.meta.clips.find(function (c) { return c.id === d.id; });
+  if (sm && sm.quality) showError('the run\u2019s estimate is ' + sm.quality.verdict + ': ' + sm.quality.reasons.join('; ') + (sm.quality.verdict === 'failed' ? ' (its scale-dependent answers were withheld)' : ''));
   $('slider').max = Math.max(0, d.frames - 1); $('slider').value = 0;
   drawBev(); drawPlots(); drawQa();
   showFrame(0);

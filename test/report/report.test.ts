@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { makeTrajectory, type Trajectory } from '../../src/core/trajectory.js';
 import { writeNpz } from '../../src/io/npz.js';
-import { formatTum } from '../../src/io/trajectories.js';
+import { formatQualityLine, formatTum } from '../../src/io/trajectories.js';
 import { clipData, computeDynamics, type DynamicsArrays, loadQuestions, runOracle, summaryFeatures } from '../../src/oracle/index.js';
 import { decisionMargin } from '../../src/report/margins.js';
 import { markdown, plots } from '../../src/report/render.js';
@@ -195,7 +195,9 @@ describe('egogeo report (CLI)', () => {
       index.push({ clip_id: id, source: id === 'c1' ? 'carla-sim' : 'nuscenes', video_path: `v/${id}.mp4`, array_ref: `arrays/${id}.npz` });
       const gl = runOracle(g, questions).labels, el = runOracle(e, questions).labels;
       for (const q of questions.questions) preds.push(JSON.stringify(rec(id, id === 'c1' ? 'carla-sim' : 'nuscenes', q.id, gl[q.id], el[q.id])));
-      writeFileSync(join(tmp, 'p.jsonl.trajectories', `${id}.tum`), formatTum(e));
+      // c2's estimate carries a failed verdict (as a run writes it): the report counts it per source.
+      const verdict = id === 'c2' ? formatQualityLine({ verdict: 'failed', reasons: ['scale collapsed: 20 of 30 moving pairs have no metric distance'], moving_pairs: 30, measured_pairs: 10, road_pairs: 0 }) : '';
+      writeFileSync(join(tmp, 'p.jsonl.trajectories', `${id}.tum`), formatTum(e) + verdict);
     }
     writeFileSync(join(dir, 'clips_index.jsonl'), index.map((x) => JSON.stringify(x)).join('\n') + '\n');
     writeFileSync(join(tmp, 'p.jsonl'), preds.join('\n') + '\n');
@@ -206,6 +208,8 @@ describe('egogeo report (CLI)', () => {
     const j = JSON.parse(readFileSync(join(tmp, 'rep/report.json'), 'utf8'));
     expect(Object.keys(j.per_source)).toEqual(['carla-sim', 'nuscenes']);
     expect(j.trajectory_errors.n_clips).toBe(2);
+    expect(j.quality).toEqual({ nuscenes: { ok: 0, weak: 0, failed: 1, flagged: [{ clip_id: 'c2', verdict: 'failed', reasons: ['scale collapsed: 20 of 30 moving pairs have no metric distance'] }] } });
+    expect(readFileSync(join(tmp, 'rep/report.md'), 'utf8')).toMatch(/\| c2 \| nuscenes \| scale collapsed: 20 of 30 moving pairs have no metric distance \|/);
     expect(j.disagreements.every((d: { kind: string }) => d.kind !== 'unknown')).toBe(true);
     expect(cli(['report', join(tmp, 'nope.jsonl')]).stderr).toMatch(/nope\.jsonl: cannot read/);
     expect(cli(['report', join(tmp, 'p.jsonl'), '--near', '-1']).stderr).toMatch(/--near must be/);

@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatQualityLine, qualityFromTum } from '../../src/io/trajectories.js';
 import { ENGINE_DEFAULTS } from '../../src/vo/config.js';
 import { evenFrames } from '../../src/vo/frames.js';
 import { ViewData } from '../../src/view/data.js';
@@ -50,5 +51,19 @@ describe.skipIf(!NATIVE_BUILT)('egogeo view: the engine as the run ran it', () =
     const v = new ViewData({ dataset: ds, predictions: [old], log: () => {} });
     expect(v.warnings).toHaveLength(1);
     expect(v.warnings[0]).toMatch(/old\.jsonl: answered by egogeo 0\.0\.9 \(addon 0123456789abcdef\); this viewer's engine is egogeo \S+ \(addon [0-9a-f]{16}\)/);
+  });
+
+  it("shows a run's quality verdict: the estimate's TUM file carries it, the clip list names it", () => {
+    const tum = join(`${preds}.trajectories`, 'left.tum');
+    const before = readFileSync(tum, 'utf8');
+    expect(qualityFromTum(before)).toMatchObject({ verdict: expect.stringMatching(/^(ok|weak|failed)$/) });
+    expect(new ViewData({ dataset: ds, predictions: [preds], log: () => {} }).list()[0].quality?.verdict).not.toBe('ok');
+    const failed = { verdict: 'failed', reasons: ['scale collapsed: 4 of 5 moving pairs have no metric distance'], moving_pairs: 5, measured_pairs: 1, road_pairs: 0 };
+    writeFileSync(tum, before + formatQualityLine(failed as never));
+    try {
+      expect(new ViewData({ dataset: ds, predictions: [preds], log: () => {} }).list()[0].quality).toEqual({ verdict: 'failed', reasons: failed.reasons });
+    } finally {
+      writeFileSync(tum, before);
+    }
   });
 });

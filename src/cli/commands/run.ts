@@ -122,6 +122,13 @@ export function registerRun(program: Command): void {
       }
       const resumed = s.resumed > 0 ? `, ${s.resumed} from an earlier run` : '';
       process.stderr.write(`egogeo: ${s.done}/${s.clips} clips → ${o.output}: ${rate}${resumed}\n`);
+      if (s.flagged.length > 0) {
+        const failed = s.flagged.filter((f) => f.verdict === 'failed');
+        const first = failed[0] ?? s.flagged[0];
+        process.stderr.write(
+          `egogeo: ${s.flagged.length} clip${s.flagged.length > 1 ? 's' : ''} flagged (${failed.length} failed: scale-dependent answers withheld, ${s.flagged.length - failed.length} weak; see "quality" in ${sidecar.run(o.output)}), e.g. ${first.clip_id}: ${first.reasons.join('; ')}\n`,
+        );
+      }
       if (s.failed.length > 0) {
         process.stderr.write(`egogeo: ${s.failed.length} clip${s.failed.length > 1 ? 's' : ''} failed (see ${sidecar.errors(o.output)}): ${s.failed.slice(0, 3).map((f) => `${f.clip_id}: ${f.reason}`).join('; ')}${s.failed.length > 3 ? '; …' : ''}\n`);
         process.exitCode = 1;

@@ -1,0 +1,81 @@
+/**
+ * The clip quality verdict (src/vo/quality.ts) and what a run does with it: a collapsed scale is
+ * 'failed' and its scale-dependent answers are withheld (null), not passed off as "stopped"; the
+ * heading questions keep their answers; the verdict rides in the trajectory file.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { makeTrajectory } from '../../src/core/trajectory.js';
+import { qualityFromTum } from '../../src/io/trajectories.js';
+import { DEFAULT_QUESTIONS_PATH, loadQuestions } from '../../src/oracle/index.js';
+import { engineConfig } from '../../src/vo/config.js';
+import { clipQuality, scaleFree } from '../../src/vo/quality.js';
+
+type Pair = { quality: string; distance: number; roadDistance: number; roadPoints: number };
+const pair = (quality: string, distance: number, roadDistance: number, roadPoints = roadDistance > 0 ? 40 : 0): Pair => ({ quality, distance, roadDistance, roadPoints });
+const pairs = (n: number, f: (k: number) => Pair) => ({ pairs: Array.from({ length: n }, (_, k) => f(k)) }) as never;
+
+describe('clipQuality', () => {
+  it('ok when the road is seen on most moving pairs; standing still is ok', () => {
+    expect(clipQuality(pairs(9, () => pair('ok', 1, 1))).verdict).toBe('ok');
+    expect(clipQuality(pairs(9, () => pair('low_parallax', 0, 0))).verdict).toBe('ok');
+  });
+  it('failed when most moving pairs have no metric distance (a collapsed scale)', () => {
+    const q = clipQuality(pairs(9, (k) => pair('ok', k < 3 ? 2 : 0, 0)));
+    expect(q).toMatchObject({ verdict: 'failed', moving_pairs: 9, measured_pairs: 3, road_pairs: 0 });
+    expect(q.reasons).toEqual(['scale collapsed: 6 of 9 moving pairs have no metric distance']);
+  });
+  it('weak when the road is seen on few pairs, or some pairs have no pose; failed when most have none', () => {
+    expect(clipQuality(pairs(9, (k) => pair('ok', 2, k < 3 ? 2 : 0))).reasons).toEqual(['road tracked on 3 of 9 moving pairs']);
+    // Distances from a direct alignment (fewer than 15 road points) do not count as the road tracked.
+    expect(clipQuality(pairs(9, (k) => pair('ok', 2, 2, k < 3 ? 40 : 6)))).toMatchObject({ verdict: 'weak', reasons: ['road tracked on 3 of 9 moving pairs (6 aligned directly)'] });
+    expect(clipQuality(pairs(9, (k) => (k === 4 ? pair('degenerate', 0, 0) : pair('ok', 2, 2))))).toMatchObject({ verdict: 'weak', reasons: ['1 of 9 pairs without a pose'] });
+    expect(clipQuality(pairs(4, (k) => (k < 2 ? pair('too_few_tracks', 0, 0) : pair('ok', 2, 2)))).verdict).toBe('failed');
+  });
+  it('the heading questions need no scale; every other published question does', () => {
+    const free = loadQuestions().questions.filter(scaleFree).map((q) => q.id).sort();
+    expect(free).toEqual(['significant_heading_change', 'yaw_rate_turn_direction']);
+  });
+});
+
+// A run's clip task over an engine stubbed to give a collapsed scale on a left turn.
+vi.mock('../../src/vo/estimate.js', async (orig) => ({
+  ...(await orig<typeof import('../../src/vo/estimate.js')>()),
+  estimateClip: () => {
+    const t = Array.from({ length: 10 }, (_, i) => i / 3);
+    const trajectory = Object.assign(makeTrajectory('c', { t, x: t.map(() => 0), y: t.map(() => 0), yaw: t.map((s) => 0.3 * s) }), {
+      speedProfile: { speed: t.map(() => 0), speed_sigma: t.map(() => NaN), accel: t.map(() => 0), accel_sigma: t.map(() => NaN) },
+    });
+    return { trajectory, native: { width: 64, height: 64, pairs: t.slice(1).map(() => pair('ok', 0, 0)) } };
+  },
+}));
+
+describe('a run with a collapsed scale', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'egogeo-quality-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  it('withholds the scale-dependent answers, keeps the heading ones, and writes the verdict into the trajectory file', async () => {
+    const { runClipTask } = await import('../../src/run/task.js');
+    const frames = Array.from({ length: 10 }, (_, i) => join(dir, `${i}.pgm`));
+    for (const f of frames) writeFileSync(f, Buffer.concat([Buffer.from('P5\n64 64\n255\n'), Buffer.alloc(64 * 64, 128)]));
+    const questions = loadQuestions();
+    const out = await runClipTask({
+      clip: { index: 0, id: 'c', source: 'synthetic', frames, timestamps: Array.from({ length: 10 }, (_, i) => i / 3), camera: {}, qa: [] },
+      qa: [],
+      engine: engineConfig(),
+      config: DEFAULT_QUESTIONS_PATH,
+      questionsDoc: questions.document,
+      questionIds: questions.questions.map((q) => q.id),
+      qaBase: 0,
+    });
+    expect(out.quality.verdict).toBe('failed');
+    const answers = Object.fromEntries(out.records.map((r) => [r.question_id, r.model_answer]));
+    expect(answers.yaw_rate_turn_direction).toBe('left');
+    expect(answers.significant_heading_change).toBe('yes');
+    expect(answers.speed_regime).toBeNull(); // not "stopped"
+    expect(answers.stop_and_go).toBeNull();
+    expect(Object.values(answers).filter((a) => a === null)).toHaveLength(12);
+    expect(qualityFromTum(out.tum)).toEqual(out.quality);
+  });
+});
