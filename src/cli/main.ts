@@ -2,6 +2,7 @@
  * cli/ — thin commands over the library: each file in commands/ parses its own options, calls
  * src/, and formats output. Errors from bad input become one line on stderr and exit code 1.
  */
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { InputError } from '../core/errors.js';
 import { errnoText, isErrnoError } from '../io/safety.js';
@@ -30,10 +31,20 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   worker: async () => (await import('./commands/worker.js')).registerWorker,
 };
 
+/** egogeo's package version (package.json beside dist/ and src/). */
+function packageVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  } catch {
+    return 'unknown';
+  }
+}
+
 /** The CLI with every command (`only`: just that one, when it names a command). */
 export async function buildProgram(only?: string): Promise<Command> {
   const program = new Command('egogeo')
     .description('Geometric baseline engine for ego-motion benchmarks (EgoDyn-Bench oracle, grader, visual odometry)')
+    .version(packageVersion(), '-V, --version', "egogeo's version (the package's; `egogeo doctor` names the addon build too)")
     .exitOverride()
     .configureOutput({ outputError: (s, write) => write(s) });
   const names = only !== undefined && Object.hasOwn(COMMANDS, only) ? [only] : Object.keys(COMMANDS);

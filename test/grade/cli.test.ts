@@ -90,6 +90,26 @@ describe('egogeo grade', () => {
     });
   }
 
+  it('prints the 6-question pool beside the global one when a file answers more than the 6 (the figure the geometric rows report)', async () => {
+    const p = write('mixed.jsonl', [
+      line({ ...base, question_id: 'speed_trend', oracle_label: 'steady', model_answer: 'steady' }),
+      line({ ...base, question_id: 'yaw_rate_turn_direction', oracle_label: 'left', model_answer: 'right' }),
+      line({ ...base, question_id: 'driving_smoothness', category: 'x', oracle_label: 'smooth', model_answer: 'smooth' }),
+    ]);
+    const r = await cli('grade', p);
+    expect(r.code).toBe(0);
+    const six = evaluate(parsePredictionsJsonl(readFileSync(p, 'utf8')).records.filter((x) => x.question_id !== 'driving_smoothness'), loadQuestions()).global;
+    expect(r.out).toMatch(new RegExp(`\\n6-question subset\\s+${six.accuracy.toFixed(4)}\\s+${six.balanced_acc.toFixed(4)}\\s+${six.macro_f1.toFixed(4)}\\s+2\\n`));
+    const only6 = await cli('grade', write('six.jsonl', [line(base)]));
+    expect(only6.out).not.toMatch(/6-question subset/);
+  });
+
+  it('--version prints the package version', async () => {
+    const r = await cli('--version');
+    expect(r.code).toBe(0);
+    expect(r.out.trim()).toBe(JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version);
+  });
+
   it('fails on a missing file and on an empty file', async () => {
     const r1 = await cli('grade', join(tmp, 'nope.jsonl'));
     expect(r1.code).toBe(1);
