@@ -215,13 +215,13 @@ describe('egogeo report over two runs (CLI)', () => {
     const r = cli(['report', sim, tr, '--leaderboard', lbFile, '--leaderboard-rows', 'all', '--out', out]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/^egogeo: 2 runs \(egogeo_simulation, egogeo_transferred\), 6 clips/);
-    expect(r.stderr).toMatch(/\nnuscenes +egogeo_simulation = egogeo_transferred +2 +0\.500 +0\.500 +[\d.]+ +0\.667 +0\.750 /);
-    expect(r.stderr).toMatch(/\ncarla simulation +egogeo_simulation +2 +1\.000 +1\.000 +1\.000 +0\.750 +0\.750 /);
-    expect(r.stderr).toMatch(/\ncarla transferred +egogeo_transferred +2 +0\.500 +0\.500 /);
-    expect(r.stderr).toMatch(/gap carla transferred − carla simulation: balanced accuracy −0\.500 \(6 questions\), −0\.250 \(all\)/);
-    expect(r.stderr).toMatch(/egogeo_simulation: balanced_acc 0\.6000 rank 2\/4; nuScenes 0\.6667 rank 2\/4; CARLA 0\.7500 rank 2\/4; 1\/3 among rows answering the same 2 questions/);
-    expect(r.stderr).toMatch(/egogeo_transferred: balanced_acc 0\.5000 rank 4\/4/);
-    expect(r.stderr).toMatch(/† answers other questions than egogeo's rows \(1 row with 3\)/);
+    expect(r.stdout).toMatch(/(^|\n)nuscenes +egogeo_simulation = egogeo_transferred +2 +0\.500 +0\.500 +[\d.]+ +0\.667 +0\.750 /);
+    expect(r.stdout).toMatch(/(^|\n)carla simulation +egogeo_simulation +2 +1\.000 +1\.000 +1\.000 +0\.750 +0\.750 /);
+    expect(r.stdout).toMatch(/(^|\n)carla transferred +egogeo_transferred +2 +0\.500 +0\.500 /);
+    expect(r.stdout).toMatch(/gap carla transferred − carla simulation: balanced accuracy −0\.500 \(6 questions\), −0\.250 \(all\)/);
+    expect(r.stdout).toMatch(/egogeo_simulation: balanced_acc 0\.6000 rank 2\/4; nuScenes 0\.6667 rank 2\/4; CARLA 0\.7500 rank 2\/4; 1\/3 among rows answering the same 2 questions/);
+    expect(r.stdout).toMatch(/egogeo_transferred: balanced_acc 0\.5000 rank 4\/4/);
+    expect(r.stdout).toMatch(/† answers other questions than egogeo's rows \(1 row with 3\)/);
     const j = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
     expect(j.runs.map((x: { name: string; name_from: string; carla_domain: string }) => [x.name, x.name_from, x.carla_domain])).toEqual([
       ['egogeo_simulation', 'manifest', 'simulation'],
@@ -320,7 +320,7 @@ describe.skipIf(!HAS_PUBLISHED)('egogeo report against the published leaderboard
     expect(j.leaderboard.n_published).toBe(49);
     expect(j.leaderboard.other_questions).toEqual({ 14: 41 });
     expect(j.domains.rows.map((x: { domain: string }) => x.domain)).toEqual(['nuscenes', 'carla simulation', 'carla transferred']);
-    expect(r.stderr).toMatch(/egogeo_simulation: balanced_acc 1\.0000 rank 1\/51; nuScenes 1\.0000 rank 1\/51; CARLA 1\.0000 rank 1\/51; 1\/10 among rows answering the same 6 questions/);
+    expect(r.stdout).toMatch(/egogeo_simulation: balanced_acc 1\.0000 rank 1\/51; nuScenes 1\.0000 rank 1\/51; CARLA 1\.0000 rank 1\/51; 1\/10 among rows answering the same 6 questions/);
   });
 
   it('a transferred run wrong on every other CARLA answer ranks where the published rows put it; its row is what egogeo grade gives', () => {

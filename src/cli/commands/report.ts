@@ -81,12 +81,11 @@ by clip id: clip_* nuScenes, else CARLA); ranks: 1 = best, ties share a rank.`,
         what: 'an egogeo report folder',
       });
       const gap = r.gaps.find((g) => g.metric === 'balanced_acc');
+      // What was written goes to stderr; the tables (the result) to stdout, so `egogeo report … > r.txt` keeps them.
       process.stderr.write(
         `egogeo: ${r.runs.length} run${r.runs.length === 1 ? '' : 's'} (${r.runs.map((x) => x.name).join(', ')}), ${r.n_clips} clips, balanced accuracy ${r.overall.balanced_acc.toFixed(3)}${gap ? `, largest gap ${gap.gap.toFixed(3)} (${gap.best} vs ${gap.worst})` : ''}; ` +
-          `${r.trajectory_errors.n_clips} clips with trajectory errors → ${out}/ (${files.join(', ')})\n` +
-          domainLines(r).join('\n') +
-          '\n' +
-          (r.leaderboard ? `${placementLines(r.leaderboard, context).join('\n')}\n` : ''),
+          `${r.trajectory_errors.n_clips} clips with trajectory errors → ${out}/ (${files.join(', ')})\n`,
       );
+      process.stdout.write(`${domainLines(r).join('\n')}\n${r.leaderboard ? `${placementLines(r.leaderboard, context).join('\n')}\n` : ''}`);
     });
 }
