@@ -56,7 +56,7 @@ export {
 } from './vo/config.js';
 export { evenFrames, loadFrames, selectFrames } from './vo/frames.js';
 export { planarFromCameraPoses } from './vo/planar.js';
-export { ate, rpe, dynamicsRmse, umeyama } from './vo/errors.js';
+export { associate, ate, rpe, dynamicsRmse, resample, umeyama } from './vo/errors.js';
 export { GEOMETRIC_SUBSET, predictClip, predictionRecords } from './baseline/baseline.js';
 
 // Datasets and file formats

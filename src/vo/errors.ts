@@ -1,9 +1,12 @@
 /**
- * Trajectory errors of an estimate against ground truth sampled at the same timestamps, as evo
- * defines them: ATE after SE(3) or Sim(3) Umeyama alignment, RPE over a frame delta, and RMSE of
- * the oracle's yaw-rate and speed arrays. Planar trajectories are lifted to z = 0.
+ * Trajectory errors of an estimate against ground truth, as evo defines them: the two are first
+ * associated by timestamp as evo does (`associate`: nearest timestamp within 0.01 s), then ATE after
+ * SE(3) or Sim(3) Umeyama alignment, RPE over a frame delta, and RMSE of the oracle's yaw-rate and
+ * speed arrays. Planar trajectories are lifted to z = 0. `resample` puts one trajectory on
+ * another's timestamps (linear in position, shortest-way in yaw) where association finds no pairs.
  */
 import { Matrix, SingularValueDecomposition } from 'ml-matrix';
+import { InputError } from '../core/errors.js';
 import type { Trajectory } from '../core/trajectory.js';
 import { computeDynamics } from '../oracle/dynamics.js';
 
@@ -57,8 +60,8 @@ const points = (t: Trajectory) => Array.from(t.x, (x, i) => [x, t.y[i], 0]);
 const rmse = (e: number[]) => Math.sqrt(e.reduce((s, v) => s + v * v, 0) / Math.max(1, e.length));
 
 /** Absolute trajectory error (RMSE of position, metres) after SE(3) or Sim(3) alignment. */
-export function ate(est: Trajectory, gt: Trajectory, withScale: boolean): { rmse: number; scale: number } {
-  sameLength(est, gt);
+export function ate(est0: Trajectory, gt0: Trajectory, withScale: boolean): { rmse: number; scale: number } {
+  const [est, gt] = associate(est0, gt0);
   const src = points(est), dst = points(gt);
   const a = umeyama(src, dst, withScale);
   const errs = src.map((p, i) => {
@@ -69,8 +72,8 @@ export function ate(est: Trajectory, gt: Trajectory, withScale: boolean): { rmse
 }
 
 /** Relative pose error over `delta` frames: RMSE of translation (m) and of rotation (rad). */
-export function rpe(est: Trajectory, gt: Trajectory, delta = 1): { trans: number; rot: number } {
-  sameLength(est, gt);
+export function rpe(est0: Trajectory, gt0: Trajectory, delta = 1): { trans: number; rot: number } {
+  const [est, gt] = associate(est0, gt0);
   const te: number[] = [], re: number[] = [];
   const rel = (t: Trajectory, i: number, j: number) => {
     const dx = t.x[j] - t.x[i], dy = t.y[j] - t.y[i];
@@ -101,6 +104,57 @@ export function dynamicsRmse(est: Trajectory, gt: Trajectory): { yawRate: number
   return { yawRate: rmse(yr), speed: rmse(sp), accel: rmse(ac), jerk: rmse(jk) };
 }
 
-function sameLength(a: Trajectory, b: Trajectory): void {
-  if (a.t.length !== b.t.length) throw new Error(`trajectories differ in length (${a.t.length} vs ${b.t.length})`);
+const pick = (t: Trajectory, idx: readonly number[]): Trajectory => ({
+  id: t.id,
+  t: Float64Array.from(idx, (i) => t.t[i]),
+  x: Float64Array.from(idx, (i) => t.x[i]),
+  y: Float64Array.from(idx, (i) => t.y[i]),
+  yaw: Float64Array.from(idx, (i) => t.yaw[i]),
+});
+
+/**
+ * The poses of `est` and `ref` that share a timestamp, as evo's `associate_trajectories` pairs
+ * them: each timestamp of the longer trajectory with the nearest of the other's (shifted by
+ * `offset`), kept when they are at most `maxDiff` seconds apart (evo's default 0.01 s). Fewer than 2
+ * pairs is one InputError saying so (resample one trajectory onto the other's timestamps).
+ */
+export function associate(est: Trajectory, ref: Trajectory, maxDiff = 0.01, offset = 0): [Trajectory, Trajectory] {
+  const refLonger = ref.t.length > est.t.length;
+  const first = refLonger ? ref.t : est.t;
+  const second = Array.from(refLonger ? est.t : ref.t, (t) => t + (refLonger ? 0 : offset));
+  const firstT = Array.from(first, (t) => t + (refLonger ? offset : 0));
+  const ia: number[] = [], ib: number[] = [];
+  let j = 0;
+  for (let i = 0; i < firstT.length; i++) {
+    // Both are increasing: the nearest of `second` moves forward only.
+    while (j + 1 < second.length && Math.abs(second[j + 1] - firstT[i]) <= Math.abs(second[j] - firstT[i])) j++;
+    if (Math.abs(second[j] - firstT[i]) <= maxDiff && (ib.length === 0 || j > ib[ib.length - 1])) {
+      ia.push(i);
+      ib.push(j);
+    }
+  }
+  if (ia.length < 2) {
+    throw new InputError(
+      `trajectories '${est.id}' and '${ref.id}' share ${ia.length} timestamp${ia.length === 1 ? '' : 's'} within ${maxDiff} s (${est.t[0]}..${est.t[est.t.length - 1]} s against ${ref.t[0]}..${ref.t[ref.t.length - 1]} s); resample one onto the other's timestamps (resample)`,
+    );
+  }
+  return refLonger ? [pick(est, ib), pick(ref, ia)] : [pick(est, ia), pick(ref, ib)];
+}
+
+/** `traj` at the timestamps `t` (inside its span): positions linearly, yaw the shorter way round. */
+export function resample(traj: Trajectory, t: ArrayLike<number>): Trajectory {
+  const n = traj.t.length;
+  const out = { id: traj.id, t: Float64Array.from(t), x: new Float64Array(t.length), y: new Float64Array(t.length), yaw: new Float64Array(t.length) };
+  let k = 0;
+  for (let i = 0; i < t.length; i++) {
+    const ti = t[i];
+    if (!(ti >= traj.t[0] - 1e-9 && ti <= traj.t[n - 1] + 1e-9)) throw new InputError(`resample: ${ti} s is outside trajectory '${traj.id}' (${traj.t[0]}..${traj.t[n - 1]} s)`);
+    while (k + 2 < n && traj.t[k + 1] < ti) k++;
+    const f = Math.min(1, Math.max(0, (ti - traj.t[k]) / (traj.t[k + 1] - traj.t[k])));
+    out.x[i] = traj.x[k] + f * (traj.x[k + 1] - traj.x[k]);
+    out.y[i] = traj.y[k] + f * (traj.y[k + 1] - traj.y[k]);
+    const dyaw = Math.atan2(Math.sin(traj.yaw[k + 1] - traj.yaw[k]), Math.cos(traj.yaw[k + 1] - traj.yaw[k]));
+    out.yaw[i] = traj.yaw[k] + f * dyaw;
+  }
+  return out;
 }
