@@ -5,6 +5,7 @@
  * Accepted (several may be given, comma-separated, and are concatenated):
  * - a JSON list like the benchmark's `selected_clips.json`: `[{id, source, answers{question: label}, …}]`
  *   (every key but `answers` is a field);
+ * - EgoDyn-Bench as published (its root: selected_clips.json with the parts' clips_index.jsonl fields);
  * - a benchmark folder holding `qa.jsonl` (`{clip_id, question_id, answer}` per line) and
  *   `clips_index.jsonl` (`{clip_id, …}` per line: every key is a field), or the `qa.jsonl` itself
  *   (its `clips_index.jsonl` beside it). A record without `source` gets the grader's rule (clip ids
@@ -15,6 +16,7 @@ import { dirname, join } from 'node:path';
 import { InputError } from '../core/errors.js';
 import { sourceOfClip } from '../grade/metrics.js';
 import { readJsonlRecords } from '../datasets/benchmark.js';
+import { isPublishedRoot } from '../datasets/published.js';
 import { readInputText } from '../io/safety.js';
 import type { AuditClip } from './shortcut.js';
 
@@ -80,6 +82,23 @@ function fromQa(qaPath: string, indexPath: string): AuditClip[] {
   });
 }
 
+/**
+ * EgoDyn-Bench as published: its `selected_clips.json` (ids, sources, answers, features), each clip
+ * with the fields of its record in `nuscenes_clips/` or `carla_clips/clips_index.jsonl` (CARLA's
+ * `behavior`, `scene`, …) beneath the list's own.
+ */
+function fromPublished(root: string): AuditClip[] {
+  const list = join(root, 'selected_clips.json');
+  if (!existsSync(list)) throw new InputError(`${root}: a published root without selected_clips.json (its clips and answers)`);
+  const records = new Map<string, Record<string, unknown>>();
+  for (const part of ['nuscenes_clips', 'carla_clips']) {
+    const index = join(root, part, 'clips_index.jsonl');
+    if (!existsSync(index)) continue;
+    for (const { rec } of readJsonlRecords(index)) if (typeof rec.clip_id === 'string') records.set(rec.clip_id, rec);
+  }
+  return fromSelected(list).map((c) => ({ ...c, fields: { ...(records.get(c.id) ?? {}), ...c.fields } }));
+}
+
 /** The clips of one path (see the module comment). */
 export function loadAuditPath(path: string): AuditClip[] {
   let isDir = false;
@@ -88,6 +107,7 @@ export function loadAuditPath(path: string): AuditClip[] {
   } catch {
     /* readInputText names a missing file */
   }
+  if (isDir && isPublishedRoot(path)) return fromPublished(path);
   if (isDir) {
     const qa = join(path, 'qa.jsonl');
     if (!existsSync(qa)) throw new InputError(`${path}: a folder without qa.jsonl (expected the benchmark layout: qa.jsonl + clips_index.jsonl)`);

@@ -7,6 +7,7 @@ import { makeTrajectory } from '../../src/core/trajectory.js';
 import { formatTum } from '../../src/io/trajectories.js';
 import { loadQuestions, runOracle } from '../../src/oracle/index.js';
 import { cli } from '../helpers/cli.js';
+import { needsShared, sharedPath } from '../helpers/shared.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'egogeo-cli-oracle-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -141,5 +142,79 @@ describe('egogeo oracle: bad input → exit 1, one stderr line naming file:line 
     const bad = jsonl('bad-keep.jsonl', [line({ ...straight, x: undefined })]);
     expect((await cli('oracle', bad, '-o', outPath)).code).toBe(1);
     expect(readFileSync(outPath, 'utf8')).toBe('previous\n');
+  });
+});
+
+describe('oracle, calibrate, sensitivity and audit shortcut on a dataset folder (its clips\u2019 ground truth)', () => {
+  // EgoDyn-Bench as published, made here: nuscenes_clips/ with records, npz arrays (the oracle's
+  // dynamics of analytic drives) and QA, and selected_clips.json with the answers.
+  const questions = loadQuestions();
+  const root = join(tmp, 'pub', 'egodyn-bench');
+  const drives = [straight, left, { ...left, id: 'brake', x: grid.map((t) => 12 * t - 1.5 * t * t), y: grid.map(() => 0), yaw: grid.map(() => 0) }];
+  const answers = new Map<string, Record<string, string>>();
+  const build = async () => {
+    const { mkdirSync } = await import('node:fs');
+    const { writeNpz } = await import('../../src/io/npz.js');
+    const part = join(root, 'nuscenes_clips');
+    mkdirSync(join(part, 'arrays'), { recursive: true });
+    const index: string[] = [], qa: string[] = [];
+    for (const d of drives) {
+      const id = `clip_${d.id}`;
+      const r = runOracle(makeTrajectory(id, { t: d.timestamps, x: d.x, y: d.y, yaw: d.yaw }), questions);
+      const a = r.arrays;
+      writeNpz(join(part, 'arrays', `${id}.npz`), {
+        timestamps: a.timestamps,
+        position: { shape: [a.x.length, 2], data: Float64Array.from({ length: 2 * a.x.length }, (_, i) => (i % 2 ? a.y[i >> 1] : a.x[i >> 1])) },
+        yaw: a.yaw, speed: a.speed, accel: a.accel, yaw_rate: a.yaw_rate, jerk: a.jerk,
+      });
+      index.push(JSON.stringify({ clip_id: id, frame_tokens: ['t0', 't1'], frame_paths: ['a.jpg', 'b.jpg'], array_ref: `arrays/${id}.npz` }));
+      questions.questions.forEach((q, k) => qa.push(JSON.stringify({ qa_id: `qa_${id}_${k}`, clip_id: id, question_id: q.id, category: q.category, answer: r.labels[q.id] })));
+      answers.set(id, r.labels);
+    }
+    writeFileSync(join(part, 'clips_index.jsonl'), `${index.join('\n')}\n`);
+    writeFileSync(join(part, 'qa.jsonl'), `${qa.join('\n')}\n`);
+    writeFileSync(join(root, 'selected_clips.json'), JSON.stringify([...answers].map(([id, a]) => ({ id, source: 'nuscenes', answers: a, features: {} })).concat([{ id: 'clip_gone', source: 'nuscenes', answers: {}, features: {} }])));
+  };
+
+  it('oracle labels every clip from its arrays and reproduces every published answer; a listed clip not present is a note', async () => {
+    await build();
+    const r = await cli('oracle', root);
+    expect(r.code, r.err).toBe(0);
+    expect(r.err).toMatch(/note: 1 clip of .* has no ground truth here/);
+    const recs = r.out.trim().split('\n').map((l) => JSON.parse(l) as { id: string; labels: Record<string, string> });
+    expect(recs.map((x) => x.id)).toEqual([...answers.keys()]);
+    for (const x of recs) expect(x.labels).toEqual(answers.get(x.id));
+  });
+
+  it('calibrate and sensitivity take the folder too; audit shortcut reads the published root', async () => {
+    await build();
+    const c = await cli('calibrate', root);
+    expect(c.code, c.err).toBe(0);
+    expect(c.out).toMatch(/Summary features over 3 trajectories/);
+    const s = await cli('sensitivity', root);
+    expect(s.code, s.err).toBe(0);
+    expect(s.out).toMatch(/over 3 trajectories/);
+    const a = await cli('audit', 'shortcut', '--clips', root, '--by', 'source');
+    expect(a.code, a.err).toBe(0);
+    expect(a.out).toMatch(/shortcut bound from source alone: 4 clips, 14 questions/);
+  });
+});
+
+describe.skipIf(!needsShared('oracle over the published stand-in', 'data/published/egodyn-bench/selected_clips.json'))('oracle over the published stand-in (../shared)', () => {
+  it("reproduces every answer of selected_clips.json's clips that are present (the reference's own labels)", async () => {
+    const root = sharedPath('data/published/egodyn-bench');
+    const r = await cli('oracle', root);
+    expect(r.code, r.err).toBe(0);
+    const labels = new Map(r.out.trim().split('\n').map((l) => JSON.parse(l) as { id: string; labels: Record<string, string> }).map((x) => [x.id, x.labels]));
+    const listed = JSON.parse(readFileSync(join(root, 'selected_clips.json'), 'utf8')) as { id: string; answers: Record<string, unknown> }[];
+    let n = 0;
+    for (const c of listed) {
+      if (!labels.has(c.id)) continue;
+      for (const [q, a] of Object.entries(c.answers)) {
+        expect(labels.get(c.id)![q], `${c.id} ${q}`).toBe(String(a).toLowerCase());
+        n++;
+      }
+    }
+    expect(n).toBeGreaterThanOrEqual(630);
   });
 });

@@ -11,7 +11,7 @@ import {
   type Distribution,
 } from '../../oracle/calibrate.js';
 import { DEFAULT_QUESTIONS_PATH, loadQuestions, type Question, type QuestionSet } from '../../oracle/index.js';
-import { addInputOptions, guardInputOutputs, INPUT_HELP, type InputOpts, loadInput, parseDuration, runAll } from './oracle.js';
+import { addInputOptions, guardInputOutputs, INPUT_HELP, type InputOpts, labelInput, parseDuration } from './oracle.js';
 import { writeFileAtomic } from '../../io/atomic.js';
 
 interface CalibrateOpts extends InputOpts {
@@ -78,7 +78,7 @@ export function registerCalibrate(program: Command): void {
   const cmd = program
     .command('calibrate')
     .description('feature distributions, label balance and equal-frequency thresholds over a set of trajectories')
-    .argument('<FILE>', 'trajectories: JSONL, a KITTI sequence directory or poses.txt, or a TUM file');
+    .argument('<FILE>', 'trajectories (JSONL, a KITTI sequence directory or poses.txt, a TUM file) or a dataset folder (EgoDyn-Bench as published, the benchmark layout)');
   addInputOptions(cmd)
     .option('--questions <ids>', 'comma-separated question ids (default: all)')
     .option('--json <path>', 'also write the full report as JSON (atomically)')
@@ -88,8 +88,7 @@ export function registerCalibrate(program: Command): void {
       const duration = parseDuration(o.duration);
       const set = loadQuestions(o.config ?? DEFAULT_QUESTIONS_PATH);
       const selected = selectQuestions(set, o.questions);
-      const trajs = loadInput(file, o);
-      const report = calibrate(runAll(trajs, set, duration), selected);
+      const report = calibrate(labelInput(file, o, set, duration).results, selected);
       const text = formatCalibration(report);
       if (o.json) writeFileAtomic(o.json, `${JSON.stringify(report, null, 2)}\n`);
       process.stdout.write(`${text}\n`);

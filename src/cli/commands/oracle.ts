@@ -12,12 +12,18 @@ import { type Trajectory } from '../../core/trajectory.js';
 import { InputError } from '../../core/errors.js';
 import { readTrajectories, type ReadOptions, type TumFrame } from '../../io/trajectories.js';
 import {
+  clipData,
   DEFAULT_QUESTIONS_PATH,
+  labelClip,
   loadQuestions,
   runOracle,
+  summaryFeatures,
   type OracleResult,
   type QuestionSet,
 } from '../../oracle/index.js';
+import { readDataset } from '../../datasets/benchmark.js';
+import { groundTruthArrays } from '../../datasets/groundtruth.js';
+import { isPublishedRoot } from '../../datasets/published.js';
 
 /** The options every trajectory-reading command accepts. */
 export interface InputOpts {
@@ -41,6 +47,10 @@ Input formats (auto-detected; force with --kitti or --tum):
               --tum-frame camera (default): poses in the KITTI camera convention (x right, y down,
               z forward), X = tz, Y = -tx, yaw = atan2(-R[0,2], R[2,2]);
               --tum-frame world-flu: x forward, y left, z up, X = tx, Y = ty, yaw = atan2(R[1,0], R[0,0])
+A dataset folder (EgoDyn-Bench as published: selected_clips.json with nuscenes_clips/ and
+carla_clips/; or the benchmark layout: clips_index.jsonl) gives its clips, labelled from their
+ground truth as the benchmark stores it: arrays/<clip>.npz as they are, else the KITTI poses
+under the clip's frames. No nuScenes data root is needed.
 The oracle resamples each trajectory to 10 Hz over --duration seconds from its first timestamp
 (default 3.0, the benchmark's clip length; "span" uses each trajectory's own span).`;
 
@@ -59,6 +69,7 @@ export function addInputOptions(cmd: Command): Command {
 /** The files a trajectory-reading command reads (a KITTI folder: its poses and times). */
 export function inputFiles(file: string, o: InputOpts): string[] {
   const files = [file, o.times, o.config];
+  if (isDatasetDir(file)) return files.filter((f): f is string => !!f);
   try {
     if (existsSync(file) && statSync(file).isDirectory()) files.push(join(file, 'poses.txt'), join(file, 'times.txt'));
     else if (/poses\.txt$/.test(file)) files.push(join(file, '..', 'times.txt'));
@@ -88,6 +99,48 @@ export function loadInput(file: string, o: InputOpts): Trajectory[] {
   const trajs = readTrajectories(file, ro);
   if (trajs.length === 0) throw new InputError(`${file}: no trajectories`);
   return trajs;
+}
+
+/**
+ * A dataset folder rather than a trajectory file: EgoDyn-Bench as published (nuscenes_clips/,
+ * carla_clips/) or the benchmark layout (clips_index.jsonl). A KITTI sequence folder stays a
+ * trajectory input (its poses; --windows for the benchmark's windows).
+ */
+export function isDatasetDir(file: string): boolean {
+  try {
+    return statSync(file).isDirectory() && (existsSync(join(file, 'clips_index.jsonl')) || isPublishedRoot(file));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * What the oracle says of every input: trajectories (JSONL, KITTI, TUM) through the whole oracle,
+ * or a dataset's clips from their ground truth as the benchmark stores it — the clip's npz arrays
+ * (the reference's dynamics, on its 10 Hz grid: labelled as they are, as the reference labels them),
+ * else the KITTI poses under its frames. Clips without ground truth are skipped with one note.
+ */
+export function labelInput(file: string, o: InputOpts, questions: QuestionSet, duration: number | null): { ids: string[]; results: OracleResult[] } {
+  if (!isDatasetDir(file)) {
+    const trajs = loadInput(file, o);
+    return { ids: trajs.map((t) => t.id), results: runAll(trajs, questions, duration) };
+  }
+  const { clips } = readDataset(file, { needFrames: false });
+  const ids: string[] = [], results: OracleResult[] = [];
+  let missing = 0;
+  for (const c of clips) {
+    const g = c.problem ? null : groundTruthArrays(c);
+    if (!g) {
+      missing++;
+      continue;
+    }
+    const features = summaryFeatures(g.arrays);
+    ids.push(c.id);
+    results.push({ arrays: g.arrays, features, labels: labelClip(clipData(g.arrays, features), questions) });
+  }
+  if (missing > 0) process.stderr.write(`egogeo: note: ${missing} clip${missing === 1 ? '' : 's'} of ${file} ${missing === 1 ? 'has' : 'have'} no ground truth here (no arrays/<clip>.npz, no KITTI poses): skipped\n`);
+  if (ids.length === 0) throw new InputError(`${file}: no clip with ground truth`);
+  return { ids, results };
 }
 
 /** The longest clip the oracle resamples (10 Hz): one day. */
@@ -163,7 +216,7 @@ export function registerOracle(program: Command): void {
   const cmd = program
     .command('oracle')
     .description("label trajectories with the benchmark's physics oracle: JSONL {id, features, labels} per trajectory")
-    .argument('<FILE>', 'trajectories: JSONL, a KITTI sequence directory or poses.txt, or a TUM file');
+    .argument('<FILE>', "trajectories (JSONL, a KITTI sequence directory or poses.txt, a TUM file) or a dataset folder (EgoDyn-Bench as published, the benchmark layout): its clips' ground truth");
   addInputOptions(cmd)
     .option('--scale <alpha>', 'multiply every classification threshold by alpha (the reference\'s perturb_params)')
     .option('--arrays', 'include the 10 Hz dynamics arrays in each record')
@@ -174,9 +227,8 @@ export function registerOracle(program: Command): void {
       const scale = parsePositive('--scale', o.scale, 1);
       const duration = parseDuration(o.duration);
       const questions = loadQuestions(o.config ?? DEFAULT_QUESTIONS_PATH, scale);
-      const trajs = loadInput(file, o);
-      const results = runAll(trajs, questions, duration);
-      const lines = results.map((r, i) => JSON.stringify(oracleRecord(trajs[i].id, r, !!o.arrays)));
+      const { ids, results } = labelInput(file, o, questions, duration);
+      const lines = results.map((r, i) => JSON.stringify(oracleRecord(ids[i], r, !!o.arrays)));
       const text = `${lines.join('\n')}\n`;
       if (o.output) writeFileAtomic(o.output, text);
       else process.stdout.write(text);

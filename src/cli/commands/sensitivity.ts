@@ -10,7 +10,7 @@ import { groupMetrics, parseAnswerFor } from '../../grade/index.js';
 import { clipData, DEFAULT_QUESTIONS_PATH, loadQuestions, type QuestionSet } from '../../oracle/index.js';
 import { alphaGrid, type ParsedPredictions, type SensitivityReport, sensitivity } from '../../oracle/sensitivity.js';
 import { selectQuestions } from './calibrate.js';
-import { addInputOptions, guardInputOutputs, INPUT_HELP, type InputOpts, loadInput, parseDuration, runAll } from './oracle.js';
+import { addInputOptions, guardInputOutputs, INPUT_HELP, type InputOpts, labelInput, parseDuration } from './oracle.js';
 import { readInputText } from '../../io/safety.js';
 import { writeFileAtomic } from '../../io/atomic.js';
 
@@ -129,7 +129,7 @@ export function registerSensitivity(program: Command): void {
   const cmd = program
     .command('sensitivity')
     .description('label flip rates and prediction rankings when every threshold is multiplied by alpha')
-    .argument('<FILE>', 'trajectories: JSONL, a KITTI sequence directory or poses.txt, or a TUM file');
+    .argument('<FILE>', 'trajectories (JSONL, a KITTI sequence directory or poses.txt, a TUM file) or a dataset folder (EgoDyn-Bench as published, the benchmark layout)');
   addInputOptions(cmd)
     .option('--from <alpha>', 'smallest alpha', '0.5')
     .option('--to <alpha>', 'largest alpha', '1.5')
@@ -153,9 +153,8 @@ export function registerSensitivity(program: Command): void {
         if (seen.has(nm)) throw new InputError(`--predictions: ${seen.get(nm)} and ${f} have the same name '${nm}'`);
         seen.set(nm, f);
       }
-      const trajs = loadInput(file, o);
-      const results = runAll(trajs, nominal, duration);
-      const clipIndex = new Map(trajs.map((t, i) => [t.id, i]));
+      const { ids, results } = labelInput(file, o, nominal, duration);
+      const clipIndex = new Map(ids.map((id, i) => [id, i]));
       const predictions = files.map((f) => readParsedPredictions(f, nominal, clipIndex));
       const report = sensitivity({
         clips: results.map((r) => clipData(r.arrays, r.features)),
