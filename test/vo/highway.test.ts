@@ -37,7 +37,7 @@ describe.skipIf(!NATIVE_BUILT)('highway speed at the published 10 frames (render
       const truth = length(g.x, g.y, idx);
       for (const [k, extra] of [['direct', {}], ['tracked', { directRoad: false }]] as const) {
         const est = estimateClip(clip, { ...options, ...extra }).trajectory;
-        errs[k].push(length(est.x, est.y, est.x.map((_, i) => i) as unknown as number[]) / truth - 1);
+        errs[k].push(length(est.x, est.y, Array.from(est.x, (_, i) => i)) / truth - 1);
       }
     }
     const info = JSON.stringify(errs);
