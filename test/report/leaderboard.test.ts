@@ -276,6 +276,12 @@ describe('egogeo report over two runs (CLI)', () => {
     const one = cli(['report', a, '--out', join(tmp, 'a1')]);
     expect(one.code, one.stderr).toBe(0);
     expect(JSON.parse(readFileSync(join(tmp, 'a1/report.json'), 'utf8')).domains.rows.map((x: { domain: string }) => x.domain)).toEqual(['nuscenes', 'carla']);
+    // Without --out, several runs get a folder named for all of them (not the first's), and the
+    // summary line says its figure pools every domain.
+    const both = cli(['report', a, b]);
+    expect(both.code, both.stderr).toBe(0);
+    expect(existsSync(join(tmp, 'a+b.report', 'report.json'))).toBe(true);
+    expect(both.stderr).toMatch(/clips \(a clip of several runs counted once per domain\), balanced accuracy [\d.]+ pooled over every domain \(per domain: the table below\)/);
   });
 });
 

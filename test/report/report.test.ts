@@ -203,7 +203,7 @@ describe('egogeo report (CLI)', () => {
     writeFileSync(join(tmp, 'p.jsonl'), preds.join('\n') + '\n');
     const r = cli(['report', join(tmp, 'p.jsonl'), '--dataset', dir, '--out', join(tmp, 'rep')]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/2 clips, balanced accuracy [\d.]+, largest gap [\d.]+ \((carla-sim|nuscenes) vs (carla-sim|nuscenes)\); 2 clips with trajectory errors/);
+    expect(r.stderr).toMatch(/2 clips, balanced accuracy [\d.]+ pooled over every domain \(per domain: the table below\), largest gap [\d.]+ \((carla-sim|nuscenes) vs (carla-sim|nuscenes)\); 2 clips with trajectory errors/);
     for (const f of ['report.md', 'report.json', 'per_question.svg', 'per_source.svg', 'disagreements.svg', 'trajectories.svg']) expect(existsSync(join(tmp, 'rep', f))).toBe(true);
     const j = JSON.parse(readFileSync(join(tmp, 'rep/report.json'), 'utf8'));
     expect(Object.keys(j.per_source)).toEqual(['carla-sim', 'nuscenes']);
@@ -225,7 +225,7 @@ describe.skipIf(!NATIVE_BUILT || !HAS_EGODYN_KITTI)('egogeo report on runs over 
     expect(cli(['run', '--dataset', ds, '-o', b, '--source-label', 'ten', '--frames', '10']).code).toBe(0);
     const r = cli(['report', a, b, '--out', join(tmp, 'dom')]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/4 clips, .*largest gap [\d.]+ \((full|ten) vs (full|ten)\); 4 clips with trajectory errors/);
+    expect(r.stderr).toMatch(/4 clips\b.*largest gap [\d.]+ \((full|ten) vs (full|ten)\); 4 clips with trajectory errors/);
     const j = JSON.parse(readFileSync(join(tmp, 'dom/report.json'), 'utf8'));
     expect(Object.keys(j.per_source)).toEqual(['full', 'ten']);
     expect(Object.keys(j.trajectory_errors.per_source)).toEqual(['full', 'ten']);

@@ -7,7 +7,7 @@
  */
 import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { InputError } from '../../core/errors.js';
 import { writeDirAtomic } from '../../io/atomic.js';
 import { guardOutputs } from '../../io/safety.js';
@@ -27,6 +27,13 @@ interface Opts {
   leaderboardRows: string;
 }
 
+/** The default output folder: `<preds>.report` for one file; for several, named for all of them, beside the first. */
+function defaultOut(preds: readonly string[]): string {
+  if (preds.length === 1) return `${preds[0]}.report`;
+  const stem = (p: string) => basename(p).replace(/\.jsonl$/i, '');
+  return join(dirname(preds[0]), `${preds.map(stem).join('+')}.report`);
+}
+
 export function registerReport(program: Command): void {
   program
     .command('report')
@@ -36,7 +43,7 @@ export function registerReport(program: Command): void {
     .option('--trajectories <dir>', 'estimated trajectories <clip_id>.tum, one predictions file only (default: <preds>.trajectories)')
     .option('--leaderboard <json>', "the published leaderboard (the dataset's leaderboard.json): place each run's row among its rows")
     .option('--leaderboard-rows <n>', "published rows shown either side of each run's row, or 'all'", '3')
-    .option('--out <dir>', 'output directory (default: <first preds>.report)')
+    .option('--out <dir>', 'output directory (default: <preds>.report for one file; for several, <a>+<b>….report beside the first, named for all of them)')
     .option('--near <fraction>', 'a disagreement within this relative distance of the threshold is near-threshold', '0.15')
     .option('--worst <n>', 'clips with the largest ATE to plot', '6')
     .option('--config <yaml>', 'question file', DEFAULT_QUESTIONS_PATH)
@@ -51,7 +58,8 @@ per run. Leaderboard rows are made as the reference's build_leaderboard.py makes
 by clip id: clip_* nuScenes, else CARLA); ranks: 1 = best, ties share a rank.`,
     )
     .action(async (preds: string[], o: Opts) => {
-      guardOutputs([{ path: o.out ?? `${preds[0]}.report`, flag: '--out', kind: 'dir' }], [...preds, o.dataset, o.trajectories, o.leaderboard, o.config]);
+      const out = o.out ?? defaultOut(preds);
+      guardOutputs([{ path: out, flag: '--out', kind: 'dir' }], [...preds, o.dataset, o.trajectories, o.leaderboard, o.config]);
       const near = Number(o.near);
       if (!(near >= 0) || !Number.isFinite(near)) throw new InputError(`--near must be a non-negative fraction, got '${o.near}'`);
       const worst = Number(o.worst);
@@ -74,7 +82,6 @@ by clip id: clip_* nuScenes, else CARLA); ranks: 1 = best, ties share a rank.`,
         leaderboard,
         notes: inp.combined.notes,
       });
-      const out = o.out ?? `${preds[0]}.report`;
       // Written whole into a staging folder, then renamed into place: a failed write leaves no partial report.
       const files = await writeDirAtomic(out, (stage) => writeReport(r, stage, { leaderboardRows: context }), {
         replaceable: (d) => existsSync(join(d, 'report.json')) || existsSync(join(d, 'report.md')),
@@ -83,7 +90,7 @@ by clip id: clip_* nuScenes, else CARLA); ranks: 1 = best, ties share a rank.`,
       const gap = r.gaps.find((g) => g.metric === 'balanced_acc');
       // What was written goes to stderr; the tables (the result) to stdout, so `egogeo report … > r.txt` keeps them.
       process.stderr.write(
-        `egogeo: ${r.runs.length} run${r.runs.length === 1 ? '' : 's'} (${r.runs.map((x) => x.name).join(', ')}), ${r.n_clips} clips, balanced accuracy ${r.overall.balanced_acc.toFixed(3)}${gap ? `, largest gap ${gap.gap.toFixed(3)} (${gap.best} vs ${gap.worst})` : ''}; ` +
+        `egogeo: ${r.runs.length} run${r.runs.length === 1 ? '' : 's'} (${r.runs.map((x) => x.name).join(', ')}), ${r.n_clips} clips${r.runs.length > 1 ? ' (a clip of several runs counted once per domain)' : ''}, balanced accuracy ${r.overall.balanced_acc.toFixed(3)}${r.runs.length > 1 || r.domains.rows.length > 1 ? ' pooled over every domain (per domain: the table below)' : ''}${gap ? `, largest gap ${gap.gap.toFixed(3)} (${gap.best} vs ${gap.worst})` : ''}; ` +
           `${r.trajectory_errors.n_clips} clips with trajectory errors → ${out}/ (${files.join(', ')})\n`,
       );
       process.stdout.write(`${domainLines(r).join('\n')}\n${r.leaderboard ? `${placementLines(r.leaderboard, context).join('\n')}\n` : ''}`);
