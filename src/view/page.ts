@@ -131,10 +131,11 @@ function renderList() {
     var c = S.shown[i], k = classify(c), tags = '';
     if (c.problem) tags += '<span class="tag bad" title="' + esc(c.problem) + '">!</span>';
     if (c.quality) tags += '<span class="tag ' + (c.quality.verdict === 'failed' ? 'bad' : 'near') + '" title="estimate ' + esc(c.quality.verdict) + ': ' + esc(c.quality.reasons.join('; ')) + '">' + esc(c.quality.verdict) + '</span>';
-    if (k === 'disagree') tags += (c.near.length ? '<span class="tag near" title="near-threshold: ' + esc(c.near.join(', ')) + '">' + c.near.length + ' near</span>' : '') + '<span class="tag dis" title="' + esc(c.disagree.join(', ')) + '">' + c.disagree.length + ' ✗</span>';
+    // One badge per clip: the disagreements, and how many of them are near-threshold (not "2 near 3 ✗", which reads as 5).
+    if (k === 'disagree') tags += '<span class="tag ' + (c.near.length === c.disagree.length ? 'near' : 'dis') + '" title="disagree: ' + esc(c.disagree.join(', ')) + (c.near.length ? '; near-threshold: ' + esc(c.near.join(', ')) : '') + '">' + c.disagree.length + ' ✗' + (c.near.length ? ' (' + c.near.length + ' near)' : '') + '</span>';
     else if (k === 'agree') tags += '<span class="tag ok">✓</span>';
     tags += '<span class="tag">' + esc(c.source) + '</span>';
-    html.push('<li data-id="' + esc(c.id) + '"' + (S.cur === c.id ? ' class="sel"' : '') + '><span class="id">' + esc(c.id) + '</span><span>' + tags + '</span></li>');
+    html.push('<li data-id="' + esc(c.id) + '"' + (S.cur === c.id ? ' class="sel"' : '') + '><span class="id" title="' + esc(c.id) + '">' + esc(c.id) + '</span><span>' + tags + '</span></li>');
   }
   $('list').innerHTML = html.join('');
   $('count').textContent = S.shown.length + ' of ' + S.meta.clips.length + ' clips';

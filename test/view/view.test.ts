@@ -132,6 +132,10 @@ describe.skipIf(!HAS_BROWSER)('egogeo view: 1,000 clips, filters, bad input in t
     await page.selectOption('#fsource', '');
     await page.selectOption('#fstatus', 'disagree');
     expect(await page.locator('#list li').count()).toBe(250);
+    // Full ids on hover; one badge per clip that reads as what it counts.
+    const first = page.locator('#list li').first();
+    expect(await first.locator('.id').getAttribute('title')).toBe(await first.getAttribute('data-id'));
+    expect(await first.locator('.tag.dis, .tag.near').first().textContent()).toMatch(/^\d+ ✗( \(\d+ near\))?$/);
     await page.selectOption('#fquestion', 'speed_regime');
     expect(await page.locator('#list li').count()).toBe(250);
     await page.selectOption('#fstatus', 'agree');
