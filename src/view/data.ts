@@ -149,6 +149,12 @@ export class ViewData {
     this.near = o.near ?? 0.15;
     this.runs = (o.predictions ?? []).map((f) => this.readRun(f));
     for (const r of this.runs) if (r.warning) this.warnings.push(r.warning);
+    // A run answered from one CARLA domain's videos, shown over the other's, would look wrong for no reason.
+    const shown = o.carlaDomain ?? 'simulation';
+    for (const r of this.runs) {
+      const d = readRunRecord(r.file)?.key.carla_domain;
+      if (d && d !== shown) this.warn(`${r.file}: answered from the CARLA ${d} videos; this page shows the ${shown} videos (egogeo view --carla-domain ${d} shows what it answered from)`);
+    }
     this.settings = this.engineSettings();
   }
 

@@ -53,6 +53,16 @@ describe.skipIf(!NATIVE_BUILT)('egogeo view: the engine as the run ran it', () =
     expect(v.warnings[0]).toMatch(/old\.jsonl: answered by egogeo 0\.0\.9 \(addon 0123456789abcdef\); this viewer's engine is egogeo \S+ \(addon [0-9a-f]{16}\)/);
   });
 
+  it('warns when a run answered from the other CARLA domain than the page shows', () => {
+    const rec = JSON.parse(readFileSync(`${preds}.run.json`, 'utf8'));
+    const sim = join(tmp, 'sim.jsonl');
+    writeFileSync(sim, readFileSync(preds));
+    writeFileSync(`${sim}.run.json`, JSON.stringify({ ...rec, key: { ...rec.key, carla_domain: 'simulation' } }));
+    expect(new ViewData({ dataset: ds, predictions: [sim], log: () => {} }).warnings).toEqual([]);
+    const v = new ViewData({ dataset: ds, predictions: [sim], carlaDomain: 'transferred', log: () => {} });
+    expect(v.warnings).toEqual([`${sim}: answered from the CARLA simulation videos; this page shows the transferred videos (egogeo view --carla-domain simulation shows what it answered from)`]);
+  });
+
   it("shows a run's quality verdict: the estimate's TUM file carries it, the clip list names it", () => {
     const tum = join(`${preds}.trajectories`, 'left.tum');
     const before = readFileSync(tum, 'utf8');
