@@ -94,19 +94,24 @@ describe.skipIf(!NATIVE_BUILT)('hostile: egogeo run', () => {
     expect(existsSync(`${out}.lock`)).toBe(false);
   }, 60_000);
 
-  it('two runs started together on one output: one refuses, the other completes; every clip once', async () => {
+  it('two runs on one output: while the first holds it, the second refuses; the first completes; every clip once', async () => {
     const out = join(tmp, 'twice.jsonl');
-    const start = () =>
-      new Promise<{ code: number | null; stderr: string }>((res) => {
-        const c = spawn(process.execPath, [BIN, 'run', '--dataset', ds, '-o', out, '--no-progress', '--workers', '1'], { cwd: ROOT });
-        let stderr = '';
-        c.stderr.on('data', (d) => (stderr += String(d)));
-        c.on('exit', (code) => res({ code, stderr }));
-      });
-    const [a, b] = await Promise.all([start(), start()]);
-    const codes = [a.code, b.code].sort();
-    expect(codes).toEqual([0, 1]);
-    expect([a, b].find((x) => x.code === 1)!.stderr).toMatch(/is writing this output/);
+    const start = () => {
+      const c = spawn(process.execPath, [BIN, 'run', '--dataset', ds, '-o', out, '--no-progress', '--workers', '1'], { cwd: ROOT });
+      let stderr = '';
+      c.stderr.on('data', (d) => (stderr += String(d)));
+      return { c, done: new Promise<{ code: number | null; stderr: string }>((res) => c.on('exit', (code) => res({ code, stderr }))) };
+    };
+    // The first run is paused (SIGSTOP) as soon as it holds the output's lock, so the second one
+    // meets it there whatever the machine's speed; then the first goes on.
+    const a = start();
+    while (!existsSync(`${out}.lock`) && a.c.exitCode === null) await new Promise((r) => setTimeout(r, 2));
+    a.c.kill('SIGSTOP');
+    const b = await start().done;
+    a.c.kill('SIGCONT');
+    const ra = await a.done;
+    expect([ra.code, b.code], ra.stderr).toEqual([0, 1]);
+    expect(b.stderr).toMatch(/is writing this output/);
     expect(read(out)).toBe(read(ref));
   }, 120_000);
 
