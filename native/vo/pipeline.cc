@@ -126,6 +126,7 @@ ClipResult process_clip(const ClipInput& in, const Options& opt) {
   cv::Mat img = frame.img;
   RoadScale road(opt, intr, img.cols, img.rows);
 
+  if (opt.guided_tracking && opt.scale == ScaleMode::Road) tracker.set_road_region([&road](const cv::Point2f& p) { return road.in_road(p); }, RoadScale::kStarvingRoadPoints);
   tracker.start(img, res.ms);
   for (size_t k = 1; k < n; ++k) {
     {
@@ -138,7 +139,15 @@ ClipResult process_clip(const ClipInput& in, const Options& opt) {
     }
     const cv::Mat prev = img;
     img = frame.img;
-    all.push_back(tracker.step(img, res.ms, k + 1 == n));
+    // Guided tracking where the road is starving (frames far apart at speed): the previous pair's
+    // motion, at its road distance, predicts this pair's. Elsewhere the plain search is left alone.
+    std::vector<cv::Point2f> predicted;
+    if (opt.guided_tracking && opt.scale == ScaleMode::Road && k >= 2 && road.last_road_points() < RoadScale::kStarvingRoadPoints) {
+      const double dt0 = in.timestamps[k - 1] - in.timestamps[k - 2], dt1 = in.timestamps[k] - in.timestamps[k - 1];
+      const double d = road.last_distance(res.pairs.back());
+      if (d > 0) predicted = road.predict(tracker.points(), res.pairs.back(), d * dt1 / dt0, dt1 / dt0);
+    }
+    all.push_back(tracker.step(img, res.ms, k + 1 == n, predicted.empty() ? nullptr : &predicted));
     const Matches& m = all.back();
     std::vector<uchar> inl;
     PairMotion pm;

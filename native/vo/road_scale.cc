@@ -2,6 +2,8 @@
 
 #include "geometry.h"
 
+#include <opencv2/calib3d.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -10,8 +12,8 @@ namespace egogeo::vo {
 
 // A point of normalised coordinates x lies road_margin * H rows below the horizon line of the
 // prior plane exactly when n . x >= n_y * road_margin * H / fy (for n = (0, 1, 0): v >= cy + margin H).
-RoadScale::RoadScale(const Options& opt, const Intrinsics& intr, int /*width*/, int height)
-    : opt_(opt), intr_(intr), prior_(opt.road_normal * (1.0 / cv::norm(opt.road_normal))),
+RoadScale::RoadScale(const Options& opt, const Intrinsics& intr, int width, int height)
+    : opt_(opt), intr_(intr), prior_(opt.road_normal * (1.0 / cv::norm(opt.road_normal))), width_(width), height_(height),
       road_depression_(prior_[1] * opt.road_margin * height / intr.fy) {}
 
 void RoadScale::add_pair(const Matches& m, const std::vector<uchar>& inliers) {
@@ -34,16 +36,49 @@ constexpr double kMinDirectScore = 0.5;  // correlation below this: the alignmen
 constexpr double kDirectLogSigma = 0.2;  // nominal sigma of a direct distance's log: wide, so tracked road and ratios lead where they exist
 }  // namespace
 
-void RoadScale::add_direct(const cv::Mat& prev, const cv::Mat& curr, const PairMotion& pm, double dt) {
-  if (!opt_.direct_road || pm.quality != PairQuality::Ok || road_.back().size() >= kMinRoadPoints) return;
-  // The plane's normal as solve() makes it, from this pair's heading alone.
+cv::Vec3d RoadScale::pair_plane(const PairMotion& pm) const {
   cv::Vec3d n = prior_;
   const cv::Vec3d d = -pm.t_dir;
   if (d[2] > 0.5) {
     n = n - n.dot(d) * d;
     n *= 1.0 / cv::norm(n);
   }
-  direct_.back() = direct_road_distance(prev, curr, intr_, pm, n * (1.0 / opt_.camera_height), prior_, road_depression_, kMaxSpeed * dt);
+  return n * (1.0 / opt_.camera_height);
+}
+
+void RoadScale::add_direct(const cv::Mat& prev, const cv::Mat& curr, const PairMotion& pm, double dt) {
+  if (!opt_.direct_road || pm.quality != PairQuality::Ok || road_.back().size() >= kMinRoadPoints) return;
+  direct_.back() = direct_road_distance(prev, curr, intr_, pm, pair_plane(pm), prior_, road_depression_, kMaxSpeed * dt);
+}
+
+double RoadScale::last_distance(const PairMotion& pm) const {
+  if (road_.empty() || pm.quality != PairQuality::Ok) return 0;
+  if (road_.back().size() >= kMinRoadPoints) {
+    const double s = fit_distance(pm, road_.back(), pair_plane(pm), 0.0, nullptr);
+    return s > 0 && std::isfinite(s) ? s : 0;
+  }
+  const DirectRoad& d = direct_.back();
+  return d.distance > 0 && d.score >= kMinDirectScore ? d.distance : 0;
+}
+
+std::vector<cv::Point2f> RoadScale::predict(const std::vector<cv::Point2f>& pts, const PairMotion& pm, double distance,
+                                            double rotation_scale) const {
+  cv::Vec3d rv;
+  cv::Rodrigues(cv::Mat(pm.R), rv);
+  cv::Mat Rm;
+  cv::Rodrigues(rv * rotation_scale, Rm);
+  const cv::Matx33d R(Rm), K = intr_.K();
+  const cv::Vec3d t = pm.t_dir * distance, w = pair_plane(pm);
+  std::vector<cv::Point2f> out(pts);
+  for (size_t i = 0; i < pts.size(); ++i) {
+    const cv::Vec3d x1 = normalize(pts[i], K);
+    cv::Vec3d x2 = R * x1;
+    if (prior_.dot(x1) >= road_depression_) x2 += t * w.dot(x1);
+    if (x2[2] <= 1e-6) continue;
+    const cv::Point2f q(static_cast<float>(intr_.fx * x2[0] / x2[2] + intr_.cx), static_cast<float>(intr_.fy * x2[1] / x2[2] + intr_.cy));
+    if (q.x >= 0 && q.y >= 0 && q.x < width_ - 1 && q.y < height_ - 1) out[i] = q;
+  }
+  return out;
 }
 
 // Gauss-Newton on the image-space residual of the plane-induced transfer, Cauchy-reweighted.

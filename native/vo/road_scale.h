@@ -8,6 +8,7 @@
 // the scale consistent from pair to pair; the road then sets the absolute level over the clip.
 #pragma once
 
+#include "geometry.h"
 #include "relative_scale.h"
 #include "road_direct.h"
 #include "scale_fusion.h"
@@ -28,6 +29,22 @@ class RoadScale {
   /// For the pair just added: when its road region kept too few correspondences for the fit
   /// (Options::direct_road), the road distance by direct alignment of the two frames (road_direct.h).
   void add_direct(const cv::Mat& prev, const cv::Mat& curr, const PairMotion& pm, double dt);
+  /// Fewer road correspondences than this in a pair and the road is starving: the tracker
+  /// re-detects there and guides the next pair (pipeline.cc). Twice what one fit needs.
+  static constexpr int kStarvingRoadPoints = 30;
+  /// The last pair's road-region correspondences.
+  int last_road_points() const { return road_.empty() ? 0 : static_cast<int>(road_.back().size()); }
+  /// Whether pixel `p` (working pixels) lies in the road region.
+  bool in_road(const cv::Point2f& p) const { return prior_.dot(normalize(p, intr_.K())) >= road_depression_; }
+  /// The pair just added's road distance before the joint solve (its tracked road fit, else its
+  /// direct distance); 0 when it has neither. Feeds the motion model of guided tracking.
+  double last_distance(const PairMotion& pm) const;
+  /// Guided tracking (ORB-SLAM's constant-velocity model, with the road plane for depth): where
+  /// `pts` of the current frame land in the next if the car repeats the motion `pm` over `distance`
+  /// metres, rotation scaled by `rotation_scale` (the intervals' ratio): road-region points by the
+  /// plane homography, the others by the rotation alone (far away). Points predicted behind the
+  /// camera or outside the frame keep their position (an unguided start).
+  std::vector<cv::Point2f> predict(const std::vector<cv::Point2f>& pts, const PairMotion& pm, double distance, double rotation_scale) const;
   /// Sets `scale` (metres) on every pair; `timestamps` has one entry per frame.
   /// `ratios` (may be empty) are relative scales between consecutive pairs, fused with the road.
   void solve(std::vector<PairMotion>& pairs, const std::vector<double>& timestamps, const std::vector<ScaleRatio>& ratios,
@@ -39,12 +56,15 @@ class RoadScale {
   struct Corr {
     cv::Vec3d x1, x2;
   };
+  /// The road plane (w = n / h) for one pair: the prior made perpendicular to its heading.
+  cv::Vec3d pair_plane(const PairMotion& pm) const;
   double fit_distance(const PairMotion& pm, const std::vector<Corr>& c, const cv::Vec3d& w, double s0,
                       std::vector<double>* weights) const;
 
   const Options& opt_;
   Intrinsics intr_;
   cv::Vec3d prior_;          // Options::road_normal, unit length
+  int width_, height_;       // working pixels
   double road_depression_;   // road region: prior_ . x >= this (x normalised, z = 1)
   std::vector<std::vector<Corr>> road_;
   std::vector<DirectRoad> direct_;  // per pair; distance 0 = none

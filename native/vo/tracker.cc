@@ -138,7 +138,7 @@ void Tracker::detect(const cv::Mat& img) {
   }
 }
 
-Matches Tracker::step(const cv::Mat& raw, StageTimes& ms, bool last) {
+Matches Tracker::step(const cv::Mat& raw, StageTimes& ms, bool last, const std::vector<cv::Point2f>* predicted) {
   Matches m;
   std::vector<cv::Mat> pyr;
   cv::Mat img;
@@ -158,25 +158,59 @@ Matches Tracker::step(const cv::Mat& raw, StageTimes& ms, bool last) {
     if (!pts_.empty()) {
       std::vector<cv::Point2f> fwd, back;
       std::vector<uchar> st1, st2;
-      std::vector<float> err;
       const cv::Size win(opt_.klt_window, opt_.klt_window);
       const cv::TermCriteria term(cv::TermCriteria::COUNT | cv::TermCriteria::EPS, opt_.klt_iterations, 0.03);
-      if (gpu_) {  // [gpu] the same two calls on the device
-        gpu_->track(prev_pyr_[0], (*track_pyr)[0], pts_, fwd, back, st1, st2);
-      } else {
-        cv::calcOpticalFlowPyrLK(prev_pyr_, *track_pyr, pts_, fwd, st1, err, win, opt_.klt_levels, term);
-        back = pts_;
-        cv::calcOpticalFlowPyrLK(*track_pyr, prev_pyr_, fwd, back, st2, err, win, opt_.klt_levels, term,
-                                 cv::OPTFLOW_USE_INITIAL_FLOW);
-      }
-      std::vector<cv::Point2f> keep_pts;
-      std::vector<int> keep_ids, keep_ages;
       const float fb2 = static_cast<float>(opt_.fb_threshold * opt_.fb_threshold);
-      for (size_t i = 0; i < pts_.size(); ++i) {
+      // Forward from `from` (started at `init` when given), back to `from` (started there).
+      auto klt = [&](const std::vector<cv::Point2f>& from, const std::vector<cv::Point2f>* init, std::vector<cv::Point2f>& f,
+                     std::vector<cv::Point2f>& b, std::vector<uchar>& s1, std::vector<uchar>& s2) {
+        std::vector<float> err;
+        int flags = 0;
+        if (init) {
+          f = *init;
+          flags = cv::OPTFLOW_USE_INITIAL_FLOW;
+        }
+        cv::calcOpticalFlowPyrLK(prev_pyr_, *track_pyr, from, f, s1, err, win, opt_.klt_levels, term, flags);
+        b = from;
+        cv::calcOpticalFlowPyrLK(*track_pyr, prev_pyr_, f, b, s2, err, win, opt_.klt_levels, term, cv::OPTFLOW_USE_INITIAL_FLOW);
+      };
+      auto passed = [&](size_t i) {
         const cv::Point2f d = back[i] - pts_[i];
         const cv::Point2f& q = fwd[i];
         const bool inside = q.x >= 0 && q.y >= 0 && q.x < img.cols - 1 && q.y < img.rows - 1;
-        if (st1[i] && st2[i] && inside && d.dot(d) < fb2) {
+        return st1[i] && st2[i] && inside && d.dot(d) < fb2;
+      };
+      if (gpu_) {  // [gpu] the same two calls on the device (unguided)
+        gpu_->track(prev_pyr_[0], (*track_pyr)[0], pts_, fwd, back, st1, st2);
+      } else if (predicted && predicted->size() == pts_.size()) {
+        klt(pts_, nullptr, fwd, back, st1, st2);
+        std::vector<size_t> lost;
+        for (size_t i = 0; i < pts_.size(); ++i)
+          if (!passed(i) && cv::norm((*predicted)[i] - pts_[i]) > 1.0) lost.push_back(i);
+        if (!lost.empty()) {
+          std::vector<cv::Point2f> from, init, f, b;
+          std::vector<uchar> s1, s2;
+          for (size_t i : lost) {
+            from.push_back(pts_[i]);
+            init.push_back((*predicted)[i]);
+          }
+          klt(from, &init, f, b, s1, s2);
+          for (size_t j = 0; j < lost.size(); ++j) {
+            const size_t i = lost[j];
+            fwd[i] = f[j];
+            back[i] = b[j];
+            st1[i] = s1[j];
+            st2[i] = s2[j];
+          }
+        }
+      } else {
+        klt(pts_, nullptr, fwd, back, st1, st2);
+      }
+      std::vector<cv::Point2f> keep_pts;
+      std::vector<int> keep_ids, keep_ages;
+      for (size_t i = 0; i < pts_.size(); ++i) {
+        if (passed(i)) {
+          const cv::Point2f& q = fwd[i];
           m.prev.push_back(pts_[i]);
           m.curr.push_back(q);
           m.ids.push_back(ids_[i]);
@@ -193,13 +227,18 @@ Matches Tracker::step(const cv::Mat& raw, StageTimes& ms, bool last) {
       ages_.swap(keep_ages);
     }
   }
-  if (!last && static_cast<double>(pts_.size()) < opt_.redetect_ratio * opt_.max_features) {
+  if (!last && (static_cast<double>(pts_.size()) < opt_.redetect_ratio * opt_.max_features || road_needs_corners())) {
     Timer t(ms.detect);
     detect(img);
   }
   prev_pyr_.swap(pyr);
   prev_img_ = img;
   return m;
+}
+
+bool Tracker::road_needs_corners() const {
+  if (!in_road_) return false;
+  return std::count_if(pts_.begin(), pts_.end(), [&](const cv::Point2f& p) { return in_road_(p); }) < min_road_tracks_;
 }
 
 double Tracker::mean_track_length() const {

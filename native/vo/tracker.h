@@ -9,6 +9,7 @@
 #include <opencv2/features2d.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -37,13 +38,29 @@ class Tracker {
   void start(const cv::Mat& raw, StageTimes& ms);
   /// Tracks live corners into `raw` (prepared first), returns the correspondences, then tops corners
   /// up -- except on the clip's `last` frame, where new corners would never be tracked.
-  Matches step(const cv::Mat& raw, StageTimes& ms, bool last = false);
+  /// `predicted` (optional, one entry per points()): where a motion model expects each corner; a
+  /// corner the plain search loses gets a second try started there (guided tracking). Only lost
+  /// corners: a start at the prediction pulls KLT's answer towards it, so guiding every corner
+  /// would bias each pair towards the previous pair's motion and hide accelerations.
+  Matches step(const cv::Mat& raw, StageTimes& ms, bool last = false, const std::vector<cv::Point2f>* predicted = nullptr);
+
+  /// The road region (metric scale rests on its corners): step() then also re-detects when fewer
+  /// than `min_tracks` corners there survive a frame, as corners near the camera leave the frame
+  /// fastest (at highway speed within one or two frames).
+  void set_road_region(std::function<bool(const cv::Point2f&)> in_road, int min_tracks) {
+    in_road_ = std::move(in_road);
+    min_road_tracks_ = min_tracks;
+  }
+
+  /// The live corners of the previous frame (working pixels), in the order step() tracks them.
+  const std::vector<cv::Point2f>& points() const { return pts_; }
 
   double mean_track_length() const;
   int tracks_created() const { return next_id_; }
 
  private:
   void detect(const cv::Mat& img);
+  bool road_needs_corners() const;
   void build_pyramid(const cv::Mat& img, std::vector<cv::Mat>& pyr) const;
 
   const Options& opt_;
@@ -57,6 +74,8 @@ class Tracker {
   int next_id_ = 0;
   long long finished_age_sum_ = 0;
   int finished_ = 0;
+  std::function<bool(const cv::Point2f&)> in_road_;
+  int min_road_tracks_ = 0;
   std::unique_ptr<GpuKlt> gpu_;  // Options::Device::Gpu: pyramids, FAST and KLT on the device
 };
 

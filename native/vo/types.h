@@ -89,6 +89,7 @@ struct Options {
   int klt_levels = 3;
   int klt_iterations = 10;        // KLT iterations per level (stops earlier below 0.03 px)
   double fb_threshold = 1.0;      // forward-backward check (px)
+  bool guided_tracking = true;    // KLT starts where the previous pair's motion and the road plane predict (tracker.h)
   double redetect_ratio = 0.7;    // re-detect when live tracks < ratio * max_features
   PoseMethod pose_method = PoseMethod::Usac;  // USAC: local optimisation + final least squares
   double ransac_threshold = 1.0;  // essential-matrix inlier threshold (px)

@@ -69,6 +69,11 @@ export interface Clip {
   timestamps?: ArrayLike<number>;
   /** Frame rate of a video clip without timestamps (else the container's). */
   fps?: number;
+  /**
+   * Absolute time (s) of `timestamps`' zero when they are relative (nuScenes: the first frame's
+   * sample_data timestamp): exported trajectories carry absolute times, as evo pairs them.
+   */
+  timeOrigin?: number;
   camera: Camera;
   /** The ground-truth planar trajectory at the frames, when the dataset has one (KITTI poses). */
   groundTruth?: Trajectory;

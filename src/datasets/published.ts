@@ -143,6 +143,7 @@ function resolveNuscenes(clips: Clip[], recordOf: Records, nuscenesRoot: string,
       continue;
     }
     c.timestamps = Float64Array.from(us, (t) => (t - us[0]) / 1e6);
+    c.timeOrigin = us[0] / 1e6;
     const sensor = j.sensors.get(rows[0].calibrated_sensor_token);
     if (!sensor) {
       c.problem = `calibrated_sensor ${rows[0].calibrated_sensor_token} is not in ${join(j.tables, 'calibrated_sensor.json')}`;

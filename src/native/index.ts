@@ -117,6 +117,12 @@ export interface VoOptions {
    * under the plane homography (native/vo/road_direct.cc). Default true.
    */
   directRoad?: boolean;
+  /**
+   * Guided tracking: KLT starts each corner where the previous pair's motion (constant velocity)
+   * and the road plane predict it, so road points that move tens of pixels a frame at highway speed
+   * stay within its reach; a corner the guided search loses gets an unguided try. Default true.
+   */
+  guidedTracking?: boolean;
   /** Fuse three-frame relative scales with the road distances (default true). */
   relativeScale?: boolean;
   /**
@@ -203,6 +209,7 @@ export const VO_OPTION_KINDS = {
   roadMargin: 'number',
   roadAboveScale: 'number',
   directRoad: 'boolean',
+  guidedTracking: 'boolean',
   relativeScale: 'boolean',
   bundleScale: 'boolean',
   speedSmoother: 'boolean',

@@ -9,7 +9,9 @@
  * relative distance `|value − threshold| / |threshold|`. Rules with several comparisons combine
  * them as the rule does: an OR rule that says "yes" flips only when every satisfied condition
  * fails (the largest margin among them decides); one that says "no" flips when any condition is
- * met (the smallest decides); AND rules the other way round. Pure: no I/O.
+ * met (the smallest decides); AND rules the other way round. An argmax rule (which half holds the
+ * peak) compares the two halves' maxima: its margin is their difference relative to the peak.
+ * Pure: no I/O.
  */
 import { npMean } from '../core/numeric.js';
 import { FEATURE_NAMES } from '../oracle/features.js';
@@ -122,17 +124,21 @@ function plan(q: Question): Plan {
         const peak = Math.max(...a);
         return Math.abs(m) > 1e-6 ? (peak - m) / Math.abs(m) : peak;
       };
-      const pos = (c: ClipData) => {
+      // Which half holds the peak is an argmax: its boundary is a tie between the two halves'
+      // maxima, so the distance to it is their difference relative to the peak (a U-shaped
+      // profile with nearly equal ends is a near-tie, whatever index the argmax lands on).
+      const halves = (c: ClipData) => {
         const a = needArray(c, feature);
-        let k = 0;
-        for (let i = 1; i < a.length; i++) if (a[i] > a[k]) k = i;
-        return a.length > 1 ? k / (a.length - 1) : NaN;
+        const mid = Math.floor(a.length / 2);
+        if (mid === 0) return NaN;
+        const m1 = Math.max(...a.slice(0, mid)), m2 = Math.max(...a.slice(mid));
+        return (m1 - m2) / Math.max(Math.abs(m1), Math.abs(m2), 1e-9);
       };
       return {
         combine: 'gated',
         comparisons: [
           { feature: `${feature} peak prominence`, get: prom, thresholds: [prominence], holds: (v) => v < prominence },
-          { feature: `${feature} argmax position (0–1)`, get: pos, thresholds: [0.5] },
+          { feature: `${feature} (max 1st half − max 2nd half)/peak`, get: halves, thresholds: [0] },
         ],
       };
     }

@@ -147,7 +147,7 @@ export function plots(r: Report, leaderboardRows = 3): Record<string, string> {
     ),
     'trajectories.svg': trajectoryPanels(
       r.worst.map((w) => ({ title: `${w.clip_id} (${w.source}) ATE ${w.ate_se3.toFixed(2)} m`, gt: w.gt, estimate: w.estimate })),
-      `Ground truth vs estimate — the ${r.worst.length} clips with the largest ATE`,
+      `Ground truth vs estimate — the ${r.worst.length === 1 ? "clip" : `${r.worst.length} clips`} with the largest ATE`,
     ),
   };
 }

@@ -104,29 +104,49 @@ export interface TrajectoryPanel {
 export function trajectoryPanels(panels: TrajectoryPanel[], title: string): string {
   const cols = Math.min(3, Math.max(1, panels.length));
   const rows = Math.max(1, Math.ceil(panels.length / cols));
-  const size = 260, pad = 34, top = 58;
-  const width = cols * size, height = top + rows * size;
-  const body: string[] = [...legend(['ground truth', 'estimate'], 12, 44, ['#222', PALETTE[3]])];
+  // Each panel: two title lines, a square plot with labelled axes (metres: right, forward).
+  const size = 300, left = 52, right = 14, head = 40, foot = 40, top = 58;
+  const plot = size - left - right;
+  const cell = head + plot + foot;
+  const width = Math.max(cols * size, 560), height = top + rows * cell;
+  const body: string[] = [...legend(['ground truth', 'estimate (dashed)', 'start'], 12, 44, ['#222', PALETTE[3], '#222'])];
+  const fit = (text: string, px: number, charPx = 6.2) => (text.length * charPx <= px ? text : `${text.slice(0, Math.max(1, Math.floor(px / charPx) - 1))}…`);
   panels.forEach((p, k) => {
-    const ox = (k % cols) * size, oy = top + Math.floor(k / cols) * size;
-    // Screen: right = −Y, up = +X.
+    const ox = (k % cols) * size, oy = top + Math.floor(k / cols) * cell;
+    // Screen: right = −Y (the car's right), up = +X (forward), one scale for both.
     const us = [...p.gt.y, ...p.estimate.y].map((v) => -v), vs = [...p.gt.x, ...p.estimate.x];
     const finite = (a: number[]) => a.filter(Number.isFinite);
     const u0 = Math.min(...finite(us)), u1 = Math.max(...finite(us)), v0 = Math.min(...finite(vs)), v1 = Math.max(...finite(vs));
-    const span = Math.max(u1 - u0, v1 - v0, 1);
-    const scale = (size - 2 * pad) / span;
+    const span = Math.max(u1 - u0, v1 - v0, 1) * 1.08;
+    const scale = plot / span;
     const cu = (u0 + u1) / 2, cv = (v0 + v1) / 2;
-    const px = (x: number, y: number) => `${n(ox + size / 2 + (-y - cu) * scale)},${n(oy + size / 2 - (x - cv) * scale + 6)}`;
+    const x0 = ox + left, y0 = oy + head; // the plot's top-left corner
+    const sx = (u: number) => x0 + plot / 2 + (u - cu) * scale, sy = (v: number) => y0 + plot / 2 - (v - cv) * scale;
+    const px = (x: number, y: number) => `${n(sx(-y))},${n(sy(x))}`;
     const line = (t: { x: number[]; y: number[] }, color: string, dash = '') =>
       `<polyline fill="none" stroke="${color}" stroke-width="2"${dash} points="${t.x.map((x, i) => px(x, t.y[i])).join(' ')}"/>`;
-    body.push(`<rect x="${ox + 4}" y="${oy + 4}" width="${size - 8}" height="${size - 8}" fill="none" stroke="#ccc"/>`);
-    body.push(`<text x="${ox + size / 2}" y="${oy + 20}" text-anchor="middle" font-size="11">${esc(p.title)}</text>`);
+    // Title: the clip id on one line (cut to fit; the full id is the element's tooltip), the rest below.
+    const [id, ...rest] = p.title.split(' ');
+    body.push(`<text x="${ox + size / 2}" y="${oy + 14}" text-anchor="middle" font-size="11" font-weight="bold"><title>${esc(id)}</title>${esc(fit(id, size - 10, 7.4))}</text>`);
+    body.push(`<text x="${ox + size / 2}" y="${oy + 29}" text-anchor="middle" font-size="11">${esc(fit(rest.join(' '), size - 10))}</text>`);
+    body.push(`<rect x="${x0}" y="${y0}" width="${plot}" height="${plot}" fill="none" stroke="#bbb"/>`);
+    // Axes: three ticks each at round values, labelled in metres.
+    const step = niceMax(span / 2) / 2;
+    for (let t = Math.ceil((cu - span / 2) / step) * step; t <= cu + span / 2 + 1e-9; t += step) {
+      body.push(`<line x1="${n(sx(t))}" y1="${y0 + plot}" x2="${n(sx(t))}" y2="${y0 + plot + 4}" stroke="#888"/>`);
+      body.push(`<text x="${n(sx(t))}" y="${y0 + plot + 15}" text-anchor="middle" font-size="10" fill="#555">${n(t)}</text>`);
+    }
+    for (let t = Math.ceil((cv - span / 2) / step) * step; t <= cv + span / 2 + 1e-9; t += step) {
+      body.push(`<line x1="${x0 - 4}" y1="${n(sy(t))}" x2="${x0}" y2="${n(sy(t))}" stroke="#888"/>`);
+      body.push(`<text x="${x0 - 6}" y="${n(sy(t) + 3)}" text-anchor="end" font-size="10" fill="#555">${n(t)}</text>`);
+    }
+    body.push(`<text x="${x0 + plot / 2}" y="${y0 + plot + 30}" text-anchor="middle" font-size="10" fill="#555">right (m)</text>`);
+    body.push(`<text x="${ox + 12}" y="${y0 + plot / 2}" text-anchor="middle" font-size="10" fill="#555" transform="rotate(-90 ${ox + 12} ${y0 + plot / 2})">forward (m)</text>`);
     body.push(line(p.gt, '#222'));
     body.push(line(p.estimate, PALETTE[3], ' stroke-dasharray="5,3"'));
     const [sx0, sy0] = px(p.gt.x[0], p.gt.y[0]).split(',');
     body.push(`<circle cx="${sx0}" cy="${sy0}" r="3.5" fill="#222"/>`);
-    body.push(`<text x="${ox + size - 10}" y="${oy + size - 10}" text-anchor="end" font-size="10" fill="#777">span ${n(span)} m</text>`);
   });
   if (panels.length === 0) body.push(`<text x="${width / 2}" y="${top + 40}" text-anchor="middle">no clip with both ground truth and estimate</text>`);
-  return frame(Math.max(width, 300), height, title, body);
+  return frame(width, height, title, body);
 }

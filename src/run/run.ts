@@ -9,7 +9,8 @@
  * Files beside `-o OUT`:
  *   OUT                      predictions JSONL (the grader's input)
  *   OUT.errors.jsonl         {clip_id, source, reason} per clip that failed
- *   OUT.trajectories/ID.tum  the estimated trajectory per clip (TUM, camera convention)
+ *   OUT.trajectories/ID.tum  the estimated trajectory per clip (TUM, camera convention, absolute times)
+ *   OUT.trajectories/ID.gt.tum  its ground truth at the same timestamps, when the clip has one
  *   OUT.run.json             the run's options, clip list and status (resume checks; merge)
  *   OUT.manifest.json        the submission manifest (model, type, input, per-clip answers)
  */
@@ -297,6 +298,7 @@ async function runLocked(o: RunOptions, lock: OutputLock, sig0: RunSignals): Pro
         log,
         onResult: (r, t) => {
           try {
+            if (r.gtTum) writeAtomic(`${trajDir}/${r.id}.gt.tum`, r.gtTum);
             writeAtomic(`${trajDir}/${r.id}.tum`, r.tum);
           } catch (e) {
             // A name this file system refuses is this clip's problem; a full or read-only disk stops the run.

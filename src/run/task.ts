@@ -7,6 +7,7 @@
  */
 import { existsSync } from 'node:fs';
 import type { Clip, QaItem } from '../core/clip.js';
+import type { Trajectory } from '../core/trajectory.js';
 import { CancelledError, ClipDataError, firstLine, InternalError, NATIVE_INTERNAL } from '../core/errors.js';
 import { groundTruthArrays, readNpzArrays } from '../datasets/groundtruth.js';
 import { type ClipQuality, formatQualityLine, formatTum } from '../io/trajectories.js';
@@ -15,6 +16,7 @@ import { clipData, type DynamicsArrays, labelClip, loadQuestions, questionsFromD
 import { predictionRecords } from '../baseline/baseline.js';
 import { type EngineConfig, engineInput } from '../vo/config.js';
 import { estimateClip, estimateClipAsync } from '../vo/estimate.js';
+import { resample } from '../vo/errors.js';
 import { clipQuality, scaleFree } from '../vo/quality.js';
 import { checkTiming, loadFrames } from '../vo/frames.js';
 
@@ -40,8 +42,10 @@ export interface ClipOutput {
   index: number;
   /** This clip's prediction records (structured-cloned from the worker; written by the caller). */
   records: Prediction[];
-  /** The estimated planar trajectory (TUM, camera convention), its speed profile and quality verdict as comment lines. */
+  /** The estimated planar trajectory (TUM, camera convention, absolute times), its speed profile and quality verdict as comment lines. */
   tum: string;
+  /** The ground truth at the same frames and times (TUM), when the clip has one. */
+  gtTum?: string;
   /** What the engine could measure (vo/quality.ts); a 'failed' clip's scale-dependent answers are null. */
   quality: ClipQuality;
   width: number;
@@ -49,6 +53,24 @@ export interface ClipOutput {
   framesUsed: number;
   /** Milliseconds: frame loading (file checks, video probe; frames decode inside VO), VO, whole task. */
   ms: { load: number; vo: number; total: number };
+}
+
+const shifted = (t: ArrayLike<number>, by: number): Float64Array => Float64Array.from(t, (v) => v + by);
+
+/**
+ * The clip's ground truth at the frames the engine used (timestamps `ts`), so that an exported
+ * estimate and its truth share every timestamp (evo pairs poses within 0.01 s; nuScenes frames
+ * at ~12 Hz never meet the arrays' 10 Hz grid): the dataset's trajectory (KITTI poses, same clock
+ * as the frames), else the oracle arrays, whose grid starts at the clip's first frame.
+ */
+function groundTruthAt(c: Clip, gt: DynamicsArrays | null, ts: Float64Array): Trajectory | null {
+  if (c.groundTruth) return resample(c.groundTruth, ts);
+  if (!gt) return null;
+  const g: Trajectory = { id: c.id, t: gt.timestamps, x: gt.x, y: gt.y, yaw: gt.yaw };
+  const end = gt.timestamps[gt.timestamps.length - 1];
+  // Frames a few milliseconds past the arrays' 3 s end take its last pose.
+  const rel = Float64Array.from(ts, (t) => Math.min(end, Math.max(gt.timestamps[0], t - ts[0])));
+  return { ...resample(g, rel), t: ts };
 }
 
 /** `async`: the engine runs on libuv's thread pool (the event loop stays free: one-worker runs on the main thread). */
@@ -97,11 +119,19 @@ export async function runClipTask(task: ClipTask, o: { async?: boolean } = {}): 
     const truth = g ? labelClip(clipData(g, summaryFeatures(g)), questions) : null;
     records = predictionRecords(c, questions, labels, { truth, answer: new Set(task.questionIds), qaBase: task.qaBase });
   }
+  const origin = c.timeOrigin ?? 0;
+  let truthAt: Trajectory | null = null;
+  try {
+    truthAt = groundTruthAt(c, gt, clip.timestamps);
+  } catch {
+    // A truth that does not span the frames is not exported; the answers do not depend on it.
+  }
   return {
     id: c.id,
     index: c.index,
     records,
-    tum: formatTum(est.trajectory) + formatQualityLine(quality),
+    tum: formatTum({ ...est.trajectory, t: shifted(est.trajectory.t, origin) }) + formatQualityLine(quality),
+    ...(truthAt ? { gtTum: formatTum({ ...truthAt, t: shifted(truthAt.t, origin) }) } : {}),
     quality,
     width: est.native.width,
     height: est.native.height,

@@ -109,9 +109,11 @@ export function engineFromFlags(f: EngineFlags, device: Device = ENGINE_DEFAULTS
  * (corner spacing 4; three pyramid levels reach the coarsest scale four did at full size), the KLT
  * window (9) stays wider than half of 13 so that large displacements still converge. It costs
  * half the CPU or less (bench/vo-vs-proxy.mjs). The speed smoother (the engine's default on every
- * clip) needs no change: its motion model is in seconds, not frames.
+ * clip) needs no change: its motion model is in seconds, not frames. Guided tracking stays off:
+ * 0.33 s apart the previous pair's motion predicts the next one too loosely (KITTI 01+06 at 10
+ * frames: 6-question BAcc 0.913 → 0.834 with it; bench/RESULTS.md "Guided tracking").
  */
-export const WIDE_BASELINE: Readonly<VoOptions> = Object.freeze({ downsample: 2, kltWindow: 9, kltLevels: 3, minDistance: 4 });
+export const WIDE_BASELINE: Readonly<VoOptions> = Object.freeze({ downsample: 2, kltWindow: 9, kltLevels: 3, minDistance: 4, guidedTracking: false });
 /** Seconds: a clip whose median frame interval exceeds this gets WIDE_BASELINE (10 Hz frames do not). */
 export const WIDE_BASELINE_INTERVAL = 0.15;
 

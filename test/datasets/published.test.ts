@@ -11,6 +11,8 @@ import { InputError } from '../../src/core/errors.js';
 import { readDataset } from '../../src/datasets/benchmark.js';
 import { readCamerasFile } from '../../src/datasets/cameras.js';
 import { joinNuscenes, mountedCamera, scanTable } from '../../src/datasets/nuscenes.js';
+import { parseTum } from '../../src/io/trajectories.js';
+import { associate, ate } from '../../src/vo/errors.js';
 import { cli } from '../helpers/cli.js';
 import { mountQuaternion, publishedDataset } from '../helpers/published.js';
 import { needsShared, sharedPath } from '../helpers/shared.js';
@@ -110,6 +112,7 @@ describe('published layout', () => {
     expect(c.frames![0].startsWith(join(pub.nuscenes, 'samples/CAM_FRONT/'))).toBe(true);
     const us = pub.timestamps.get(c.id)!;
     expect(Array.from(c.timestamps!)).toEqual(us.map((t) => (t - us[0]) / 1e6));
+    expect(c.timeOrigin).toBe(us[0] / 1e6); // exported trajectories carry sample_data times in seconds
     expect(c.camera.intrinsics).toEqual({ fx: CAMERA.fx, fy: CAMERA.fy, cx: CAMERA.cx, cy: CAMERA.cy });
     expect(c.camera.height).toBe(1.5);
     expect(c.camera.roadNormal![1]).toBeCloseTo(Math.cos(0.02), 12);
@@ -140,6 +143,18 @@ describe('published layout', () => {
     expect(logs.filter((l) => /video_path that does not exist/.test(l))).toHaveLength(1);
     const tr = readDataset(pub.root, { nuscenesRoot: pub.nuscenes, cacheDir: null, carlaDomain: 'transferred' }).clips[1];
     expect(tr.video).toBe(join(pub.root, 'carla_videos_transferred', `${specs[1].id}.mp4`));
+  });
+
+  it.skipIf(!NATIVE_BUILT)('egogeo run writes nuScenes estimates with the frames\' absolute sample_data times (s), CARLA with index / 10', async () => {
+    const out = join(fresh(), 'p.jsonl');
+    const r = await cli('run', '--dataset', pub.root, '--nuscenes-root', pub.nuscenes, '--no-cache', '-o', out, '--workers', '1', '--no-progress');
+    expect([0, 1]).toContain(r.code); // CARLA clips fail without opencv4nodejs's mp4 writer
+    const times = (id: string) => readFileSync(join(`${out}.trajectories`, `${id}.tum`), 'utf8').split('\n').filter((l) => l && !l.startsWith('#')).map((l) => Number(l.split(' ')[0]));
+    const us = pub.timestamps.get('clip_00002')!;
+    const t = times('clip_00002');
+    expect(t).toHaveLength(us.length);
+    t.forEach((v, i) => expect(Math.abs(v - us[i] / 1e6), `frame ${i}`).toBeLessThan(1e-6));
+    if (pub.videos) expect(times(specs[1].id).slice(0, 3)).toEqual([0, 0.1, 0.2]);
   });
 
   it('--cameras overrides per source', () => {
@@ -257,6 +272,25 @@ describe.skipIf(!needsShared('the shared published copy', 'data/published/egodyn
       c.camera.roadNormal!.forEach((v, i) => expect(v).toBeCloseTo([0, 1, 0][i], 9));
     }
     for (const c of carla) expect(existsSync(c.video!)).toBe(true);
+    for (const c of nus) expect(c.timeOrigin).toBeGreaterThan(1.5e9); // the nuScenes clock, seconds
     if (!process.env.CI) console.log(`[published] ${nus.length} nuScenes + ${carla.length} CARLA clips`);
+  });
+
+  it.skipIf(!NATIVE_BUILT)('a nuScenes and a CARLA clip run: estimate and ground truth share every absolute timestamp (evo_ape tum … -a pairs them all)', async () => {
+    const out = join(fresh(), 'shared.jsonl');
+    const b = readDataset(join(PUB, 'egodyn-bench'), { nuscenesRoot: join(PUB, 'nuscenes'), cacheDir: null, needFrames: false });
+    const pick = [b.clips.find((c) => c.source === 'nuscenes')!, b.clips.find((c) => c.source === 'carla')!];
+    const list = join(fresh(), 'clips.json');
+    writeFileSync(list, JSON.stringify(pick.map((c) => ({ id: c.id, source: c.source }))));
+    const r = await cli('run', '--dataset', join(PUB, 'egodyn-bench'), '--nuscenes-root', join(PUB, 'nuscenes'), '--no-cache', '--clips', list, '--questions', 'subset', '-o', out, '--no-progress');
+    expect(r.code, r.err + r.out).toBe(0);
+    for (const c of pick) {
+      const est = parseTum(readFileSync(join(`${out}.trajectories`, `${c.id}.tum`), 'utf8'), c.id);
+      const gt = parseTum(readFileSync(join(`${out}.trajectories`, `${c.id}.gt.tum`), 'utf8'), `${c.id}.gt`);
+      expect(associate(est, gt)[0].t.length, c.id).toBe(est.t.length);
+      if (c.source === 'nuscenes') expect(est.t[0]).toBeGreaterThan(1.5e9);
+      else expect(est.t[1]).toBeCloseTo(0.1, 12);
+      expect(ate(est, gt, false).rmse, c.id).toBeLessThan(1.5);
+    }
   });
 });

@@ -85,6 +85,24 @@ describe('decisionMargin', () => {
     expect(Number.isFinite(ex.rel)).toBe(true);
   });
 
+  it('argmax rule (speed_peak_half): a U-shaped speed profile with nearly equal ends is a near-tie, not 100% away', () => {
+    // Slow down then speed up again: speed 10 → ~8 → ~10.1 over 3 s; the peak is at the end by 1%.
+    const t = Array.from({ length: 31 }, (_, i) => i / 10);
+    const v = t.map((x) => 8 + 2.0 * ((x - 1.5) / 1.5) ** 2 + 0.1 * (x / 3));
+    const xs = [0];
+    for (let i = 1; i < t.length; i++) xs.push(xs[i - 1] + 0.05 * (v[i] + v[i - 1]));
+    const tr = makeTrajectory('u', { t, x: xs, y: t.map(() => 0), yaw: t.map(() => 0) });
+    const q = Q('speed_peak_half');
+    expect(runOracle(tr, questions).labels.speed_peak_half).toBe('second_half');
+    const m = decisionMargin(q, data(tr));
+    expect(m.feature).toMatch(/max 1st half − max 2nd half/);
+    expect(m.threshold).toBe(0);
+    expect(m.rel).toBeLessThan(0.03); // the halves' maxima differ by ~1%
+    // A clear late peak is far from the tie.
+    const far = decisionMargin(q, data(drive('acc', 6, 0, 1.0)));
+    expect(far.rel).toBeGreaterThan(0.15); // (7.5 − 9) / 9
+  });
+
   it('every question of the published file has a finite margin on an ordinary drive', () => {
     const gt = data(drive('g', 7, 0.1, -0.4));
     for (const q of questions.questions) {

@@ -8,6 +8,8 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmdirSy
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { writeNpz } from '../../src/io/npz.js';
+import { computeDynamics } from '../../src/oracle/index.js';
 import { drivingClip } from '../helpers/render.js';
 import { needsShared, sharedPath } from '../helpers/shared.js';
 
@@ -116,7 +118,7 @@ const pgm = (f: { data: Uint8Array; width: number; height: number }): Buffer =>
  * in the record, two QA items per clip: the turn direction and the speed regime, labelled from the
  * known motion). No ground-truth arrays.
  */
-export function syntheticDataset(dir: string, specs: SynthClipSpec[]): string {
+export function syntheticDataset(dir: string, specs: SynthClipSpec[], o: { arrays?: boolean } = {}): string {
   const index: unknown[] = [];
   const qa: unknown[] = [];
   let q = 0;
@@ -137,7 +139,19 @@ export function syntheticDataset(dir: string, specs: SynthClipSpec[]): string {
       num_frames: paths.length,
       intrinsics: clip.intrinsics,
       camera_height: clip.cameraHeight,
+      ...(o.arrays ? { array_ref: `arrays/${s.id}.npz` } : {}),
     });
+    if (o.arrays) {
+      // The oracle's arrays of the rendered truth (camera centre (−Y, 0, X) → planar X forward, Y left).
+      const truth = { id: s.id, t: clip.timestamps, x: Float64Array.from(clip.poses, (p) => p.C[2]), y: Float64Array.from(clip.poses, (p) => -p.C[0]), yaw: Float64Array.from(clip.yaw) };
+      const a = computeDynamics(truth);
+      const n = a.timestamps.length;
+      const position = new Float64Array(2 * n);
+      for (let i = 0; i < n; i++) [position[2 * i], position[2 * i + 1]] = [a.x[i], a.y[i]];
+      mkdirSync(join(dir, 'arrays'), { recursive: true });
+      const v = (d: Float64Array) => ({ shape: [n], data: d });
+      writeNpz(join(dir, 'arrays', `${s.id}.npz`), { timestamps: v(a.timestamps), position: { shape: [n, 2], data: position }, yaw: v(a.yaw), speed: v(a.speed), accel: v(a.accel), yaw_rate: v(a.yaw_rate), jerk: v(a.jerk) });
+    }
     const turn = s.yawRate > 0.04 ? 'left' : s.yawRate < -0.04 ? 'right' : 'straight';
     qa.push({ qa_id: `qa_${String(q++).padStart(8, '0')}`, clip_id: s.id, question_id: 'yaw_rate_turn_direction', category: 'direct_dynamics', answer: turn });
     const regime = s.speed < 0.5 ? 'stopped' : s.speed < 5 ? 'slow' : s.speed < 13.9 ? 'urban' : 'highway';

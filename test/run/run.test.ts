@@ -8,6 +8,8 @@ import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFi
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseTum } from '../../src/io/trajectories.js';
+import { associate, ate } from '../../src/vo/errors.js';
 import {
   appendRecords,
   BIN,
@@ -47,7 +49,7 @@ describe.skipIf(!NATIVE_BUILT)('egogeo run on a rendered dataset (bad clips incl
       { id: 'left', speed: 8, yawRate: 0.3, seed: 2 },
       { id: 'right', speed: 8, yawRate: -0.3, seed: 3 },
       { id: 'slow', speed: 3, yawRate: 0, seed: 4 },
-    ]);
+    ], { arrays: true });
     const first = readJsonl<{ frame_paths: string[]; frame_timestamps: number[] }>(join(ds, 'clips_index.jsonl'))[0];
     writeFileSync(join(ds, 'not_a_video.mp4'), 'this is not an mp4\n');
     // Bad clips between the good ones: canonical order interleaves them.
@@ -91,6 +93,26 @@ describe.skipIf(!NATIVE_BUILT)('egogeo run on a rendered dataset (bad clips incl
     expect(JSON.parse(read(`${out('w2')}.run.json`))).toMatchObject({ status: 'complete', counts: { done: 4, failed: 3 } });
   });
 
+  it('writes the ground truth beside each estimate at the same timestamps, so evo-style association pairs every frame', () => {
+    for (const id of GOOD) {
+      const dir = `${out('w2')}.trajectories`;
+      const est = parseTum(read(join(dir, `${id}.tum`)), id);
+      const gt = parseTum(read(join(dir, `${id}.gt.tum`)), `${id}.gt`);
+      expect(Array.from(gt.t)).toEqual(Array.from(est.t));
+      const [a, b] = associate(est, gt); // nearest timestamp within 0.01 s, as evo_ape -a
+      expect(a.t.length).toBe(est.t.length);
+      expect(b.t.length).toBe(est.t.length);
+      // The rendered truth: a straight clip runs along the camera axis (x forward), 8 m/s over the clip.
+      if (id === 'straight') {
+        const last = gt.t.length - 1;
+        expect(gt.x[last] - gt.x[0]).toBeCloseTo(8 * (gt.t[last] - gt.t[0]), 1);
+        expect(Math.abs(gt.y[last])).toBeLessThan(1e-6);
+      }
+      // And the estimate lies on it (ATE after SE(3) alignment, well under the clip's ~24 m).
+      expect(ate(est, gt, false).rmse, id).toBeLessThan(0.5);
+    }
+  });
+
   it('writes byte-identical files with 1 and 2 workers', () => {
     expect(run('w1', '--workers', '1').code).toBe(1);
     expect(read(out('w1'))).toBe(read(out('w2')));
@@ -114,7 +136,7 @@ describe.skipIf(!NATIVE_BUILT)('egogeo run on a rendered dataset (bad clips incl
     expect(m2.code).toBe(1);
     expect(read(merged)).toBe(read(out('w2')));
     expect(read(`${merged}.errors.jsonl`)).toBe(read(`${out('w2')}.errors.jsonl`));
-    expect(readdirSync(`${merged}.trajectories`).sort()).toEqual(GOOD.map((g) => `${g}.tum`).sort());
+    expect(readdirSync(`${merged}.trajectories`).sort()).toEqual(GOOD.flatMap((g) => [`${g}.tum`, `${g}.gt.tum`]).sort());
     expect(cli(['merge', out('s0'), out('s0'), '-o', merged]).stderr).toMatch(/shard 0\/2 is also/);
     expect(cli(['merge', out('s0'), '-o', merged]).stderr).toMatch(/shard 1\/2 missing/);
     expect(cli(['merge', out('s0'), out('w2'), '-o', merged]).stderr).toMatch(/other options/);
@@ -156,7 +178,7 @@ describe.skipIf(!NATIVE_BUILT)('egogeo run on a rendered dataset (bad clips incl
       photometric: 'pair',
       scale: 'road',
       frames: null,
-      wide_baseline: { when: 'median frame interval > 0.15 s (after the frame selection)', options: { downsample: 2, kltWindow: 9, kltLevels: 3, minDistance: 4 } },
+      wide_baseline: { when: 'median frame interval > 0.15 s (after the frame selection)', options: { downsample: 2, kltWindow: 9, kltLevels: 3, minDistance: 4, guidedTracking: false } },
     });
     // The same output, its record edited to say another build wrote it: interrupted, so a rerun would resume.
     mkdirSync(join(tmp, 'old-engine'), { recursive: true });
