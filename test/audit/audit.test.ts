@@ -139,6 +139,15 @@ describe.skipIf(!needsShared('audit shortcut on the published list', 'reference/
     expect(j.leaderboard.pooled.at_or_below).toBe(27);
     expect(j.leaderboard.pooled.models).toContain('gemini3_pro');
     expect(r.out).toContain('pooled over all 14 questions: 0.490');
+    expect(r.out).toMatch(new RegExp(`caveat: the bound comes from these ${j.n_clips} clips .*compare like with like`));
+  });
+
+  it('on a few dozen clips the leaderboard count carries a caveat: the bound is fitted to the same clips', async () => {
+    const few = join(tmp, 'few.json');
+    writeFileSync(few, JSON.stringify(JSON.parse(readFileSync(sharedPath('reference', 'selected_clips.json'), 'utf8')).slice(0, 49)));
+    const r = await cli('audit', 'shortcut', '--clips', few, '--by', 'source', '--leaderboard', sharedPath('reference', 'leaderboard.json'));
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toMatch(/caveat: the bound comes from these 49 clips \(\d+ cells, [\d.]+ clips a cell\).*optimistic .*indicative only/);
   });
 });
 

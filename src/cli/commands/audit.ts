@@ -54,6 +54,11 @@ export function formatShortcut(r: ShortcutReport, lb?: LeaderboardComparison, lb
     out.push('', `leaderboard ${lbFile}: ${lb.n_rows} published rows; rows at or below the bound (rows answering the ${r.subset.length}-question subset against the subset bound)`);
     out.push(`  pooled: ${lb.pooled.at_or_below}/${lb.n_rows}${lb.pooled.models.length ? ` (${lb.pooled.models.join(', ')})` : ''}`);
     for (const [s, v] of Object.entries(lb.per_source)) out.push(`  ${s}: ${v.at_or_below}/${v.n_rows}${v.models.length ? ` (${v.models.join(', ')})` : ''}`);
+    // The rows were scored on the whole benchmark; this bound on the clips given here. On a small
+    // sample the per-cell optimum fits the sample (more cells than clips per answer inflate it).
+    out.push(
+      `  caveat: the bound comes from these ${r.n_clips} clips (${r.cells.length} cells, ${f3(r.n_clips / Math.max(1, r.cells.length))} clips a cell), the published rows from the benchmark's full test set; ${r.n_clips < 500 ? 'on a sample this small the bound is optimistic (it is fitted to the same clips) and the count is indicative only' : 'compare like with like'}`,
+    );
   }
   return out.join('\n');
 }
