@@ -298,6 +298,12 @@ describe.skipIf(!NATIVE_BUILT || !HAS_EGODYN_KITTI)('egogeo run on egodyn_kitti 
     const b = cli(['baseline', '--kitti', sharedPath('data/kitti/06')]);
     expect(b.code, b.stderr).toBe(0);
     expect(read(out)).toBe(b.stdout);
+    // baseline is run under another name: with -o, the same files (trajectories and their ground truth too).
+    const alias = join(tmp, 'alias06.jsonl');
+    expect(cli(['baseline', '--kitti', sharedPath('data/kitti/06'), '-o', alias]).code).toBe(0);
+    expect(read(alias)).toBe(read(out));
+    expect(readdirSync(`${alias}.trajectories`).sort()).toEqual(readdirSync(`${out}.trajectories`).sort());
+    expect(readdirSync(`${out}.trajectories`).filter((f) => f.endsWith('.gt.tum')).length).toBe(readdirSync(`${out}.trajectories`).length / 2);
   });
 
   it('without qa.jsonl: answers the questions, oracle labels from the npz arrays; an unreadable npz is a bad clip', () => {

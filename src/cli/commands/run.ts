@@ -22,7 +22,7 @@ function resolveQueueDevice(s: string): 'cpu' | 'gpu' {
   return s;
 }
 
-interface Opts {
+export interface RunOpts {
   dataset: string;
   output: string;
   sourceLabel?: string;
@@ -53,6 +53,62 @@ const positiveInt = (name: string, s: string): number => {
   return v;
 };
 
+/** What `egogeo run` does with its parsed options (also `egogeo baseline`, its alias over a KITTI sequence). */
+export async function runCommand(o: RunOpts): Promise<void> {
+  if (o.questions !== 'subset' && o.questions !== 'all') throw new InputError(`--questions must be 'subset' or 'all', got '${o.questions}'`);
+  const flags = { frames: o.frames, scale: o.scale, photometric: o.photometric };
+  engineFromFlags(flags); // a bad flag is one line before the GPU is probed
+  // Resolved once here (one clear error for a missing or failing GPU, not one per clip); recorded in the manifest.
+  let device: 'cpu' | 'gpu';
+  if (o.queue === undefined) {
+    const d = decideDevice(o.device);
+    if (d.note) process.stderr.write(`egogeo: ${d.note}\n`);
+    device = d.device;
+  } else {
+    device = o.device === 'auto' ? 'cpu' : resolveQueueDevice(o.device);
+  }
+  const s = await runBenchmark({
+    dataset: o.dataset,
+    output: o.output,
+    sourceLabel: o.sourceLabel,
+    clips: o.clips,
+    limit: o.limit === undefined ? undefined : positiveInt('--limit', o.limit),
+    workers: o.workers === undefined ? undefined : parseWorkers(o.workers),
+    questions: o.questions,
+    engine: engineFromFlags(flags, device),
+    shard: o.shard === undefined ? undefined : parseShard(o.shard),
+    config: o.config,
+    model: o.model,
+    nuscenesRoot: o.nuscenesRoot,
+    carlaDomain: parseCarlaDomain(o.carlaDomain ?? 'simulation'),
+    cameras: o.cameras,
+    cacheDir: o.cache === false ? null : typeof o.cache === 'string' ? o.cache : undefined,
+    progress: o.progress === false ? false : undefined,
+    // BullMQ loads only for a queued run (it alone costs a fifth of a second at every start).
+    executor: o.queue === undefined ? undefined : (await import('../../queue/coordinator.js')).queueExecutor({ target: parseQueueUrl(o.queue, o.queueName), attempts: positiveInt('--attempts', o.attempts) }),
+  });
+  const ran = s.done - s.resumed;
+  const rate = `${ran} clip${ran === 1 ? '' : 's'} in ${s.seconds.toFixed(1)} s (${s.clipsPerSecond.toFixed(2)} clips/s)`;
+  if (s.interrupted) {
+    process.stderr.write(`egogeo: interrupted (${s.interrupted}): ${s.done}/${s.clips} clips done, ${rate}; rerun the same command to resume\n`);
+    process.exitCode = s.interrupted === 'SIGTERM' ? 143 : 130; // 128 + the signal's number
+    return;
+  }
+  const resumed = s.resumed > 0 ? `, ${s.resumed} from an earlier run` : '';
+  process.stderr.write(`egogeo: ${s.done}/${s.clips} clips → ${o.output}: ${rate}${resumed}\n`);
+  if (s.flagged.length > 0) {
+    const failed = s.flagged.filter((f) => f.verdict === 'failed');
+    const first = failed[0] ?? s.flagged[0];
+    process.stderr.write(
+      `egogeo: ${s.flagged.length} clip${s.flagged.length > 1 ? 's' : ''} flagged (${failed.length} failed: scale-dependent answers withheld, ${s.flagged.length - failed.length} weak; see "quality" in ${sidecar.run(o.output)}), e.g. ${first.clip_id}: ${first.reasons.join('; ')}\n`,
+    );
+  }
+  if (s.failed.length > 0) {
+    process.stderr.write(`egogeo: ${s.failed.length} clip${s.failed.length > 1 ? 's' : ''} failed (see ${sidecar.errors(o.output)}): ${s.failed.slice(0, 3).map((f) => `${f.clip_id}: ${f.reason}`).join('; ')}${s.failed.length > 3 ? '; …' : ''}\n`);
+    process.exitCode = 1;
+  }
+}
+
 export function registerRun(program: Command): void {
   program
     .command('run')
@@ -80,58 +136,5 @@ export function registerRun(program: Command): void {
     .option('--queue <url>', 'hand the clips to `egogeo worker` processes through Redis (redis://HOST:PORT[/db]) instead of answering them here; the same files as a local run')
     .option('--queue-name <name>', 'with --queue: the BullMQ queue (the workers\' --queue-name)', DEFAULT_QUEUE_NAME)
     .option('--attempts <n>', 'with --queue: attempts per clip before it goes to the errors file', '3')
-    .action(async (o: Opts) => {
-      if (o.questions !== 'subset' && o.questions !== 'all') throw new InputError(`--questions must be 'subset' or 'all', got '${o.questions}'`);
-      const flags = { frames: o.frames, scale: o.scale, photometric: o.photometric };
-      engineFromFlags(flags); // a bad flag is one line before the GPU is probed
-      // Resolved once here (one clear error for a missing or failing GPU, not one per clip); recorded in the manifest.
-      let device: 'cpu' | 'gpu';
-      if (o.queue === undefined) {
-        const d = decideDevice(o.device);
-        if (d.note) process.stderr.write(`egogeo: ${d.note}\n`);
-        device = d.device;
-      } else {
-        device = o.device === 'auto' ? 'cpu' : resolveQueueDevice(o.device);
-      }
-      const s = await runBenchmark({
-        dataset: o.dataset,
-        output: o.output,
-        sourceLabel: o.sourceLabel,
-        clips: o.clips,
-        limit: o.limit === undefined ? undefined : positiveInt('--limit', o.limit),
-        workers: o.workers === undefined ? undefined : parseWorkers(o.workers),
-        questions: o.questions,
-        engine: engineFromFlags(flags, device),
-        shard: o.shard === undefined ? undefined : parseShard(o.shard),
-        config: o.config,
-        model: o.model,
-        nuscenesRoot: o.nuscenesRoot,
-        carlaDomain: parseCarlaDomain(o.carlaDomain ?? 'simulation'),
-        cameras: o.cameras,
-        cacheDir: o.cache === false ? null : typeof o.cache === 'string' ? o.cache : undefined,
-        progress: o.progress === false ? false : undefined,
-        // BullMQ loads only for a queued run (it alone costs a fifth of a second at every start).
-        executor: o.queue === undefined ? undefined : (await import('../../queue/coordinator.js')).queueExecutor({ target: parseQueueUrl(o.queue, o.queueName), attempts: positiveInt('--attempts', o.attempts) }),
-      });
-      const ran = s.done - s.resumed;
-      const rate = `${ran} clip${ran === 1 ? '' : 's'} in ${s.seconds.toFixed(1)} s (${s.clipsPerSecond.toFixed(2)} clips/s)`;
-      if (s.interrupted) {
-        process.stderr.write(`egogeo: interrupted (${s.interrupted}): ${s.done}/${s.clips} clips done, ${rate}; rerun the same command to resume\n`);
-        process.exitCode = s.interrupted === 'SIGTERM' ? 143 : 130; // 128 + the signal's number
-        return;
-      }
-      const resumed = s.resumed > 0 ? `, ${s.resumed} from an earlier run` : '';
-      process.stderr.write(`egogeo: ${s.done}/${s.clips} clips → ${o.output}: ${rate}${resumed}\n`);
-      if (s.flagged.length > 0) {
-        const failed = s.flagged.filter((f) => f.verdict === 'failed');
-        const first = failed[0] ?? s.flagged[0];
-        process.stderr.write(
-          `egogeo: ${s.flagged.length} clip${s.flagged.length > 1 ? 's' : ''} flagged (${failed.length} failed: scale-dependent answers withheld, ${s.flagged.length - failed.length} weak; see "quality" in ${sidecar.run(o.output)}), e.g. ${first.clip_id}: ${first.reasons.join('; ')}\n`,
-        );
-      }
-      if (s.failed.length > 0) {
-        process.stderr.write(`egogeo: ${s.failed.length} clip${s.failed.length > 1 ? 's' : ''} failed (see ${sidecar.errors(o.output)}): ${s.failed.slice(0, 3).map((f) => `${f.clip_id}: ${f.reason}`).join('; ')}${s.failed.length > 3 ? '; …' : ''}\n`);
-        process.exitCode = 1;
-      }
-    });
+    .action(runCommand);
 }
