@@ -67,6 +67,7 @@ export {
   readBenchmark,
 } from './datasets/benchmark.js';
 export { type KittiSequence, readKittiSequence, kittiClips, KITTI_CAMERA_HEIGHT } from './datasets/kitti.js';
+export { groundTruthArrays, readNpzArrays } from './datasets/groundtruth.js';
 export {
   readTrajectories,
   readKitti,

@@ -15,6 +15,7 @@ import { groundTruthArrays } from '../datasets/groundtruth.js';
 import { type Prediction, readPredictions } from '../io/predictions.js';
 import { type ClipQuality, qualityFromTum, readTum } from '../io/trajectories.js';
 import { clipData, computeDynamics, DEFAULT_QUESTIONS_PATH, type DynamicsArrays, labelClip, loadQuestions, type Question, type QuestionSet, runOracle, summaryFeatures } from '../oracle/index.js';
+import { domainTable } from '../report/domains.js';
 import { decisionMargin, type Margin } from '../report/margins.js';
 import { keyEngine, readRunRecord, type RunKey, sidecar } from '../run/record.js';
 import { type EngineConfig, engineInput, ENGINE_DEFAULTS } from '../vo/config.js';
@@ -58,6 +59,12 @@ export interface ClipSummary {
   problem?: string;
   /** The first predictions run's quality verdict for this clip when it is not 'ok' (vo/quality.ts). */
   quality?: { verdict: string; reasons: string[] };
+}
+
+/** Clips per source, and per predictions file its scores per source (`all`: pooled). */
+export interface ViewScores {
+  sources: Record<string, number>;
+  runs: Record<string, { clips: number; subset: number | null; all: number }>[];
 }
 
 /** A threshold of a question drawn on a dynamics series. */
@@ -297,6 +304,29 @@ export class ViewData {
       ...(c.problem ? { problem: c.problem } : {}),
       ...(quality ? { quality: { verdict: quality.verdict, reasons: quality.reasons } } : {}),
     };
+  }
+
+  /**
+   * The landing page's table: clips per source, and per predictions file (in order) its answered
+   * clips and pooled balanced accuracy (6-question subset / all) per source and over all, graded
+   * as `egogeo grade` grades (the records' own oracle labels).
+   */
+  scores(): ViewScores {
+    const sourceOfClip = new Map(this.clips.map((c) => [c.id, c.source]));
+    const sources: Record<string, number> = {};
+    for (const c of this.clips) sources[c.source] = (sources[c.source] ?? 0) + 1;
+    const runs = this.runs.map((r) => {
+      const recs = [...r.byClip.values()].flatMap((m) => [...m.values()]).filter((p) => sourceOfClip.has(p.clip_id));
+      const out: ViewScores['runs'][number] = {};
+      const rows = (rs: Prediction[]) => domainTable(rs, this.questions, []).rows;
+      for (const row of rows(recs.map((p) => ({ ...p, source: sourceOfClip.get(p.clip_id)! })))) {
+        out[row.domain] = { clips: row.clips, subset: row.subset?.balanced_acc ?? null, all: row.all.balanced_acc };
+      }
+      const pooled = rows(recs.map((p) => ({ ...p, source: 'all' })))[0];
+      if (pooled) out.all = { clips: pooled.clips, subset: pooled.subset?.balanced_acc ?? null, all: pooled.all.balanced_acc };
+      return out;
+    });
+    return { sources, runs };
   }
 
   /** Every clip's summary (computed once). */

@@ -44,6 +44,7 @@ svg text{font:10px system-ui,sans-serif;fill:#556}
 table{border-collapse:collapse;background:#fff;font-size:12px;margin-bottom:30px}
 th,td{border:1px solid #e0e3e8;padding:3px 7px;text-align:left;vertical-align:top}
 th{background:#f3f4f7}
+tr.chosen td{outline:2px solid #4a78c2;outline-offset:-2px}
 td.dis{background:#fde2e1;font-weight:600}td.near{background:#fdf1cc;font-weight:600}td.agree{background:#e8f6ec}
 .muted{color:#889}
 #status{color:#667;font-size:12px}
@@ -68,7 +69,7 @@ kbd{border:1px solid #c4c9d2;border-bottom-width:2px;border-radius:3px;padding:0
 </aside>
 <main id="main">
  <div id="warnings"></div>
- <div id="empty" class="muted">Pick a clip on the left (<kbd>j</kbd> / <kbd>k</kbd> next / previous clip, <kbd>←</kbd> / <kbd>→</kbd> frames, <kbd>space</kbd> plays).</div>
+ <div id="empty"><p class="muted">Pick a clip on the left (<kbd>j</kbd> / <kbd>k</kbd> next / previous clip, <kbd>←</kbd> / <kbd>→</kbd> frames, <kbd>space</kbd> plays).</p><div id="summary"></div></div>
  <section id="clip" hidden>
   <h1 id="title"></h1>
   <div id="status"></div>
@@ -86,7 +87,7 @@ kbd{border:1px solid #c4c9d2;border-bottom-width:2px;border-radius:3px;padding:0
    </div>
    <div><h2 style="margin-top:0">Bird's-eye (m)</h2><svg id="bev" viewBox="0 0 330 330"></svg><div class="legend" id="bevlegend"></div></div>
   </div>
-  <h2>Dynamics: ground truth against estimate (dashed: question thresholds)</h2>
+  <h2>Dynamics: ground truth against estimate (red dashed: question thresholds; ▲ / ▼ thresholds beyond the axis)</h2>
   <div class="legend" id="plotlegend"></div>
   <div id="plots"></div>
   <h2>Questions</h2>
@@ -126,22 +127,46 @@ function filters() { return { q: $('q').value.trim().toLowerCase(), source: $('f
 function renderList() {
   var f = filters();
   S.shown = S.meta.clips.filter(function (c) { return matches(c, f); });
-  var html = [];
+  var html = [], tally = { agree: 0, dis: 0, near: 0 };
   for (var i = 0; i < S.shown.length; i++) {
     var c = S.shown[i], k = classify(c), tags = '';
     if (c.problem) tags += '<span class="tag bad" title="' + esc(c.problem) + '">!</span>';
     if (c.quality) tags += '<span class="tag ' + (c.quality.verdict === 'failed' ? 'bad' : 'near') + '" title="estimate ' + esc(c.quality.verdict) + ': ' + esc(c.quality.reasons.join('; ')) + '">' + esc(c.quality.verdict) + '</span>';
-    // One badge per clip: the disagreements, and how many of them are near-threshold (not "2 near 3 ✗", which reads as 5).
-    if (k === 'disagree') tags += '<span class="tag ' + (c.near.length === c.disagree.length ? 'near' : 'dis') + '" title="disagree: ' + esc(c.disagree.join(', ')) + (c.near.length ? '; near-threshold: ' + esc(c.near.join(', ')) : '') + '">' + c.disagree.length + ' ✗' + (c.near.length ? ' (' + c.near.length + ' near)' : '') + '</span>';
-    else if (k === 'agree') tags += '<span class="tag ok">✓</span>';
+    if (f.question && c.predicted) {
+      // One question chosen: the badge is that question's (agree, disagree, near-threshold).
+      var dq = c.disagree.indexOf(f.question) >= 0, nq = c.near.indexOf(f.question) >= 0;
+      if (!dq) { tally.agree++; tags += '<span class="tag ok" title="' + esc(f.question) + ': agrees with the oracle">✓</span>'; }
+      else if (nq) { tally.near++; tally.dis++; tags += '<span class="tag near" title="' + esc(f.question) + ': near-threshold disagreement">≈</span>'; }
+      else { tally.dis++; tags += '<span class="tag dis" title="' + esc(f.question) + ': disagrees with the oracle">✗</span>'; }
+    } else if (k === 'disagree') {
+      // One badge per clip: the disagreements, and how many of them are near-threshold (not "2 near 3 ✗", which reads as 5).
+      tags += '<span class="tag ' + (c.near.length === c.disagree.length ? 'near' : 'dis') + '" title="disagree: ' + esc(c.disagree.join(', ')) + (c.near.length ? '; near-threshold: ' + esc(c.near.join(', ')) : '') + '">' + c.disagree.length + ' ✗' + (c.near.length ? ' (' + c.near.length + ' near)' : '') + '</span>';
+    } else if (k === 'agree') tags += '<span class="tag ok">✓</span>';
     tags += '<span class="tag">' + esc(c.source) + '</span>';
     html.push('<li data-id="' + esc(c.id) + '"' + (S.cur === c.id ? ' class="sel"' : '') + '><span class="id" title="' + esc(c.id) + '">' + esc(c.id) + '</span><span>' + tags + '</span></li>');
   }
   $('list').innerHTML = html.join('');
-  $('count').textContent = S.shown.length + ' of ' + S.meta.clips.length + ' clips';
+  $('count').textContent = S.shown.length + ' of ' + S.meta.clips.length + ' clips' +
+    (f.question && S.meta.predictions.length ? ' · ' + f.question + ': ' + tally.agree + ' agree, ' + tally.dis + ' disagree' + (tally.near ? ' (' + tally.near + ' near)' : '') : '');
+  if (S.detail) markQuestion();
 }
 function setOptions(sel, values) {
   sel.insertAdjacentHTML('beforeend', values.map(function (v) { return '<option value="' + esc(v) + '">' + esc(v) + '</option>'; }).join(''));
+}
+
+// The landing page: clips per source, and per predictions file its pooled balanced accuracy per source (as egogeo grade scores it).
+function renderSummary() {
+  var m = S.meta, sources = Object.keys(m.summary.sources).sort();
+  var head = '<tr><th>source</th><th>clips</th>' + m.predictions.map(function (p, i) { return '<th title="' + esc(p.file) + '">' + esc(p.name) + ': clips answered · balanced accuracy, 6 questions / all</th>'; }).join('') + '</tr>';
+  var rows = sources.concat(sources.length > 1 ? ['all'] : []).map(function (src) {
+    var n = src === 'all' ? m.clips.length : m.summary.sources[src];
+    return '<tr data-source="' + esc(src) + '"><td>' + esc(src) + '</td><td>' + n + '</td>' + m.summary.runs.map(function (r) {
+      var x = r[src];
+      return '<td>' + (x ? x.clips + ' · ' + fmt(x.subset) + ' / ' + fmt(x.all) : '–') + '</td>';
+    }).join('') + '</tr>';
+  });
+  $('summary').innerHTML = '<h2>' + esc(m.dataset) + '</h2><table id="summarytable"><thead>' + head + '</thead><tbody>' + rows.join('') + '</tbody></table>' +
+    (m.predictions.length ? '' : '<p class="muted">Give --predictions to compare answers with the oracle.</p>');
 }
 
 // ---- clip ----
@@ -242,9 +267,18 @@ function play() {
 function seriesList() {
   var d = S.detail, out = [];
   if (d.series.truth) out.push({ name: 'truth', label: 'ground truth', color: COLORS.truth, s: d.series.truth });
+  d.series.runs.forEach(function (s, i) {
+    if (!s) return;
+    var f = base((S.meta.predictions[i] || {}).file), same = d.series.engine && sameSeries(s, d.series.engine);
+    out.push({ name: 'run' + i, label: d.runs[i] + (f !== d.runs[i] ? ' (' + f + ')' : '') + ': its trajectory, dashed' + (same ? ' (the same as this run\u2019s, under it)' : ''), color: COLORS.runs[i % COLORS.runs.length], s: s, dash: true });
+  });
   if (d.series.engine) out.push({ name: 'engine', label: 'engine (this run)', color: COLORS.engine, s: d.series.engine });
-  d.series.runs.forEach(function (s, i) { if (s) out.push({ name: 'run' + i, label: d.runs[i], color: COLORS.runs[i % COLORS.runs.length], s: s }); });
   return out;
+}
+function sameSeries(a, b) {
+  if (a.speed.length !== b.speed.length) return false;
+  for (var i = 0; i < a.speed.length; i++) if (Math.abs((a.speed[i] || 0) - (b.speed[i] || 0)) > 1e-3 || Math.abs((a.x[i] || 0) - (b.x[i] || 0)) > 1e-3) return false;
+  return true;
 }
 function legend(el, list) { el.innerHTML = list.map(function (x) { return '<span style="--c:' + x.color + '">' + esc(x.label) + '</span>'; }).join(''); }
 function poly(pts, color, name, dash) {
@@ -273,7 +307,7 @@ function drawBev() {
   svg += '<text x="6" y="12">span ' + span.toFixed(1) + ' m · first pose at the origin, heading ↑</text>';
   list.forEach(function (x) {
     var pts = []; x.bx.forEach(function (v, i) { if (finite(v)) pts.push(P(v, x.by[i])); });
-    svg += poly(pts, x.color, x.name);
+    svg += poly(pts, x.color, x.name, x.dash);
     if (pts.length) svg += '<circle cx="' + pts[0][0].toFixed(1) + '" cy="' + pts[0][1].toFixed(1) + '" r="3" fill="' + x.color + '"/>';
   });
   $('bev').innerHTML = svg;
@@ -289,26 +323,34 @@ function drawPlots() {
     var thr = d.thresholds.filter(function (t) { return t.series === key; });
     var body = '';
     if (vs.length) {
+      // The axis fits the series (truth against estimate stays readable); a threshold inside it
+      // is a dashed line, one outside an arrow at the edge it lies beyond.
       var lo = Math.min.apply(null, vs), hi = Math.max.apply(null, vs);
-      // thresholds near the data range are drawn; the range grows to include them
-      var near = thr.filter(function (t) { var r = Math.max(hi - lo, 1e-3); return t.value >= lo - r && t.value <= hi + r; });
-      near.forEach(function (t) { lo = Math.min(lo, t.value); hi = Math.max(hi, t.value); });
       if (hi - lo < 1e-6) { hi += 0.5; lo -= 0.5; }
-      var pad = (hi - lo) * 0.06; lo -= pad; hi += pad;
+      var pad = (hi - lo) * 0.08; lo -= pad; hi += pad;
       var t0 = Math.min.apply(null, ts), t1 = Math.max.apply(null, ts); if (t1 <= t0) t1 = t0 + 1;
       var X = function (t) { return ml + (t - t0) / (t1 - t0) * (W - ml - mr); }, Y = function (v) { return mt + (hi - v) / (hi - lo) * (H - mt - mb); };
       body += '<line x1="' + ml + '" x2="' + ml + '" y1="' + mt + '" y2="' + (H - mb) + '" stroke="#bbb"/>';
       body += '<text x="2" y="' + (Y(hi) + 8).toFixed(1) + '">' + fmt(hi, 2) + '</text><text x="2" y="' + Y(lo).toFixed(1) + '">' + fmt(lo, 2) + '</text>';
       body += '<text x="' + ml + '" y="' + (H - 4) + '">' + fmt(t0, 1) + ' s</text><text x="' + (W - 40) + '" y="' + (H - 4) + '">' + fmt(t1, 1) + ' s</text>';
       if (lo < 0 && hi > 0) body += '<line x1="' + ml + '" x2="' + (W - mr) + '" y1="' + Y(0).toFixed(1) + '" y2="' + Y(0).toFixed(1) + '" stroke="#ddd"/>';
-      near.forEach(function (t) {
-        var y = Y(t.value).toFixed(1);
-        body += '<line data-threshold="' + esc(t.question) + '" x1="' + ml + '" x2="' + (W - mr) + '" y1="' + y + '" y2="' + y + '" stroke="#c0392b" stroke-dasharray="5 4" stroke-width="1"><title>' + esc(t.question) + ': ' + t.value + '</title></line>';
-        body += '<text x="' + (W - mr - 120) + '" y="' + (+y - 2) + '" style="fill:#c0392b">' + esc(t.question.slice(0, 22)) + ' ' + t.value + '</text>';
+      var inside = thr.filter(function (t) { return t.value >= lo && t.value <= hi; }).sort(function (a, b) { return b.value - a.value; });
+      var lastY = -1e9;
+      inside.forEach(function (t) {
+        var y = Y(t.value), ly = Math.max(y - 2, lastY + 11); lastY = ly;
+        body += '<line data-threshold="' + esc(t.question) + '" x1="' + ml + '" x2="' + (W - mr) + '" y1="' + y.toFixed(1) + '" y2="' + y.toFixed(1) + '" stroke="#c0392b" stroke-dasharray="5 4" stroke-width="1"><title>' + esc(t.question) + ': ' + t.value + '</title></line>';
+        body += '<text data-threshold-label x="' + (ml + 4) + '" y="' + Math.min(H - mb - 2, ly).toFixed(1) + '" style="fill:#c0392b"><title>' + esc(t.question) + ': ' + t.value + '</title>' + esc(t.question) + ' ' + t.value + '</text>';
+      });
+      var above = thr.filter(function (t) { return t.value > hi; }), below = thr.filter(function (t) { return t.value < lo; });
+      // Outside the plot area: above it on the title line (right), below it between the time labels.
+      [[above, 11, W - mr, 'end', 44], [below, H - 4, (W + ml) / 2, 'middle', 40]].forEach(function (g) {
+        if (!g[0].length) return;
+        var txt = (g[0] === above ? '▲ ' : '▼ ') + g[0].map(function (t) { return t.question + ' ' + t.value; }).join(', ');
+        body += '<text data-threshold-off="' + esc(g[0].map(function (t) { return t.question; }).join(' ')) + '" x="' + g[2] + '" y="' + g[1] + '" text-anchor="' + g[3] + '" style="fill:#c0392b"><title>beyond the axis: ' + esc(txt) + '</title>' + esc(txt.length > g[4] ? txt.slice(0, g[4] - 1) + '…' : txt) + '</text>';
       });
       list.forEach(function (x) {
         var pts = []; x.s[key].forEach(function (v, i) { if (finite(v)) pts.push([X(x.s.t[i]), Y(v)]); });
-        body += poly(pts, x.color, x.name);
+        body += poly(pts, x.color, x.name, x.dash);
       });
     } else body = '<text x="20" y="30">no data</text>';
     html += '<div class="plot" data-plot="' + key + '"><svg viewBox="0 0 ' + W + ' ' + H + '" preserveAspectRatio="none"><text x="' + (ml + 4) + '" y="11" style="font-weight:600">' + p[1] + '</text>' + body + '</svg></div>';
@@ -316,9 +358,13 @@ function drawPlots() {
   $('plots').innerHTML = html;
   legend($('plotlegend'), list);
 }
+function markQuestion() {
+  var q = $('fquestion').value, rows = $('qa').querySelectorAll('tbody tr');
+  for (var i = 0; i < rows.length; i++) rows[i].classList.toggle('chosen', rows[i].dataset.question === q);
+}
 function drawQa() {
   var d = S.detail;
-  var head = '<tr><th>question</th><th>oracle</th>' + d.runs.map(function (r) { return '<th>' + esc(r) + '</th>'; }).join('') + '<th>engine (this run)</th><th>deciding feature</th><th>truth</th><th>estimate</th><th>threshold</th><th>margin</th></tr>';
+  var head = '<tr><th>question</th><th>oracle</th>' + d.runs.map(function (r, i) { var p = S.meta.predictions[i] || {}; return '<th title="' + esc(p.file) + '">' + esc(r) + (base(p.file) !== r ? '<br><span class="muted">' + esc(base(p.file)) + '</span>' : '') + '</th>'; }).join('') + '<th>engine (this run)</th><th>deciding feature</th><th>truth</th><th>estimate</th><th>threshold</th><th>margin</th></tr>';
   $('qa').querySelector('thead').innerHTML = head;
   $('qa').querySelector('tbody').innerHTML = d.qa.map(function (q) {
     var cells = q.answers.map(function (a, i) {
@@ -331,7 +377,9 @@ function drawQa() {
       '<td class="' + ecls + '">' + esc(q.engine == null ? '–' : q.engine) + '</td><td>' + esc(q.feature || '–') + '</td><td>' + fmt(q.value) + '</td><td>' + fmt(q.estimate) + '</td><td>' + fmt(q.threshold) + '</td><td>' +
       (q.margin == null ? '–' : (100 * q.margin).toFixed(1) + '%' + (q.near ? ' (near)' : '')) + '</td></tr>';
   }).join('');
+  markQuestion();
 }
+function base(p) { return String(p || '').split(/[\\/]/).pop(); }
 
 // ---- navigation ----
 function indexShown() { for (var i = 0; i < S.shown.length; i++) if (S.shown[i].id === S.cur) return i; return -1; }
@@ -364,6 +412,7 @@ fetch('api/clips').then(function (r) { return r.json(); }).then(function (meta) 
   $('warnings').innerHTML = meta.warnings.map(function (w) { return '<div>⚠ ' + esc(w) + '</div>'; }).join('');
   if (!meta.predictions.length) { $('fstatus').disabled = true; $('fstatus').title = 'give --predictions to compare with the oracle'; }
   renderList();
+  renderSummary();
   requestAnimationFrame(function () { S.listPaintMs = performance.now(); document.body.dataset.ready = '1'; });
   var m = /clip=([^&]+)/.exec(location.hash);
   if (m) openClip(decodeURIComponent(m[1]), false);

@@ -137,6 +137,7 @@ export async function startViewServer(o: ViewServerOptions): Promise<ViewServer>
     predictions: data.runs.map((r) => ({ name: r.name, file: r.file, clips: r.byClip.size, trajectories: r.trajectories !== null })),
     warnings: data.warnings,
     near: data.near,
+    summary: data.scores(),
     clips: list,
   });
   const root = realpathSync(data.root);

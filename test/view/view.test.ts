@@ -118,6 +118,12 @@ describe.skipIf(!HAS_BROWSER)('egogeo view: 1,000 clips, filters, bad input in t
     const paint = await page.evaluate(() => (window as unknown as { __egogeo: { listPaintMs: number } }).__egogeo.listPaintMs);
     expect(Number.isFinite(paint) && paint > 0).toBe(true); // the figure bench/view.mjs reads
     expect(await page.locator('#list li').count()).toBe(1000);
+    // The landing page: clips per source and the predictions file's scores per source.
+    const row = async (src: string) => (await page.locator(`#summarytable tr[data-source="${src}"]`).locator('td').allTextContents()).map((t) => t.trim());
+    expect((await row('nuscenes')).slice(0, 3)).toEqual(['nuscenes', '500', expect.stringMatching(/^500 · – \/ 0\.\d{3}$/)]);
+    expect((await row('carla')).slice(0, 2)).toEqual(['carla', '500']);
+    expect((await row('all')).slice(0, 3)).toEqual(['all', '1000', expect.stringMatching(/^1000 · – \/ 0\.\d{3}$/)]);
+    expect(await page.locator('#summarytable th').nth(2).getAttribute('title')).toBe(join(dir, 'preds.jsonl'));
     await page.screenshot({ path: join(ARTIFACTS, 'list-1000.png') });
 
     // The predictions file for other clips: a warning in the page and in the log.
@@ -138,6 +144,12 @@ describe.skipIf(!HAS_BROWSER)('egogeo view: 1,000 clips, filters, bad input in t
     expect(await first.locator('.tag.dis, .tag.near').first().textContent()).toMatch(/^\d+ ✗( \(\d+ near\))?$/);
     await page.selectOption('#fquestion', 'speed_regime');
     expect(await page.locator('#list li').count()).toBe(250);
+    // A question alone (all clips): the badges and the count are that question's.
+    await page.selectOption('#fstatus', '');
+    expect(await page.locator('#count').textContent()).toBe('1000 of 1000 clips · speed_regime: 750 agree, 250 disagree');
+    expect(await page.locator('#list li[data-id="clip0004"] .tag.dis').textContent()).toBe('✗');
+    expect(await page.locator('#list li[data-id="clip0001"] .tag.ok').textContent()).toBe('✓');
+    await page.selectOption('#fstatus', 'disagree');
     await page.selectOption('#fstatus', 'agree');
     expect(await page.locator('#list li').count()).toBe(750);
     await page.selectOption('#fquestion', 'braking_intensity');
@@ -223,8 +235,24 @@ describe.skipIf(!HAS_BROWSER || !HAS_EGODYN_KITTI || !NATIVE_BUILT)('egogeo view
         expect(Number(await page.locator(`[data-plot="${p}"] polyline[data-series="${s}"]`).getAttribute('data-points'))).toBeGreaterThan(10);
       }
     }
-    expect(await page.locator('[data-plot="yaw_rate"] line[data-threshold="yaw_rate_turn_direction"]').count()).toBe(2);
-    expect(await page.locator('[data-plot] line[data-threshold]').count()).toBeGreaterThan(4);
+    // Each threshold is a line inside the axis or named by an arrow beyond it; labels do not overlap.
+    const inAxis = await page.locator('[data-plot="yaw_rate"] line[data-threshold="yaw_rate_turn_direction"]').count();
+    const beyond = (await page.locator('[data-plot="yaw_rate"] text[data-threshold-off]').evaluateAll((els) => els.flatMap((e) => e.getAttribute('data-threshold-off')!.split(' ')))).filter((q) => q === 'yaw_rate_turn_direction').length;
+    expect(inAxis + beyond).toBe(2);
+    for (const p of ['speed', 'accel', 'yaw_rate', 'jerk']) {
+      const ys = await page.locator(`[data-plot="${p}"] text[data-threshold-label]`).evaluateAll((els) => els.map((e) => Number(e.getAttribute('y'))));
+      ys.sort((a, b) => a - b).forEach((y, i) => {
+        expect(y).toBeGreaterThan(0);
+        expect(y).toBeLessThanOrEqual(170);
+        if (i > 0) expect(y - ys[i - 1], `${p} threshold labels overlap`).toBeGreaterThanOrEqual(10);
+      });
+    }
+    // The engine's line is drawn last (on top); the predictions file's trajectory is dashed.
+    const order = await page.locator('#bev polyline').evaluateAll((els) => els.map((e) => e.getAttribute('data-series')));
+    expect(order.indexOf('engine')).toBeGreaterThan(order.indexOf('run0'));
+    expect(await page.locator('#bev polyline[data-series="run0"]').getAttribute('stroke-dasharray')).toBeTruthy();
+    // The column of the predictions file names its file.
+    expect(await page.locator('#qa thead th').nth(2).getAttribute('title')).toBe(preds);
 
     // The QA table: one row per question, the run's column equal to the predictions file.
     const recs = readFileSync(preds, 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((r) => r.clip_id === IDS[0]);
