@@ -19,7 +19,7 @@ const MAY_IMPORT = {
   synth: ['core', 'io', 'native', 'oracle', 'pool'],
   report: ['baseline', 'core', 'datasets', 'grade', 'io', 'oracle', 'run', 'vo'],
   view: ['baseline', 'core', 'datasets', 'io', 'native', 'oracle', 'report', 'run', 'vo'], // baseline: the run's frame selection
-  audit: ['baseline', 'core', 'datasets', 'grade', 'io'],
+  audit: ['baseline', 'core', 'datasets', 'grade', 'io', 'oracle'], // oracle: a KITTI sequence's windows labelled from its poses
   egogears: ['core', 'datasets', 'grade'],
   doctor: ['native'],
   // cli/ and src/index.ts (the library entry) may import anything; nothing imports cli/.

@@ -1,6 +1,6 @@
 /**
  * audit/load — reads the clip lists the audits run on, every error one line naming the file, line
- * and field. May import: core/, io/, grade/, datasets/benchmark (its JSONL reader).
+ * and field. May import: core/, io/, grade/, datasets/, oracle/ (KITTI windows' labels).
  *
  * Accepted (several may be given, comma-separated, and are concatenated):
  * - a JSON list like the benchmark's `selected_clips.json`: `[{id, source, answers{question: label}, …}]`
@@ -9,13 +9,17 @@
  * - a benchmark folder holding `qa.jsonl` (`{clip_id, question_id, answer}` per line) and
  *   `clips_index.jsonl` (`{clip_id, …}` per line: every key is a field), or the `qa.jsonl` itself
  *   (its `clips_index.jsonl` beside it). A record without `source` gets the grader's rule (clip ids
- *   starting with `clip_` are nuScenes, the rest CARLA).
+ *   starting with `clip_` are nuScenes, the rest CARLA);
+ * - a KITTI sequence folder, read as `egogeo run` reads it: its benchmark windows, answered by the
+ *   oracle from the poses (fields: id, source "kitti", seq).
  */
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { InputError } from '../core/errors.js';
 import { sourceOfClip } from '../grade/metrics.js';
-import { readJsonlRecords } from '../datasets/benchmark.js';
+import { readDataset, readJsonlRecords } from '../datasets/benchmark.js';
+import { groundTruthArrays } from '../datasets/groundtruth.js';
+import { clipData, labelClip, loadQuestions, summaryFeatures } from '../oracle/index.js';
 import { isPublishedRoot } from '../datasets/published.js';
 import { readInputText } from '../io/safety.js';
 import type { AuditClip } from './shortcut.js';
@@ -99,6 +103,17 @@ function fromPublished(root: string): AuditClip[] {
   return fromSelected(list).map((c) => ({ ...c, fields: { ...(records.get(c.id) ?? {}), ...c.fields } }));
 }
 
+/** A KITTI sequence's benchmark windows, each answered by the oracle from its poses. */
+function fromKitti(dir: string): AuditClip[] {
+  const questions = loadQuestions();
+  return readDataset(dir).clips.flatMap((c) => {
+    const g = groundTruthArrays(c);
+    if (!g) return [];
+    const labels = labelClip(clipData(g.arrays, summaryFeatures(g.arrays)), questions);
+    return [{ id: c.id, answers: { ...labels }, fields: { id: c.id, source: c.source, seq: c.id.replace(/^kitti(\w+?)_\d+$/, '$1') } }];
+  });
+}
+
 /** The clips of one path (see the module comment). */
 export function loadAuditPath(path: string): AuditClip[] {
   let isDir = false;
@@ -108,6 +123,7 @@ export function loadAuditPath(path: string): AuditClip[] {
     /* readInputText names a missing file */
   }
   if (isDir && isPublishedRoot(path)) return fromPublished(path);
+  if (isDir && !existsSync(join(path, 'qa.jsonl')) && (existsSync(join(path, 'image_0')) || existsSync(join(path, 'poses.txt')))) return fromKitti(path);
   if (isDir) {
     const qa = join(path, 'qa.jsonl');
     if (!existsSync(qa)) throw new InputError(`${path}: a folder without qa.jsonl (expected the benchmark layout: qa.jsonl + clips_index.jsonl)`);

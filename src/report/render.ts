@@ -131,10 +131,10 @@ export function plots(r: Report, leaderboardRows = 3): Record<string, string> {
       qs,
       sources.length > 1 ? ['all', ...sources] : sources,
       qs.map((q) => [...(sources.length > 1 ? [r.per_question[q].balanced_acc] : []), ...sources.map((s) => r.per_source[s].per_question[q]?.balanced_acc ?? NaN)]),
-      { title: `Balanced accuracy per question — ${r.name}`, axis: 'balanced accuracy', labels: true },
+      { title: `Balanced accuracy per question — ${r.name} (${nClips(r.n_clips)})`, axis: 'balanced accuracy', labels: true },
     ),
     'per_source.svg': barChart(
-      r.domains.rows.map((d) => d.domain),
+      r.domains.rows.map((d) => `${d.domain} (${nClips(d.clips)})`),
       ['balanced accuracy, 6 questions', 'balanced accuracy, all'],
       r.domains.rows.map((d) => [d.subset?.balanced_acc ?? NaN, d.all.balanced_acc]),
       { title: `Per domain — ${r.name}`, labels: true },
@@ -143,7 +143,7 @@ export function plots(r: Report, leaderboardRows = 3): Record<string, string> {
       qs,
       ['near threshold', 'error', 'no ground truth'],
       qs.map((q) => [r.per_question[q].near_threshold, r.per_question[q].errors, r.per_question[q].unknown]),
-      { title: `Disagreements with the oracle (near: within ${pct(r.near_threshold)} of the threshold)`, stacked: true, labels: true, axis: 'clips', colors: ['#edc948', '#e15759', '#bab0ac'] },
+      { title: `Disagreements with the oracle over ${nClips(r.n_clips)} (near: within ${pct(r.near_threshold)} of the threshold)`, stacked: true, labels: true, axis: 'clips', colors: ['#edc948', '#e15759', '#bab0ac'] },
     ),
     'trajectories.svg': trajectoryPanels(
       r.worst.map((w) => ({ title: `${w.clip_id} (${w.source}) ATE ${w.ate_se3.toFixed(2)} m`, gt: w.gt, estimate: w.estimate })),
@@ -151,6 +151,9 @@ export function plots(r: Report, leaderboardRows = 3): Record<string, string> {
     ),
   };
 }
+
+/** "1 clip", "45 clips". */
+const nClips = (n: number): string => `${n} clip${n === 1 ? '' : 's'}`;
 
 export function markdown(r: Report, pngs: boolean, leaderboardRows = 3): string {
   const L: string[] = [];

@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { loadAuditClips } from '../../src/audit/load.js';
 import { type AuditClip, cellKey, shortcutBound } from '../../src/audit/shortcut.js';
 import { cameraGeometry, turnBound } from '../../src/audit/turn.js';
 import { balancedAccuracy, semanticAccuracy } from '../../src/grade/metrics.js';
@@ -140,6 +141,17 @@ describe.skipIf(!needsShared('audit shortcut on the published list', 'reference/
     expect(j.leaderboard.pooled.models).toContain('gemini3_pro');
     expect(r.out).toContain('pooled over all 14 questions: 0.490');
     expect(r.out).toMatch(new RegExp(`caveat: the bound comes from these ${j.n_clips} clips .*compare like with like`));
+  });
+
+  it('a KITTI sequence folder, as egogeo run reads it: its windows, answered as the benchmark folder answers them', () => {
+    const clips = loadAuditClips(sharedPath('data/kitti/06'));
+    const qa = readFileSync(sharedPath('data/egodyn_kitti/qa.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { clip_id: string; question_id: string; answer: unknown });
+    const ids = clips.map((c) => c.id);
+    expect(ids).toEqual([...new Set(qa.filter((q) => q.clip_id.startsWith('kitti06_')).map((q) => q.clip_id))]);
+    for (const q of qa.filter((x) => x.clip_id.startsWith('kitti06_'))) {
+      expect([q.clip_id, q.question_id, clips.find((c) => c.id === q.clip_id)!.answers[q.question_id]]).toEqual([q.clip_id, q.question_id, String(q.answer).toLowerCase()]);
+    }
+    expect(clips[0].fields).toMatchObject({ source: 'kitti', seq: '06' });
   });
 
   it('on a few dozen clips the leaderboard count carries a caveat: the bound is fitted to the same clips', async () => {

@@ -136,6 +136,21 @@ describe.skipIf(!HAVE)('KITTI windows = the golden KITTI cases (../shared)', () 
     expect(n).toBe(64);
   });
 
+  it('`egogeo oracle DIR` reads a KITTI sequence folder as egogeo run does (its windows); its poses.txt alone stays one trajectory', async () => {
+    const a = join(tmp, 'dir.jsonl'), b = join(tmp, 'win.jsonl'), c = join(tmp, 'poses.jsonl');
+    const err = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      expect(await main(['node', 'egogeo', 'oracle', sharedPath('data/kitti/06'), '-o', a])).toBe(0);
+      expect(await main(['node', 'egogeo', 'oracle', sharedPath('data/kitti/06'), '--windows', '-o', b])).toBe(0);
+      expect(await main(['node', 'egogeo', 'oracle', sharedPath('data/kitti/06/poses.txt'), '-o', c])).toBe(0);
+    } finally {
+      err.mockRestore();
+    }
+    expect(readFileSync(a, 'utf8')).toBe(readFileSync(b, 'utf8'));
+    expect(readFileSync(a, 'utf8').trim().split('\n').length).toBeGreaterThan(1);
+    expect(readFileSync(c, 'utf8').trim().split('\n').map((l) => JSON.parse(l).id)).toEqual(['kitti06']);
+  });
+
   it('auto-detects poses.txt and a whole sequence is one trajectory kitti00 with 300 samples', () => {
     const [whole] = readTrajectories(sharedPath('data/kitti/00/poses.txt'));
     expect(whole.id).toBe('kitti00');

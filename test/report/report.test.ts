@@ -3,9 +3,10 @@
  * oracle-vs-estimate cross-check (near-threshold vs error), trajectory errors, the plots and the
  * CLI's files — on trajectories the tests make, and on a run over ../shared's KITTI windows.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { makeTrajectory, type Trajectory } from '../../src/core/trajectory.js';
 import { writeNpz } from '../../src/io/npz.js';
@@ -19,6 +20,7 @@ import type { Prediction } from '../../src/io/predictions.js';
 import { cli, ensureDist, HAS_EGODYN_KITTI, kittiSubset, NATIVE_BUILT, readJsonl } from '../run/fixtures.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'egogeo-report-'));
+const ARTIFACTS = fileURLToPath(new URL('./artifacts', import.meta.url));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 const questions = loadQuestions();
 const Q = (id: string) => questions.byId.get(id)!;
@@ -223,6 +225,13 @@ describe('egogeo report (CLI)', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/2 clips, balanced accuracy [\d.]+ pooled over every domain \(per domain: the table below\), largest gap [\d.]+ \((carla-sim|nuscenes) vs (carla-sim|nuscenes)\); 2 clips with trajectory errors/);
     for (const f of ['report.md', 'report.json', 'per_question.svg', 'per_source.svg', 'disagreements.svg', 'trajectories.svg']) expect(existsSync(join(tmp, 'rep', f))).toBe(true);
+    // The figures as a reader sees them (test/report/artifacts, not committed); the trajectory panels have axes in metres.
+    mkdirSync(ARTIFACTS, { recursive: true });
+    for (const f of readdirSync(join(tmp, 'rep')).filter((f) => /\.(svg|png)$/.test(f))) copyFileSync(join(tmp, 'rep', f), join(ARTIFACTS, f));
+    const traj = readFileSync(join(tmp, 'rep/trajectories.svg'), 'utf8');
+    expect(traj).toContain('forward (m)');
+    expect(traj).toContain('right (m)');
+    expect(traj).toContain('the 2 clips with the largest ATE');
     const j = JSON.parse(readFileSync(join(tmp, 'rep/report.json'), 'utf8'));
     expect(Object.keys(j.per_source)).toEqual(['carla-sim', 'nuscenes']);
     expect(j.trajectory_errors.n_clips).toBe(2);

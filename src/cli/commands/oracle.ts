@@ -61,7 +61,7 @@ export function addInputOptions(cmd: Command): Command {
     .option('--times <path>', 'KITTI times.txt (default: next to poses.txt)')
     .option('--tum', 'read FILE as a TUM trajectory (timestamp tx ty tz qx qy qz qw)')
     .option('--tum-frame <frame>', 'TUM pose convention: camera (x right, y down, z forward, like KITTI) or world-flu (x forward, y left, z up)', 'camera')
-    .option('--windows', "split each trajectory into the benchmark's 31-frame windows every 5 frames")
+    .option('--windows', "split each trajectory into the benchmark's 31-frame windows every 5 frames (the default for a KITTI sequence folder, as egogeo run reads it)")
     .option('--config <yaml>', 'question file (rules and thresholds; default: the published EgoDyn-Bench thresholds)')
     .option('--duration <S|span>', 'clip duration in seconds, or "span" for each trajectory\'s own span', '3.0');
 }
@@ -92,7 +92,9 @@ export function loadInput(file: string, o: InputOpts): Trajectory[] {
   }
   const ro: ReadOptions = {
     format: o.kitti ? 'kitti' : o.tum ? 'tum' : undefined,
-    windows: !!o.windows,
+    // A KITTI sequence folder is read as `egogeo run` reads it: its benchmark windows (a poses.txt
+    // path stays one trajectory).
+    windows: o.windows ?? isDirectory(file),
     tumFrame: o.tumFrame as TumFrame,
     times: o.times,
   };
@@ -103,9 +105,17 @@ export function loadInput(file: string, o: InputOpts): Trajectory[] {
 
 /**
  * A dataset folder rather than a trajectory file: EgoDyn-Bench as published (nuscenes_clips/,
- * carla_clips/) or the benchmark layout (clips_index.jsonl). A KITTI sequence folder stays a
- * trajectory input (its poses; --windows for the benchmark's windows).
+ * carla_clips/) or the benchmark layout (clips_index.jsonl). A KITTI sequence folder is a
+ * trajectory input: its poses, split into the benchmark's windows as `egogeo run` reads them.
  */
+function isDirectory(file: string): boolean {
+  try {
+    return statSync(file).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 export function isDatasetDir(file: string): boolean {
   try {
     return statSync(file).isDirectory() && (existsSync(join(file, 'clips_index.jsonl')) || isPublishedRoot(file));
