@@ -304,6 +304,12 @@ describe.skipIf(!NATIVE_BUILT || !HAS_EGODYN_KITTI)('egogeo run on egodyn_kitti 
     expect(read(alias)).toBe(read(out));
     expect(readdirSync(`${alias}.trajectories`).sort()).toEqual(readdirSync(`${out}.trajectories`).sort());
     expect(readdirSync(`${out}.trajectories`).filter((f) => f.endsWith('.gt.tum')).length).toBe(readdirSync(`${out}.trajectories`).length / 2);
+    // KITTI keeps times.txt's clock: estimate and truth pair frame by frame.
+    const est = parseTum(read(join(`${out}.trajectories`, 'kitti06_000005.tum')), 'e');
+    const gt = parseTum(read(join(`${out}.trajectories`, 'kitti06_000005.gt.tum')), 'g');
+    expect(est.t[0]).toBeGreaterThan(0);
+    expect(associate(est, gt)[0].t.length).toBe(31);
+    expect(ate(est, gt, false).rmse).toBeLessThan(0.5);
   });
 
   it('without qa.jsonl: answers the questions, oracle labels from the npz arrays; an unreadable npz is a bad clip', () => {
