@@ -78,4 +78,32 @@ describe('a run with a collapsed scale', () => {
     expect(Object.values(answers).filter((a) => a === null)).toHaveLength(12);
     expect(qualityFromTum(out.tum)).toEqual(out.quality);
   });
+
+  it('a moving clip whose road shows no texture (no road points) is flagged, never passed off as measured', async () => {
+    const { runClipTask } = await import('../../src/run/task.js');
+    const { drivingClip } = await import('../helpers/render.js');
+    const clip = drivingClip({ frames: 21, speed: 10, yawRate: 0.1, seed: 3 });
+    // The road region (below the horizon) flattened to one grey: the wall alone is left to track.
+    const horizon = Math.ceil(clip.intrinsics.cy) + 4;
+    const frames = clip.frames.map((f) => {
+      const d = Uint8Array.from(f.data);
+      d.fill(110, horizon * f.width);
+      return { ...f, data: d };
+    });
+    const questions = loadQuestions();
+    const out = await runClipTask({
+      clip: { index: 0, id: 'noroad', source: 'synthetic', frames, timestamps: clip.timestamps, camera: { intrinsics: clip.intrinsics, height: clip.cameraHeight }, qa: [] },
+      qa: [],
+      engine: engineConfig(),
+      config: DEFAULT_QUESTIONS_PATH,
+      questionsDoc: questions.document,
+      questionIds: questions.questions.map((q) => q.id),
+      qaBase: 0,
+    });
+    expect(out.quality.verdict, JSON.stringify(out.quality)).not.toBe('ok');
+    expect(out.quality.reasons.join('; ')).toMatch(/road|metric|scale|pose/);
+    const answers = Object.fromEntries(out.records.map((r) => [r.question_id, r.model_answer]));
+    if (out.quality.verdict === 'failed') expect(answers.speed_regime).toBeNull();
+    else expect(answers.speed_regime).not.toBe('stopped');
+  });
 });
