@@ -4,6 +4,8 @@
       "target_name": "egogeo_native",
       "sources": [
         "native/addon.cc",
+        "native/baselines/binding.cc",
+        "native/baselines/proxy.cc",
         "native/ffmpeg.cc",
         "native/render/binding.cc",
         "native/render/encode.cc",

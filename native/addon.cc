@@ -1,6 +1,7 @@
-// The engine's N-API module: registers the VO (vo/binding.cc) and renderer (render/binding.cc)
-// calls. Module-wide: nothing but OpenCV's own thread-pool size (one thread from the first load on,
+// The engine's N-API module: registers the VO (vo/binding.cc), renderer (render/binding.cc) and
+// published-baseline (baselines/binding.cc) calls. Module-wide: nothing but OpenCV's own thread-pool size (one thread from the first load on,
 // changed only on request).
+#include "baselines/binding.h"
 #include "render/binding.h"
 #include "vo/binding.h"
 
@@ -30,6 +31,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   std::call_once(g_pin_opencv_threads, [] { cv::setNumThreads(1); });
   egogeo::vo::register_exports(env, exports);
   egogeo::render::register_exports(env, exports);
+  egogeo::baselines::register_exports(env, exports);
   exports.Set("setThreads", Napi::Function::New(env, SetThreads, "setThreads"));
   exports.Set("threads", Napi::Function::New(env, GetThreads, "threads"));
   exports.Set("opencvVersion", Napi::String::New(env, CV_VERSION));

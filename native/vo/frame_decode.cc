@@ -45,7 +45,7 @@ void check_complete(const std::vector<uchar>& b, const std::string& path, size_t
 
 }  // namespace
 
-Decoded decode_frame(const FrameSource& src, size_t index, int ds) {
+Decoded decode_frame(const FrameSource& src, size_t index, int ds, GreyPath path) {
   if (src.pixels) {
     if (src.width <= 0 || src.height <= 0) throw InputError("frame " + std::to_string(index) + ": width and height must be positive");
     Decoded d = shrink(cv::Mat(src.height, src.width, CV_8UC1, const_cast<uint8_t*>(src.pixels)), ds);
@@ -68,6 +68,13 @@ Decoded decode_frame(const FrameSource& src, size_t index, int ds) {
   if (bytes.empty()) throw InputError("frame " + std::to_string(index) + ": '" + src.path + "' is empty");
   check_complete(bytes, src.path, index);
   cv::Mat img;
+  if (is_jpeg(bytes) && path == GreyPath::OpenCvBgr) {
+    cv::Mat bgr;
+    const std::string problem = decode_jpeg_bgr(bytes, bgr);
+    if (!problem.empty()) throw InputError("frame " + std::to_string(index) + ": '" + src.path + "' is a corrupt JPEG (" + problem + ")");
+    cv::cvtColor(bgr, img, cv::COLOR_BGR2GRAY);
+    return shrink(img, ds);
+  }
   if (is_jpeg(bytes)) {
     Decoded d;
     const std::string problem = decode_jpeg_grey(bytes, d.img, ds, &d.width, &d.height);

@@ -17,7 +17,12 @@ struct Decoded {
   int width = 0, height = 0;  // input pixels
 };
 
+/// How colour frames become grey: libjpeg's own conversion (the engine: cheaper, DCT scaling), or
+/// as OpenCV's imread + cvtColor(COLOR_BGR2GRAY) does it (the published baselines' pixels:
+/// JPEGs decoded to BGR first; other formats decode as the engine decodes them).
+enum class GreyPath { Engine, OpenCvBgr };
+
 /// Frame `index` of a clip at the working resolution `ds` (Options::downsample: 1, 2 or 4).
-Decoded decode_frame(const FrameSource& src, size_t index, int ds);
+Decoded decode_frame(const FrameSource& src, size_t index, int ds, GreyPath path = GreyPath::Engine);
 
 }  // namespace egogeo::vo

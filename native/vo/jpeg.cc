@@ -30,7 +30,10 @@ extern "C" void on_message(j_common_ptr c, int level) {
 
 }  // namespace
 
-std::string decode_jpeg_grey(const std::vector<uchar>& bytes, cv::Mat& out, int downsample, int* width, int* height) {
+namespace {
+
+/// One decode: grey (`bgr` false, DCT-scaled by `downsample`) or BGR at full size.
+std::string decode(const std::vector<uchar>& bytes, cv::Mat& out, bool bgr, int downsample, int* width, int* height) {
   jpeg_decompress_struct cinfo;
   ErrorManager err;
   cinfo.err = jpeg_std_error(&err.pub);
@@ -46,13 +49,18 @@ std::string decode_jpeg_grey(const std::vector<uchar>& bytes, cv::Mat& out, int 
   jpeg_create_decompress(&cinfo);
   jpeg_mem_src(&cinfo, bytes.data(), static_cast<unsigned long>(bytes.size()));
   jpeg_read_header(&cinfo, TRUE);
-  cinfo.out_color_space = JCS_GRAYSCALE;
-  cinfo.scale_num = 1;
-  cinfo.scale_denom = static_cast<unsigned>(downsample);
+  if (bgr) {
+    cinfo.out_color_space = JCS_EXT_BGR;
+    cinfo.out_color_components = 3;
+  } else {
+    cinfo.out_color_space = JCS_GRAYSCALE;
+    cinfo.scale_num = 1;
+    cinfo.scale_denom = static_cast<unsigned>(downsample);
+  }
   if (width) *width = static_cast<int>(cinfo.image_width);
   if (height) *height = static_cast<int>(cinfo.image_height);
   jpeg_start_decompress(&cinfo);
-  out.create(static_cast<int>(cinfo.output_height), static_cast<int>(cinfo.output_width), CV_8UC1);
+  out.create(static_cast<int>(cinfo.output_height), static_cast<int>(cinfo.output_width), bgr ? CV_8UC3 : CV_8UC1);
   while (cinfo.output_scanline < cinfo.output_height) {
     JSAMPROW row = out.ptr<uchar>(static_cast<int>(cinfo.output_scanline));
     jpeg_read_scanlines(&cinfo, &row, 1);
@@ -65,5 +73,13 @@ std::string decode_jpeg_grey(const std::vector<uchar>& bytes, cv::Mat& out, int 
   }
   return {};
 }
+
+}  // namespace
+
+std::string decode_jpeg_grey(const std::vector<uchar>& bytes, cv::Mat& out, int downsample, int* width, int* height) {
+  return decode(bytes, out, false, downsample, width, height);
+}
+
+std::string decode_jpeg_bgr(const std::vector<uchar>& bytes, cv::Mat& out) { return decode(bytes, out, true, 1, nullptr, nullptr); }
 
 }  // namespace egogeo::vo

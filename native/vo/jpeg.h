@@ -20,4 +20,8 @@ inline bool is_jpeg(const std::vector<uchar>& bytes) { return bytes.size() >= 2 
 /// given, receive the stored size. Returns "" on success, else libjpeg's first error or warning.
 std::string decode_jpeg_grey(const std::vector<uchar>& bytes, cv::Mat& out, int downsample = 1, int* width = nullptr, int* height = nullptr);
 
+/// Decodes a JPEG to 8-bit BGR at full size as OpenCV's imread (IMREAD_COLOR) does: libjpeg's
+/// defaults (islow DCT, fancy upsampling) with output colour space JCS_EXT_BGR. Same errors.
+std::string decode_jpeg_bgr(const std::vector<uchar>& bytes, cv::Mat& out);
+
 }  // namespace egogeo::vo

@@ -361,6 +361,8 @@ interface Addon {
   processClip(clip: NativeClip | NativeVideoClip, options?: VoOptions): NativeResult;
   processClipAsync(clip: NativeClip | NativeVideoClip, options?: VoOptions): Promise<NativeResult>;
   smoothSpeed(m: SpeedMeasurements): SmoothedSpeed;
+  baselineSignals(r: BaselineRequest): BaselineSignals;
+  baselineSignalsAsync(r: BaselineRequest): Promise<BaselineSignals>;
   probeVideo(path: string): VideoInfo;
   renderClip(request: RenderRequest): RenderResult;
   renderClipAsync(request: RenderRequest): Promise<RenderResult>;
@@ -472,6 +474,36 @@ export interface SmoothedSpeed {
  */
 export function smoothSpeed(m: SpeedMeasurements): SmoothedSpeed {
   return native().smoothSpeed(m);
+}
+
+/**
+ * A published baseline's per-pair signals, computed as the reference's Python computes them
+ * (native/baselines/proxy.cc): image paths (JPEGs decoded to BGR and converted as cv2.imread +
+ * cvtColor does) or a video's frames (its decoder's grey), in the order given.
+ */
+export interface BaselineRequest {
+  method: 'vo-proxy' | 'flow-heuristic';
+  frames?: string[];
+  video?: string;
+  frameIndices?: number[];
+}
+/** vo-proxy: yawDeg, dispMag; flow-heuristic: turnScore, expScore, motionMag (one entry per pair). */
+export interface BaselineSignals {
+  frames: number;
+  yawDeg?: Float64Array;
+  dispMag?: Float64Array;
+  turnScore?: Float64Array;
+  expScore?: Float64Array;
+  motionMag?: Float64Array;
+}
+
+export function baselineSignals(r: BaselineRequest): BaselineSignals {
+  return native().baselineSignals(r);
+}
+
+/** `baselineSignals` on the libuv pool. */
+export function baselineSignalsAsync(r: BaselineRequest): Promise<BaselineSignals> {
+  return native().baselineSignalsAsync(r);
 }
 
 /** Runs VO over a clip (frames or a video) on the libuv pool, leaving the event loop free. */

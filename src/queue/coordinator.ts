@@ -45,7 +45,7 @@ async function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
 /** Whether a worker's answer has the shape the run writes. */
 function isClipOutput(r: unknown, t: ClipTask): r is ClipOutput {
   const o = r as ClipOutput;
-  return !!o && typeof o === 'object' && o.id === t.clip.id && Array.isArray(o.records) && typeof o.tum === 'string';
+  return !!o && typeof o === 'object' && o.id === t.clip.id && Array.isArray(o.records) && (typeof o.tum === 'string' || typeof o.signals === 'string');
 }
 
 export function queueExecutor(qo: QueueExecutorOptions): ClipExecutor {

@@ -26,9 +26,10 @@ export interface AnswerOptions {
   cancel?: Int32Array;
 }
 
-/** The question ids a run answers. */
-export function answeredIds(o: Pick<AnswerOptions, 'questions' | 'questionSet'>): Set<string> {
-  return new Set(o.questions === 'subset' ? GEOMETRIC_SUBSET : o.questionSet.questions.map((q) => q.id));
+/** The question ids a run answers (the published baselines answer the 6-question subset only). */
+export function answeredIds(o: Pick<AnswerOptions, 'questions' | 'questionSet'> & { engine?: EngineConfig }): Set<string> {
+  const subset = o.questions === 'subset' || (o.engine !== undefined && o.engine.method !== 'egogeo');
+  return new Set(subset ? GEOMETRIC_SUBSET : o.questionSet.questions.map((q) => q.id));
 }
 
 /** One pool task per clip; records of clips without QA items are numbered clip-major from the clip's index. */

@@ -40,6 +40,17 @@ export interface Manifest {
 
 export const DEFAULT_MODEL = 'egogeo_vo';
 
+/**
+ * A run's model name as the leaderboard names its rows: egogeo_<domain> on the published layout
+ * (else egogeo_vo); the published baselines vo_proxy_<domain> / flow_heuristic_<domain> (else
+ * vo_proxy / flow_heuristic).
+ */
+export function modelName(method: string, carlaDomain?: string | null): string {
+  if (method === 'egogeo') return carlaDomain ? `egogeo_${carlaDomain}` : DEFAULT_MODEL;
+  const base = method.replace('-', '_');
+  return carlaDomain ? `${base}_${carlaDomain}` : base;
+}
+
 export function buildManifest(clips: readonly ManifestClip[], key: RunKey, model = DEFAULT_MODEL, device?: Device): Manifest {
   const questions: string[] = [];
   const perSource: Record<string, number> = {};

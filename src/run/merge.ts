@@ -157,7 +157,7 @@ function writeSides(
     const d = sidecar.trajectories(path);
     if (!existsSync(d)) continue;
     for (const f of readdirSync(d)) {
-      if (!f.endsWith('.tum')) continue;
+      if (!f.endsWith('.tum') && !f.endsWith('.signals.json')) continue;
       const fault = faultFor(join(trajDir, f));
       if (fault) throw fault;
       copyFileSync(join(d, f), join(trajDir, f));

@@ -79,6 +79,8 @@ export function keyEngine(key: RunKey): EngineConfig {
 export const sidecar = {
   errors: (out: string) => `${out}.errors.jsonl`,
   trajectories: (out: string) => `${out}.trajectories`,
+  /** A finished clip's own file in the trajectories folder (a resumed run skips the clips that have it): the estimated trajectory (egogeo), else the published baseline's signals. */
+  clipFile: (out: string, id: string, method: string) => `${out}.trajectories/${id}${method === 'egogeo' ? '.tum' : '.signals.json'}`,
   run: (out: string) => `${out}.run.json`,
   manifest: (out: string) => `${out}.manifest.json`,
 };

@@ -26,7 +26,7 @@ import { isPublishedRoot } from '../datasets/published.js';
 import { DEFAULT_QUESTIONS_PATH, questionsFromText } from '../oracle/index.js';
 import { engineVersion } from '../native/index.js';
 import { type EngineConfig, engineRecord } from '../vo/config.js';
-import { buildManifest, DEFAULT_MODEL, type ManifestClip } from './manifest.js';
+import { buildManifest, type ManifestClip, modelName } from './manifest.js';
 import { keyDiff, readRunRecord, RUN_VERSION, type RunKey, type RunRecord, type Shard, sidecar } from './record.js';
 
 export { keyDiff, readRunRecord, RUN_VERSION, type RunKey, type RunRecord, type Shard, sidecar } from './record.js';
@@ -166,7 +166,7 @@ async function runLocked(o: RunOptions, lock: OutputLock, sig0: RunSignals): Pro
   const configText = readInputText(config, 'question file');
   const questions = questionsFromText(configText, config);
   const engine = o.engine;
-  const ids = answeredIds({ questions: o.questions, questionSet: questions });
+  const ids = answeredIds({ questions: o.questions, questionSet: questions, engine });
   const log = (line: string) => process.stderr.write(`egogeo: ${line}\n`);
   const bench = readDataset(o.dataset, {
     selected: o.clips,
@@ -217,7 +217,7 @@ async function runLocked(o: RunOptions, lock: OutputLock, sig0: RunSignals): Pro
     egogeo_run: RUN_VERSION,
     key,
     shard,
-    model: o.model ?? (key.carla_domain ? `egogeo_${key.carla_domain}` : DEFAULT_MODEL),
+    model: o.model ?? modelName(engine.method, key.carla_domain),
     clips_total: all.length,
     clips: mine.map((c) => [c.index, c.id, c.source, expected.get(c.id)!.count]),
     cameras: Object.fromEntries(mine.map((c) => [c.id, cameraRecord(c.camera)])),
@@ -230,7 +230,7 @@ async function runLocked(o: RunOptions, lock: OutputLock, sig0: RunSignals): Pro
   const file = new PredictionsFile(out, expected);
   // A finished clip whose trajectory file is gone is redone, so a resume regenerates side files.
   const trajDir = sidecar.trajectories(out);
-  const rec = file.recover((id) => existsSync(`${trajDir}/${id}.tum`));
+  const rec = file.recover((id) => existsSync(sidecar.clipFile(out, id, engine.method)));
   const done = new Set(rec.blocks.map((b) => b.id));
   if (rec.dropped.length > 0) {
     process.stderr.write(`egogeo: ${o.output}: dropped the incomplete records of ${rec.dropped.join(', ')} (redoing ${rec.dropped.length === 1 ? 'it' : 'them'})\n`);
@@ -299,12 +299,12 @@ async function runLocked(o: RunOptions, lock: OutputLock, sig0: RunSignals): Pro
         onResult: (r, t) => {
           try {
             if (r.gtTum) writeAtomic(`${trajDir}/${r.id}.gt.tum`, r.gtTum);
-            writeAtomic(`${trajDir}/${r.id}.tum`, r.tum);
+            writeAtomic(sidecar.clipFile(out, r.id, engine.method), r.tum ?? r.signals ?? '');
           } catch (e) {
             // A name this file system refuses is this clip's problem; a full or read-only disk stops the run.
             const code = (e as NodeJS.ErrnoException).code;
             if (code !== 'ENAMETOOLONG' && code !== 'EILSEQ' && code !== 'EINVAL') throw e;
-            fail(t.clip, `cannot write its trajectory file ${JSON.stringify(`${r.id}.tum`)} (${code})`);
+            fail(t.clip, `cannot write its file ${JSON.stringify(basename(sidecar.clipFile(out, r.id, engine.method)))} (${code})`);
             return;
           }
           file.append(r.records.map((x) => `${JSON.stringify(x)}\n`).join(''));
@@ -341,9 +341,10 @@ async function runLocked(o: RunOptions, lock: OutputLock, sig0: RunSignals): Pro
   const blocks = file.finalize();
   writeErrors();
   writeManifest(out, blocks, record);
-  // Every answered clip's verdict, from its trajectory file (resumed clips included).
+  // Every answered clip's verdict, from its trajectory file (resumed clips included; the published
+  // baselines estimate no trajectory and have none).
   const verdicts = { ok: 0, weak: 0, failed: 0, unknown: 0 };
-  for (const b of blocks) {
+  for (const b of engine.method === 'egogeo' ? blocks : []) {
     let q = null;
     try {
       q = qualityFromTum(readFileSync(`${trajDir}/${b.id}.tum`, 'utf8'));

@@ -6,19 +6,21 @@
  * records it in the errors file and goes on.
  */
 import { existsSync } from 'node:fs';
-import type { Clip, QaItem } from '../core/clip.js';
+import type { Clip, LoadedClip, QaItem, VideoFrame } from '../core/clip.js';
 import type { Trajectory } from '../core/trajectory.js';
 import { CancelledError, ClipDataError, firstLine, InternalError, NATIVE_INTERNAL } from '../core/errors.js';
 import { groundTruthArrays, readNpzArrays } from '../datasets/groundtruth.js';
 import { type ClipQuality, formatQualityLine, formatTum } from '../io/trajectories.js';
 import type { Prediction } from '../io/predictions.js';
 import { clipData, type DynamicsArrays, labelClip, loadQuestions, questionsFromDocument, runOracle, summaryFeatures } from '../oracle/index.js';
-import { predictionRecords } from '../baseline/baseline.js';
+import { GEOMETRIC_SUBSET, predictionRecords } from '../baseline/baseline.js';
+import { flowHeuristicAnswers, REFERENCE_FRAMES, type ReferenceMethod, voProxyAnswers } from '../baseline/reference.js';
+import { baselineSignals, baselineSignalsAsync, type BaselineRequest, type BaselineSignals } from '../native/index.js';
 import { type EngineConfig, engineInput } from '../vo/config.js';
 import { estimateClip, estimateClipAsync } from '../vo/estimate.js';
 import { resample } from '../vo/errors.js';
 import { clipQuality, scaleFree } from '../vo/quality.js';
-import { checkTiming, loadFrames } from '../vo/frames.js';
+import { checkTiming, evenFrames, loadFrames } from '../vo/frames.js';
 
 export interface ClipTask {
   clip: Clip;
@@ -42,12 +44,14 @@ export interface ClipOutput {
   index: number;
   /** This clip's prediction records (structured-cloned from the worker; written by the caller). */
   records: Prediction[];
-  /** The estimated planar trajectory (TUM, camera convention, absolute times), its speed profile and quality verdict as comment lines. */
-  tum: string;
+  /** The estimated planar trajectory (TUM, camera convention, absolute times), its speed profile and quality verdict as comment lines (method egogeo). */
+  tum?: string;
+  /** A published baseline's per-pair signals (JSON), what its answers rest on (methods vo-proxy, flow-heuristic). */
+  signals?: string;
   /** The ground truth at the same frames and times (TUM), when the clip has one. */
   gtTum?: string;
-  /** What the engine could measure (vo/quality.ts); a 'failed' clip's scale-dependent answers are null. */
-  quality: ClipQuality;
+  /** What the engine could measure (vo/quality.ts; method egogeo); a 'failed' clip's scale-dependent answers are null. */
+  quality?: ClipQuality;
   width: number;
   height: number;
   framesUsed: number;
@@ -73,6 +77,54 @@ function groundTruthAt(c: Clip, gt: DynamicsArrays | null, ts: Float64Array): Tr
   return { ...resample(g, rel), t: ts };
 }
 
+/**
+ * A published baseline (vo-proxy, flow-heuristic) on the clip: its frames chosen as the reference
+ * chooses them (`evenFrames`, 10 unless the run says otherwise), its signals (native, as the
+ * reference computes them), its answers to the six questions it supports (baseline/reference.ts).
+ */
+async function referenceTask(task: ClipTask, full: LoadedClip, gt: DynamicsArrays | null, t0: number, o: { async?: boolean }): Promise<ClipOutput> {
+  const c = task.clip;
+  const method = task.engine.method as ReferenceMethod;
+  const idx = evenFrames(full.frames.length, task.engine.frames ?? REFERENCE_FRAMES);
+  const frames = idx.map((i) => full.frames[i]);
+  let req: BaselineRequest;
+  if (frames.every((f): f is string => typeof f === 'string')) req = { method, frames };
+  else if (frames.every((f): f is VideoFrame => typeof f === 'object' && 'video' in f)) req = { method, video: frames[0].video, frameIndices: frames.map((f) => f.index) };
+  else throw new ClipDataError(`method ${method} reads image files or a video, not in-memory frames`);
+  const t1 = performance.now();
+  let sig: BaselineSignals;
+  try {
+    sig = o.async ? await baselineSignalsAsync(req) : baselineSignals(req);
+  } catch (e) {
+    if ((e as { code?: string }).code === NATIVE_INTERNAL) throw new InternalError(`clip ${c.id}: ${method} failed: ${firstLine(e)}`);
+    throw new ClipDataError(`${method} failed: ${firstLine(e)}`);
+  }
+  const t2 = performance.now();
+  const labels = method === 'vo-proxy' ? voProxyAnswers({ yawDeg: sig.yawDeg!, dispMag: sig.dispMag! }) : flowHeuristicAnswers({ turnScore: sig.turnScore!, expScore: sig.expScore!, motionMag: sig.motionMag! });
+  const questions = task.questionsDoc === undefined ? loadQuestions(task.config) : questionsFromDocument(task.questionsDoc, task.config);
+  const supported = new Set<string>(GEOMETRIC_SUBSET); // SUPPORTED_QUESTIONS of both scripts
+  let records: Prediction[];
+  const qa = task.qa.filter((q) => supported.has(q.question_id));
+  if (task.qa.length > 0) {
+    records = predictionRecords(c, questions, labels, { qa });
+  } else {
+    const g = gt ?? groundTruthArrays(c, null)?.arrays ?? null;
+    const truth = g ? labelClip(clipData(g, summaryFeatures(g)), questions) : null;
+    records = predictionRecords(c, questions, labels, { truth, answer: new Set(task.questionIds.filter((q) => supported.has(q))), qaBase: task.qaBase });
+  }
+  const perPair = Object.fromEntries(Object.entries(sig).filter(([k]) => k !== 'frames').map(([k, v]) => [k, Array.from(v as Float64Array)]));
+  return {
+    id: c.id,
+    index: c.index,
+    records,
+    signals: `${JSON.stringify({ method, frame_indices: idx, ...perPair, answers: labels })}\n`,
+    width: 0,
+    height: 0,
+    framesUsed: idx.length,
+    ms: { load: t1 - t0, vo: t2 - t1, total: performance.now() - t0 },
+  };
+}
+
 /** `async`: the engine runs on libuv's thread pool (the event loop stays free: one-worker runs on the main thread). */
 export async function runClipTask(task: ClipTask, o: { async?: boolean } = {}): Promise<ClipOutput> {
   if (task.cancel && Atomics.load(task.cancel, 0) !== 0) throw new CancelledError();
@@ -91,6 +143,7 @@ export async function runClipTask(task: ClipTask, o: { async?: boolean } = {}): 
   if (full.frames.length < 2) throw new ClipDataError(`only ${full.frames.length} frame(s); VO needs at least 2`);
   const truthT = gt?.timestamps ?? c.groundTruth?.t;
   checkTiming(full, truthT && truthT.length > 1 ? truthT[truthT.length - 1] - truthT[0] : undefined);
+  if (task.engine.method !== 'egogeo') return referenceTask(task, full, gt, t0, o);
   const t1 = performance.now();
   const { clip, options } = engineInput(full, task.engine);
   let est;

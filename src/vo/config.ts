@@ -14,8 +14,11 @@ import type { Trajectory } from '../core/trajectory.js';
 import { type Device, DEVICES, type Photometric, PHOTOMETRIC, type VoOptions } from '../native/index.js';
 import { evenFrames, selectFrames } from './frames.js';
 
-/** How a clip's ego-motion is estimated. Issue 29 adds the published baselines (vo-proxy, flow-heuristic). */
-export const METHODS = ['egogeo'] as const;
+/**
+ * How a clip is answered: egogeo's engine, or one of the published geometric baselines computed as
+ * the reference computes them (vo-proxy, flow-heuristic: baseline/reference.ts, native/baselines/).
+ */
+export const METHODS = ['egogeo', 'vo-proxy', 'flow-heuristic'] as const;
 export type Method = (typeof METHODS)[number];
 
 /** Metric scale: 'road' (camera height over the road plane), 'gt' (ground-truth speeds, diagnosis), 'none' (unit steps). */

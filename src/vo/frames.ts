@@ -47,7 +47,13 @@ export function loadFrames(c: Clip): LoadedClip {
 /** `count` frame indices spread evenly over `n` frames (the published baselines use 10). */
 export function evenFrames(n: number, count: number): number[] {
   if (count >= n) return Array.from({ length: n }, (_, i) => i);
-  return Array.from({ length: count }, (_, i) => Math.round((i * (n - 1)) / (count - 1)));
+  return Array.from({ length: count }, (_, i) => roundHalfEven((i * (n - 1)) / (count - 1)));
+}
+
+/** Python's round(): halves to the even neighbour (the reference's frame choice `round(i·(n−1)/(k−1))`). */
+function roundHalfEven(v: number): number {
+  const r = Math.round(v);
+  return Math.abs(v - Math.trunc(v)) === 0.5 && r % 2 !== 0 ? r - 1 : r;
 }
 
 /** A loaded clip reduced to the given frame indices (its ground truth stays whole: labels come from all of it). */

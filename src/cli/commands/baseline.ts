@@ -15,10 +15,11 @@ import { DEFAULT_QUESTIONS_PATH } from '../../oracle/index.js';
 import { defaultWorkers } from '../../pool/index.js';
 import { DEFAULT_QUEUE_NAME } from '../../queue/connection.js';
 import { engineFromFlags } from '../../vo/config.js';
-import { runCommand } from './run.js';
+import { METHOD_HELP, runCommand } from './run.js';
 
 interface Opts {
   kitti: string;
+  method: string;
   output?: string;
   frames: string;
   questions: string;
@@ -34,6 +35,7 @@ export function registerBaseline(program: Command): void {
     .description('egogeo run over a KITTI sequence (its 31-frame benchmark windows every 5 frames); predictions to stdout without -o')
     .requiredOption('--kitti <dir>', 'KITTI odometry sequence directory (image_0/, times.txt, calib.txt, poses.txt)')
     .option('-o, --output <path>', 'predictions JSONL and the run\'s side files, as egogeo run -o writes them (default: predictions to stdout)')
+    .option('--method <m>', METHOD_HELP, 'egogeo')
     .option('--frames <n>', "frames per clip the estimator sees: 'all' or a count spread evenly (published baselines: 10)", 'all')
     .option('--questions <set>', "'subset' (the 6 geometric questions) or 'all' (14)", 'all')
     .option('--config <yaml>', 'question file', DEFAULT_QUESTIONS_PATH)
@@ -44,13 +46,14 @@ export function registerBaseline(program: Command): void {
       // Bad flags and an output over an input are one line before anything is read.
       guardOutputs([o.output !== undefined ? { path: o.output, flag: '-o' } : undefined], [o.config, ...['poses.txt', 'times.txt', 'calib.txt'].map((f) => join(o.kitti, f))]);
       if (o.questions !== 'subset' && o.questions !== 'all') throw new InputError(`--questions must be 'subset' or 'all', got '${o.questions}'`);
-      engineFromFlags({ frames: o.frames, scale: o.scale });
+      engineFromFlags({ method: o.method, frames: o.frames, scale: o.scale });
       readKittiSequence(o.kitti); // a KITTI sequence, or one line saying what is missing
       const tmp = o.output === undefined ? mkdtempSync(join(tmpdir(), 'egogeo-baseline-')) : null;
       const output = o.output ?? join(tmp!, 'predictions.jsonl');
       try {
         await runCommand({
           dataset: o.kitti,
+          method: o.method,
           output,
           questions: o.questions,
           frames: o.frames,

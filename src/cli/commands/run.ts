@@ -24,6 +24,7 @@ function resolveQueueDevice(s: string): 'cpu' | 'gpu' {
 
 export interface RunOpts {
   dataset: string;
+  method?: string;
   output: string;
   sourceLabel?: string;
   clips?: string;
@@ -47,6 +48,10 @@ export interface RunOpts {
   attempts: string;
 }
 
+/** --method's help (run and baseline). */
+export const METHOD_HELP =
+  "how clips are answered: 'egogeo' (this engine: metric ego-motion, all 14 questions), or a published geometric baseline computed as the reference's Python computes it, answering its 6 questions from 10 evenly spaced frames: 'vo-proxy' (baselines/vo_proxy_baseline.py), 'flow-heuristic' (baselines/flow_heuristic.py). The learned baselines (raft-flow-heuristic, tartanvo) need network weights downloaded at run time and are not offered";
+
 const positiveInt = (name: string, s: string): number => {
   const v = Number(s);
   if (!Number.isInteger(v) || v < 1) throw new InputError(`${name} must be a positive integer, got '${s}'`);
@@ -56,7 +61,7 @@ const positiveInt = (name: string, s: string): number => {
 /** What `egogeo run` does with its parsed options (also `egogeo baseline`, its alias over a KITTI sequence). */
 export async function runCommand(o: RunOpts): Promise<void> {
   if (o.questions !== 'subset' && o.questions !== 'all') throw new InputError(`--questions must be 'subset' or 'all', got '${o.questions}'`);
-  const flags = { frames: o.frames, scale: o.scale, photometric: o.photometric };
+  const flags = { method: o.method, frames: o.frames, scale: o.scale, photometric: o.photometric };
   engineFromFlags(flags); // a bad flag is one line before the GPU is probed
   // Resolved once here (one clear error for a missing or failing GPU, not one per clip); recorded in the manifest.
   let device: 'cpu' | 'gpu';
@@ -119,6 +124,7 @@ export function registerRun(program: Command): void {
     .option('--cameras <json>', 'per-source cameras over what the dataset says: {"carla": {"hfov_deg": 90, "height": 1.65}} or {"<source>": {fx, fy, cx, cy, height}}')
     .option('--cache <dir>', 'where the nuScenes table join is cached (default: $EGOGEO_CACHE_DIR or ~/.cache/egogeo)')
     .option('--no-cache', 'do not cache the nuScenes table join')
+    .option('--method <m>', METHOD_HELP, 'egogeo')
     .option('--photometric <mode>', `the tracker's photometric stage: ${PHOTOMETRIC.join(', ')} (default ${ENGINE_DEFAULTS.photometric}: gain-compensated KLT per frame pair)`)
     .option('--device <mode>', `where pyramids, FAST and KLT run: ${DEVICES.join(', ')} (auto: the GPU when libegogeo_gpu loads, sees a device and its tracks pass a self-check against the CPU's, else the CPU with a note; gpu: the same check, an error when it fails; with --queue auto means cpu and each worker checks its own GPU); pose and scale always run on the CPU`, 'auto')
     .requiredOption('-o, --output <path>', 'predictions JSONL (appended per clip while running, canonical order when complete)')
@@ -131,7 +137,7 @@ export function registerRun(program: Command): void {
     .option('--shard <i/n>', 'run only the clips whose index % n == i (merge the shards with egogeo merge)')
     .option('--config <yaml>', 'question file', DEFAULT_QUESTIONS_PATH)
     .option('--scale <mode>', "metric scale: 'road' (camera height), 'gt' (ground-truth speeds from KITTI poses, diagnosis) or 'none'", 'road')
-    .option('--model <name>', `model name in the results manifest (default: egogeo_<carla domain> on the published layout, else ${DEFAULT_MODEL})`)
+    .option('--model <name>', `model name in the results manifest (default: <method>_<carla domain> on the published layout, as the leaderboard names its rows: egogeo_simulation, vo_proxy_transferred; else ${DEFAULT_MODEL}, vo_proxy, flow_heuristic)`)
     .option('--no-progress', 'no progress bar (default: shown on a terminal)')
     .option('--queue <url>', 'hand the clips to `egogeo worker` processes through Redis (redis://HOST:PORT[/db]) instead of answering them here; the same files as a local run')
     .option('--queue-name <name>', 'with --queue: the BullMQ queue (the workers\' --queue-name)', DEFAULT_QUEUE_NAME)
