@@ -76,7 +76,7 @@ bool run(const Request& req, Output& out, napi::Failure& error) {
         if (grey.back().size() != grey.front().size()) throw vo::InputError("frame " + std::to_string(i) + ": '" + src.path + "' differs in size from frame 0");
       }
     } else {
-      vo::DecodedVideo d = vo::decode_video(req.video);
+      vo::DecodedVideo d = vo::decode_video(req.video, vo::GreyPath::OpenCvBgr);
       if (req.frame_indices.empty()) {
         grey = std::move(d.frames);
       } else {

@@ -1,5 +1,7 @@
 #include "video.h"
 
+#include <opencv2/imgproc.hpp>
+
 #include "../ffmpeg.h"
 #include "types.h"
 
@@ -113,7 +115,7 @@ int declared_frames(const AVFormatContext* fmt, const AVStream* st, double fps) 
 /// as OpenCV's YUV → BGR → grey did), remade only if the format or range changes mid-stream.
 class ToGrey {
  public:
-  explicit ToGrey(const std::string& path) : path_(path) {}
+  ToGrey(const std::string& path, bool via_bgr) : path_(path), via_bgr_(via_bgr) {}
 
   cv::Mat operator()(const AVFrame* f) {
     const bool full = f->color_range == AVCOL_RANGE_JPEG;
@@ -123,9 +125,13 @@ class ToGrey {
     if (const int e = ff().sws_scale(sws_.get(), f->data, f->linesize, 0, f->height, grey_->data, grey_->linesize); e < 0) {
       unreadable(path_, "converting a frame to grey: " + av_error(e));
     }
-    cv::Mat m(f->height, f->width, CV_8UC1);
-    for (int y = 0; y < f->height; ++y) std::memcpy(m.ptr(y), grey_->data[0] + static_cast<ptrdiff_t>(y) * grey_->linesize[0], f->width);
-    return m;
+    const int ch = via_bgr_ ? 3 : 1;
+    cv::Mat m(f->height, f->width, via_bgr_ ? CV_8UC3 : CV_8UC1);
+    for (int y = 0; y < f->height; ++y) std::memcpy(m.ptr(y), grey_->data[0] + static_cast<ptrdiff_t>(y) * grey_->linesize[0], static_cast<size_t>(f->width) * ch);
+    if (!via_bgr_) return m;
+    cv::Mat g;
+    cv::cvtColor(m, g, cv::COLOR_BGR2GRAY);
+    return g;
   }
 
  private:
@@ -142,14 +148,21 @@ class ToGrey {
     ff().av_opt_set_int(s, "src_format", fmt, 0);
     ff().av_opt_set_int(s, "dstw", f->width, 0);
     ff().av_opt_set_int(s, "dsth", f->height, 0);
-    ff().av_opt_set_int(s, "dst_format", AV_PIX_FMT_GRAY8, 0);
-    // The frame's own range (yuvj* formats are full range whatever it says); grey out is full range.
-    ff().av_opt_set_int(s, "src_range", full ? 1 : 0, 0);
-    ff().av_opt_set_int(s, "dst_range", 1, 0);
-    ff().av_opt_set_int(s, "sws_flags", SWS_POINT | SWS_ACCURATE_RND, 0);  // same size: no filtering; exact rounding
+    if (via_bgr_) {
+      // As OpenCV's FFmpeg backend converts (cap_ffmpeg_impl.hpp: BGR24, SWS_BICUBIC, swscale's
+      // default colour details), for cvtColor to grey after it.
+      ff().av_opt_set_int(s, "dst_format", AV_PIX_FMT_BGR24, 0);
+      ff().av_opt_set_int(s, "sws_flags", SWS_BICUBIC, 0);
+    } else {
+      ff().av_opt_set_int(s, "dst_format", AV_PIX_FMT_GRAY8, 0);
+      // The frame's own range (yuvj* formats are full range whatever it says); grey out is full range.
+      ff().av_opt_set_int(s, "src_range", full ? 1 : 0, 0);
+      ff().av_opt_set_int(s, "dst_range", 1, 0);
+      ff().av_opt_set_int(s, "sws_flags", SWS_POINT | SWS_ACCURATE_RND, 0);  // same size: no filtering; exact rounding
+    }
     if (const int e = ff().sws_init_context(s, nullptr, nullptr); e < 0) unreadable(path_, "cannot make a grey converter: " + av_error(e));
     grey_.reset(made(ff().av_frame_alloc(), path_, "a frame"));
-    grey_->format = AV_PIX_FMT_GRAY8;
+    grey_->format = via_bgr_ ? AV_PIX_FMT_BGR24 : AV_PIX_FMT_GRAY8;
     grey_->width = f->width;
     grey_->height = f->height;
     if (const int e = ff().av_frame_get_buffer(grey_.get(), 0); e < 0) unreadable(path_, "cannot allocate a grey frame: " + av_error(e));
@@ -160,6 +173,7 @@ class ToGrey {
   }
 
   const std::string& path_;
+  bool via_bgr_;
   Sws sws_;
   Frame grey_;
   int w_ = 0, h_ = 0, format_ = -1;
@@ -178,7 +192,7 @@ VideoInfo probe_video(const std::string& path) {
   return v;
 }
 
-DecodedVideo decode_video(const std::string& path) {
+DecodedVideo decode_video(const std::string& path, GreyPath grey) {
   Input in = open(path);
   AVStream* st = in.stream;
   const AVCodec* decoder = ff().avcodec_find_decoder(st->codecpar->codec_id);
@@ -200,7 +214,7 @@ DecodedVideo decode_video(const std::string& path) {
   if (const int hint = declared_frames(in.fmt.get(), st, out.fps); hint > 0 && hint < 100000) out.frames.reserve(static_cast<size_t>(hint));
   Packet pkt(made(ff().av_packet_alloc(), path, "a packet"));
   Frame frame(made(ff().av_frame_alloc(), path, "a frame"));
-  ToGrey to_grey(path);
+  ToGrey to_grey(path, grey == GreyPath::OpenCvBgr);
 
   // Every frame the decoder has ready (until it wants more input, or its end after the flush).
   const auto drain = [&] {

@@ -4,6 +4,8 @@
 // threads at once.
 #pragma once
 
+#include "frame_decode.h"
+
 #include <opencv2/core.hpp>
 
 #include <string>
@@ -27,6 +29,8 @@ struct DecodedVideo {
 /// Throws InputError naming the path: "'P' does not exist", "'P' is not a regular file",
 /// "'P' is not a readable video (why)" (also for a truncated or damaged file), "'P': frame N changes size".
 VideoInfo probe_video(const std::string& path);
-DecodedVideo decode_video(const std::string& path);
+/// `grey`: swscale straight to grey (the engine), or to BGR24 as OpenCV's VideoCapture converts, then
+/// cvtColor (frame_decode.h GreyPath: the published baselines' pixels).
+DecodedVideo decode_video(const std::string& path, GreyPath grey = GreyPath::Engine);
 
 }  // namespace egogeo::vo
