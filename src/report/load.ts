@@ -56,6 +56,18 @@ function manifestModel(preds: string): string | null {
   return model;
 }
 
+/**
+ * A run's protocol in words, from its run key: the method, the frames the estimator saw and the
+ * questions answered ("egogeo, all frames, 14 questions"; "vo-proxy, 10 frames, 6 questions"),
+ * the terms the leaderboard's rows differ in.
+ */
+export function protocolOf(key: { method?: string; frames?: number | null; questions?: string }): string {
+  const method = key.method ?? 'egogeo';
+  const frames = key.frames ?? (method === 'egogeo' ? null : 10);
+  const six = key.questions === 'subset' || method !== 'egogeo';
+  return `${method}, ${frames === null ? 'all frames' : `${frames} frames`}, ${six ? '6 questions' : '14 questions'}`;
+}
+
 /** Reads one predictions file as a run (name, CARLA domain, dataset). */
 function readRun(preds: string): { run: ReportRun; dataset: string | null } {
   const records = readPredictions(preds).records;
@@ -66,7 +78,7 @@ function readRun(preds: string): { run: ReportRun; dataset: string | null } {
   const domain = d || null;
   const model = manifestModel(preds);
   const [name, from]: [string, ReportRun['name_from']] = model ? [model, 'manifest'] : domain ? [`egogeo_${domain}`, 'run record'] : [basename(preds), 'file name'];
-  return { run: { file: preds, name, name_from: from, carla_domain: domain, records }, dataset: record && existsSync(record.key.dataset) ? record.key.dataset : null };
+  return { run: { file: preds, name, name_from: from, carla_domain: domain, records, protocol: record ? protocolOf(record.key) : null }, dataset: record && existsSync(record.key.dataset) ? record.key.dataset : null };
 }
 
 /**

@@ -24,6 +24,8 @@ const rk = (x: { rank: number; of: number } | null): string => (x ? `${x.rank}/$
 /** The per-domain table as plain text (the CLI prints it). */
 export function domainLines(r: Report): string[] {
   const d = r.domains;
+  // Each run's protocol first: runs made with other frames, questions or methods do not compare as equals.
+  const runLines = r.runs.map((x) => `run ${x.name}: ${x.protocol ?? 'protocol unknown (no run record)'}, ${x.n_clips} clip${x.n_clips === 1 ? '' : 's'}`);
   const head = ['domain', 'runs', 'clips', 'BAcc 6q', 'acc 6q', 'F1 6q', 'BAcc all', 'acc all', 'F1 all', 'questions'];
   const rows = d.rows.map((x) => [
     x.domain,
@@ -39,7 +41,7 @@ export function domainLines(r: Report): string[] {
   ]);
   const w = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
   const line = (c: string[]) => c.map((v, i) => (i < 2 ? v.padEnd(w[i]) : v.padStart(w[i]))).join('  ').trimEnd();
-  const out = [line(head), ...rows.map(line)];
+  const out = [...runLines, line(head), ...rows.map(line)];
   for (const g of d.gaps) out.push(`gap ${g.a} − ${g.b}: balanced accuracy ${signed(g.subset_balanced_acc)} (6 questions), ${signed(g.balanced_acc)} (all)`);
   return out;
 }
@@ -162,11 +164,9 @@ export function markdown(r: Report, pngs: boolean, leaderboardRows = 3): string 
   L.push(`${r.n_records} predictions over ${r.n_clips} clips${r.runs.length > 1 ? ` of ${r.runs.length} runs (each domain counted once)` : ''}; pooled balanced accuracy **${f3(r.overall.balanced_acc)}**, macro F1 ${f3(r.overall.macro_f1)}, accuracy ${f3(r.overall.accuracy)}.`, '');
   for (const n of r.notes) L.push(`> ${n}`, '');
 
-  if (r.runs.length > 1 || r.runs[0]?.carla_domain) {
-    L.push('| run | file | named by | CARLA domain | clips | predictions |', '| --- | --- | --- | --- | ---: | ---: |');
-    for (const x of r.runs) L.push(`| ${cell(x.name)} | ${cell(x.file)} | ${x.name_from} | ${x.carla_domain ?? '–'} | ${x.n_clips} | ${x.n_records} |`);
-    L.push('');
-  }
+  L.push('| run | file | named by | protocol | CARLA domain | clips | predictions |', '| --- | --- | --- | --- | --- | ---: | ---: |');
+  for (const x of r.runs) L.push(`| ${cell(x.name)} | ${cell(x.file)} | ${x.name_from} | ${x.protocol ?? '–'} | ${x.carla_domain ?? '–'} | ${x.n_clips} | ${x.n_records} |`);
+  L.push('');
   L.push('## Per domain', '');
   L.push(`Graded with the benchmark's grader, pooled over the 6 questions every published geometric baseline answers (${r.domains.subset.join(', ')}) and over all questions present.`, '');
   L.push('| domain | runs | clips | predictions | BAcc, 6 q. | accuracy, 6 q. | macro F1, 6 q. | BAcc, all | accuracy, all | macro F1, all |', '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');

@@ -63,6 +63,8 @@ export interface RunInfo {
   name: string;
   name_from: ReportRun['name_from'];
   carla_domain: string | null;
+  /** Its run record's method, frames and questions in words (null without a run record). */
+  protocol: string | null;
   n_records: number;
   n_clips: number;
 }
@@ -365,6 +367,7 @@ export function buildReport(input: ReportInput): Report {
       name: r.name,
       name_from: r.name_from,
       carla_domain: r.carla_domain,
+      protocol: r.protocol ?? null,
       n_records: r.records.length,
       n_clips: new Set(r.records.map((x) => clipKey(sourceOf(x), x.clip_id))).size,
     })),

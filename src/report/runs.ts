@@ -17,6 +17,8 @@ export interface ReportRun {
   name_from: 'manifest' | 'run record' | 'file name';
   /** The CARLA domain of this run's CARLA clips (run record `key.carla_domain`), else null. */
   carla_domain: string | null;
+  /** How the run was made, as its run record says (method, frames, questions), else null. */
+  protocol?: string | null;
   /** The records as the file holds them. */
   records: Prediction[];
 }

@@ -87,3 +87,44 @@ describe('the published baselines\' answer rules', () => {
     expect(evenFrames(11, 5)).toEqual([0, 2, 5, 8, 10]);
   });
 });
+
+describe.skipIf(!NATIVE_BUILT)('--method on egogeo run, and the report over the three methods', () => {
+  it('answers the 6 questions it supports from 10 frames, writes its signals per clip, names the model as the leaderboard does; the report names each run\'s protocol', async () => {
+    const { mkdtempSync, readdirSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { cli, syntheticDataset, readJsonl } = await import('../run/fixtures.js');
+    const tmp = mkdtempSync(join(tmpdir(), 'egogeo-methods-'));
+    try {
+      const ds = syntheticDataset(join(tmp, 'd'), [
+        { id: 'left', speed: 8, yawRate: 0.3, seed: 2, frames: 31 },
+        { id: 'right', speed: 8, yawRate: -0.3, seed: 3, frames: 31 },
+      ]);
+      const outs: string[] = [];
+      for (const m of ['egogeo', 'vo-proxy', 'flow-heuristic']) {
+        const out = join(tmp, `${m}.jsonl`);
+        const r = cli(['run', '--dataset', ds, '--method', m, '-o', out, '--workers', '1']);
+        expect(r.code, r.stderr).toBe(0);
+        outs.push(out);
+      }
+      const vo = readJsonl<{ clip_id: string; question_id: string; model_answer: string }>(outs[1]);
+      // The fixture's QA asks turn direction and speed regime; the proxy answers the first only.
+      expect(vo.map((p) => [p.clip_id, p.question_id])).toEqual([['left', 'yaw_rate_turn_direction'], ['right', 'yaw_rate_turn_direction']]);
+      expect(vo.map((p) => p.model_answer)).toEqual(['left', 'right']);
+      expect(readdirSync(`${outs[1]}.trajectories`).sort()).toEqual(['left.signals.json', 'right.signals.json']);
+      const sig = JSON.parse(readFileSync(join(`${outs[1]}.trajectories`, 'left.signals.json'), 'utf8'));
+      expect(sig.frame_indices).toEqual([0, 3, 7, 10, 13, 17, 20, 23, 27, 30]);
+      expect(sig.yawDeg).toHaveLength(9);
+      expect(JSON.parse(readFileSync(`${outs[1]}.manifest.json`, 'utf8')).model).toBe('vo_proxy');
+      expect(JSON.parse(readFileSync(`${outs[2]}.manifest.json`, 'utf8')).model).toBe('flow_heuristic');
+      // A resumed run skips the clips whose signals are written.
+      expect(cli(['run', '--dataset', ds, '--method', 'vo-proxy', '-o', outs[1], '--workers', '1']).stderr).toMatch(/2 from an earlier run/);
+      const rep = cli(['report', ...outs, '--out', join(tmp, 'rep')]);
+      expect(rep.code, rep.stderr).toBe(0);
+      expect(rep.stdout).toMatch(/run vo_proxy: vo-proxy, 10 frames, 6 questions, 2 clips/);
+      expect(rep.stdout).toMatch(/run flow_heuristic: flow-heuristic, 10 frames, 6 questions, 2 clips/);
+      expect(rep.stdout).toMatch(/run egogeo_vo: egogeo, all frames, 14 questions, 2 clips/);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+});
