@@ -118,6 +118,11 @@ describe.skipIf(!NATIVE_BUILT)('--method on egogeo run, and the report over the 
       expect(JSON.parse(readFileSync(`${outs[2]}.manifest.json`, 'utf8')).model).toBe('flow_heuristic');
       // A resumed run skips the clips whose signals are written.
       expect(cli(['run', '--dataset', ds, '--method', 'vo-proxy', '-o', outs[1], '--workers', '1']).stderr).toMatch(/2 from an earlier run/);
+      // --protocol published: what the geometric rows used, for egogeo too (10 frames, 6 questions).
+      const pub = join(tmp, 'pub.jsonl');
+      expect(cli(['run', '--dataset', ds, '--protocol', 'published', '-o', pub, '--workers', '1']).code).toBe(0);
+      expect(JSON.parse(readFileSync(`${pub}.run.json`, 'utf8')).key).toMatchObject({ method: 'egogeo', frames: 10, questions: 'subset' });
+      expect(cli(['run', '--dataset', ds, '--protocol', 'vlm', '-o', join(tmp, 'x.jsonl')]).stderr).toMatch(/--protocol must be 'published', got 'vlm'/);
       const rep = cli(['report', ...outs, '--out', join(tmp, 'rep')]);
       expect(rep.code, rep.stderr).toBe(0);
       expect(rep.stdout).toMatch(/run vo_proxy: vo-proxy, 10 frames, 6 questions, 2 clips/);

@@ -15,11 +15,12 @@ import { DEFAULT_QUESTIONS_PATH } from '../../oracle/index.js';
 import { defaultWorkers } from '../../pool/index.js';
 import { DEFAULT_QUEUE_NAME } from '../../queue/connection.js';
 import { engineFromFlags } from '../../vo/config.js';
-import { METHOD_HELP, runCommand } from './run.js';
+import { METHOD_HELP, PROTOCOL_HELP, runCommand } from './run.js';
 
 interface Opts {
   kitti: string;
   method: string;
+  protocol?: string;
   output?: string;
   frames: string;
   questions: string;
@@ -36,6 +37,7 @@ export function registerBaseline(program: Command): void {
     .requiredOption('--kitti <dir>', 'KITTI odometry sequence directory (image_0/, times.txt, calib.txt, poses.txt)')
     .option('-o, --output <path>', 'predictions JSONL and the run\'s side files, as egogeo run -o writes them (default: predictions to stdout)')
     .option('--method <m>', METHOD_HELP, 'egogeo')
+    .option('--protocol <p>', PROTOCOL_HELP)
     .option('--frames <n>', "frames per clip the estimator sees: 'all' or a count spread evenly (published baselines: 10)", 'all')
     .option('--questions <set>', "'subset' (the 6 geometric questions) or 'all' (14)", 'all')
     .option('--config <yaml>', 'question file', DEFAULT_QUESTIONS_PATH)
@@ -54,6 +56,7 @@ export function registerBaseline(program: Command): void {
         await runCommand({
           dataset: o.kitti,
           method: o.method,
+          protocol: o.protocol,
           output,
           questions: o.questions,
           frames: o.frames,

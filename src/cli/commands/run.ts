@@ -25,6 +25,7 @@ function resolveQueueDevice(s: string): 'cpu' | 'gpu' {
 export interface RunOpts {
   dataset: string;
   method?: string;
+  protocol?: string;
   output: string;
   sourceLabel?: string;
   clips?: string;
@@ -52,6 +53,9 @@ export interface RunOpts {
 export const METHOD_HELP =
   "how clips are answered: 'egogeo' (this engine: metric ego-motion, all 14 questions), or a published geometric baseline computed as the reference's Python computes it, answering its 6 questions from 10 evenly spaced frames: 'vo-proxy' (baselines/vo_proxy_baseline.py), 'flow-heuristic' (baselines/flow_heuristic.py). The learned baselines (raft-flow-heuristic, tartanvo) need network weights downloaded at run time and are not offered";
 
+/** --protocol's help (run and baseline). */
+export const PROTOCOL_HELP = "'published': what the leaderboard's geometric rows used, for any method: 10 evenly spaced frames and the 6-question subset (overrides --frames and --questions); the run record, manifest and report name it";
+
 const positiveInt = (name: string, s: string): number => {
   const v = Number(s);
   if (!Number.isInteger(v) || v < 1) throw new InputError(`${name} must be a positive integer, got '${s}'`);
@@ -60,6 +64,9 @@ const positiveInt = (name: string, s: string): number => {
 
 /** What `egogeo run` does with its parsed options (also `egogeo baseline`, its alias over a KITTI sequence). */
 export async function runCommand(o: RunOpts): Promise<void> {
+  if (o.protocol !== undefined && o.protocol !== 'published') throw new InputError(`--protocol must be 'published', got '${o.protocol}'`);
+  // The published geometric rows' protocol: 10 evenly spaced frames, the 6-question subset.
+  if (o.protocol === 'published') o = { ...o, frames: '10', questions: 'subset' };
   if (o.questions !== 'subset' && o.questions !== 'all') throw new InputError(`--questions must be 'subset' or 'all', got '${o.questions}'`);
   const flags = { method: o.method, frames: o.frames, scale: o.scale, photometric: o.photometric };
   engineFromFlags(flags); // a bad flag is one line before the GPU is probed
@@ -125,6 +132,7 @@ export function registerRun(program: Command): void {
     .option('--cache <dir>', 'where the nuScenes table join is cached (default: $EGOGEO_CACHE_DIR or ~/.cache/egogeo)')
     .option('--no-cache', 'do not cache the nuScenes table join')
     .option('--method <m>', METHOD_HELP, 'egogeo')
+    .option('--protocol <p>', PROTOCOL_HELP)
     .option('--photometric <mode>', `the tracker's photometric stage: ${PHOTOMETRIC.join(', ')} (default ${ENGINE_DEFAULTS.photometric}: gain-compensated KLT per frame pair)`)
     .option('--device <mode>', `where pyramids, FAST and KLT run: ${DEVICES.join(', ')} (auto: the GPU when libegogeo_gpu loads, sees a device and its tracks pass a self-check against the CPU's, else the CPU with a note; gpu: the same check, an error when it fails; with --queue auto means cpu and each worker checks its own GPU); pose and scale always run on the CPU`, 'auto')
     .requiredOption('-o, --output <path>', 'predictions JSONL (appended per clip while running, canonical order when complete)')
