@@ -14,7 +14,7 @@
  *   OUT.run.json             the run's options, clip list and status (resume checks; merge)
  *   OUT.manifest.json        the submission manifest (model, type, input, per-clip answers)
  */
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { guardOutputs, isSafeFileName, MAX_ID_BYTES, readInputText } from '../io/safety.js';
 import { lockOutput, type OutputLock } from '../io/lock.js';
@@ -73,6 +73,12 @@ export interface RunOptions {
   onClip?: (id: string) => void;
   /** Who answers the clips (default: the local worker pool, `localExecutor`). */
   executor?: ClipExecutor;
+  /**
+   * A finished run of the same dataset and options but the other CARLA domain: its clips without a
+   * video (nuScenes: the same frames in both leaderboard entries) are taken over as they are, records
+   * and files, instead of being computed again.
+   */
+  reuseFrom?: string;
 }
 
 export interface RunSummary {
@@ -250,6 +256,12 @@ async function runLocked(o: RunOptions, lock: OutputLock, sig0: RunSignals): Pro
     appendFileSync(errorsPath, errorLine(f));
   };
 
+  if (o.reuseFrom) {
+    const n = reuseClips(o.reuseFrom, key, out, mine.filter((c) => !c.video && !done.has(c.id)), engine.method, file);
+    for (const id of n) done.add(id);
+    if (n.length > 0) log(`${n.length} clip${n.length === 1 ? '' : 's'} without a video taken over from ${o.reuseFrom} (the same frames in both CARLA domains' runs)`);
+  }
+
   const cancel = new Int32Array(new SharedArrayBuffer(4));
   const todo = mine.filter((c) => !done.has(c.id) && expected.get(c.id)!.count > 0);
   // Clips known to be bad before any decoding (listed but not indexed) fail without a task.
@@ -370,4 +382,32 @@ export function writeManifest(out: string, blocks: readonly ClipBlock[], record:
   const sources = new Map(record.clips.map(([, id, source]) => [id, source]));
   const clips: ManifestClip[] = blocks.map((b) => ({ clip_id: b.id, source: sources.get(b.id) ?? 'unknown', text: b.text, camera: record.cameras?.[b.id] }));
   writeAtomic(sidecar.manifest(out), `${JSON.stringify(buildManifest(clips, record.key, record.model, record.device), null, 1)}\n`);
+}
+
+/**
+ * Takes over `clips` from the finished run `from` (the same key but the CARLA domain): their record
+ * lines, appended as they are, and their files in the trajectories folder. Returns the ids taken.
+ */
+function reuseClips(from: string, key: RunKey, out: string, clips: readonly Clip[], method: string, file: PredictionsFile): string[] {
+  const src = resolve(from);
+  const rec = readRunRecord(src);
+  if (!rec || rec.status !== 'complete') throw new InputError(`${from}: not a finished egogeo run to take clips from`);
+  const d = keyDiff({ ...key, carla_domain: null }, { ...rec.key, carla_domain: null });
+  if (d) throw new InputError(`${from}: made with other options (${d}); its clips cannot be taken over`);
+  const lines = new Map<string, string[]>();
+  for (const line of readFileSync(src, 'utf8').split('\n')) {
+    if (!line) continue;
+    const id = (JSON.parse(line) as { clip_id: string }).clip_id;
+    lines.set(id, [...(lines.get(id) ?? []), line]);
+  }
+  const taken: string[] = [];
+  for (const c of clips) {
+    const own = sidecar.clipFile(src, c.id, method);
+    const ls = lines.get(c.id);
+    if (!ls || !existsSync(own)) continue;
+    for (const f of [own, `${sidecar.trajectories(src)}/${c.id}.gt.tum`]) if (existsSync(f)) copyFileSync(f, `${sidecar.trajectories(out)}/${basename(f)}`);
+    file.append(ls.map((l) => `${l}\n`).join(''));
+    taken.push(c.id);
+  }
+  return taken;
 }

@@ -157,6 +157,19 @@ describe('published layout', () => {
     if (pub.videos) expect(times(specs[1].id).slice(0, 3)).toEqual([0, 0.1, 0.2]);
   });
 
+  it.skipIf(!NATIVE_BUILT || !pub.videos)('--carla-domain simulation,transferred: one output per domain, equal to two runs; the nuScenes clips computed once', async () => {
+    const d = fresh();
+    const both = await cli('run', '--dataset', pub.root, '--nuscenes-root', pub.nuscenes, '--no-cache', '--carla-domain', 'simulation,transferred', '-o', join(d, 'b.{domain}.jsonl'), '--workers', '1', '--no-progress');
+    expect(both.code, both.err).toBe(0);
+    expect(both.err).toMatch(/2 clips without a video taken over from .*b\.simulation\.jsonl/);
+    for (const dom of ['simulation', 'transferred']) {
+      const one = await cli('run', '--dataset', pub.root, '--nuscenes-root', pub.nuscenes, '--no-cache', '--carla-domain', dom, '-o', join(d, `s.${dom}.jsonl`), '--workers', '1', '--no-progress');
+      expect(one.code, one.err).toBe(0);
+      for (const f of ['', '.manifest.json', '.trajectories/clip_00002.tum']) expect(readFileSync(join(d, `b.${dom}.jsonl${f}`), 'utf8'), `${dom}${f}`).toBe(readFileSync(join(d, `s.${dom}.jsonl${f}`), 'utf8'));
+    }
+    expect((await cli('run', '--dataset', pub.root, '--carla-domain', 'simulation,transferred', '-o', join(d, 'x.jsonl'))).err).toMatch(/name both outputs with \{domain\}/);
+  });
+
   it('--cameras overrides per source', () => {
     const p = join(dir, 'cams.json');
     writeFileSync(p, JSON.stringify({ carla: { hfov_deg: 100, height: 2.0 }, nuscenes: { height: 1.6 } }));

@@ -24,6 +24,8 @@ function resolveQueueDevice(s: string): 'cpu' | 'gpu' {
 
 export interface RunOpts {
   dataset: string;
+  /** Internal: a finished run of the other CARLA domain whose nuScenes clips are taken over. */
+  reuseFrom?: string;
   method?: string;
   protocol?: string;
   output: string;
@@ -64,6 +66,23 @@ const positiveInt = (name: string, s: string): number => {
 
 /** What `egogeo run` does with its parsed options (also `egogeo baseline`, its alias over a KITTI sequence). */
 export async function runCommand(o: RunOpts): Promise<void> {
+  // Both CARLA domains in one command: one run (one output, one leaderboard entry) each, the second
+  // taking the nuScenes clips (the same frames in both) over from the first.
+  const domains = (o.carlaDomain ?? 'simulation').split(',').map((d) => d.trim());
+  if (domains.length > 1) {
+    domains.forEach((d) => parseCarlaDomain(d));
+    if (domains.length !== 2 || domains[0] === domains[1]) throw new InputError(`--carla-domain: one domain, or both (simulation,transferred), got '${o.carlaDomain}'`);
+    if (!o.output.includes('{domain}')) throw new InputError(`-o: with two CARLA domains, name both outputs with {domain} (e.g. -o preds.{domain}.jsonl), got '${o.output}'`);
+    if (o.shard !== undefined || o.queue !== undefined) throw new InputError('--carla-domain with both domains runs locally and unsharded; run each domain on its own for --shard or --queue');
+    let first: string | undefined;
+    for (const d of domains) {
+      const output = o.output.replaceAll('{domain}', d);
+      await runCommand({ ...o, carlaDomain: d, output, reuseFrom: first });
+      if (process.exitCode !== undefined && process.exitCode !== 0) return;
+      first = output;
+    }
+    return;
+  }
   if (o.protocol !== undefined && o.protocol !== 'published') throw new InputError(`--protocol must be 'published', got '${o.protocol}'`);
   // The published geometric rows' protocol: 10 evenly spaced frames, the 6-question subset.
   if (o.protocol === 'published') o = { ...o, frames: '10', questions: 'subset' };
@@ -93,6 +112,7 @@ export async function runCommand(o: RunOpts): Promise<void> {
     model: o.model,
     nuscenesRoot: o.nuscenesRoot,
     carlaDomain: parseCarlaDomain(o.carlaDomain ?? 'simulation'),
+    reuseFrom: o.reuseFrom,
     cameras: o.cameras,
     cacheDir: o.cache === false ? null : typeof o.cache === 'string' ? o.cache : undefined,
     progress: o.progress === false ? false : undefined,
@@ -127,7 +147,7 @@ export function registerRun(program: Command): void {
     .description('answer the benchmark questions for every clip of a dataset (benchmark layout) on a worker pool; resumable')
     .requiredOption('--dataset <dir>', 'EgoDyn-Bench as published (selected_clips.json, nuscenes_clips/, carla_clips/, carla_videos_*/), a folder in the benchmark layout (clips_index.jsonl, qa.jsonl, arrays/, frames or mp4 videos), or a KITTI sequence (its 31-frame windows)')
     .option('--nuscenes-root <dir>', 'published layout: the nuScenes data root (samples/, sweeps/, v1.0-trainval/ tables) for the nuScenes clips')
-    .option('--carla-domain <domain>', "published layout: the CARLA videos to read, 'simulation' or 'transferred' (one leaderboard entry each)", 'simulation')
+    .option('--carla-domain <domain>', "published layout: the CARLA videos to read, 'simulation' or 'transferred' (one leaderboard entry each), or 'simulation,transferred': both, one output each (-o with {domain}), the nuScenes clips computed once", 'simulation')
     .option('--cameras <json>', 'per-source cameras over what the dataset says: {"carla": {"hfov_deg": 90, "height": 1.65}} or {"<source>": {fx, fy, cx, cy, height}}')
     .option('--cache <dir>', 'where the nuScenes table join is cached (default: $EGOGEO_CACHE_DIR or ~/.cache/egogeo)')
     .option('--no-cache', 'do not cache the nuScenes table join')
