@@ -137,7 +137,8 @@ describe.skipIf(!NATIVE_BUILT)('hostile: egogeo run', () => {
     const r = spawnSync(process.execPath, [BIN, 'run', '--dataset', ds, '-o', out, '--no-progress', '--workers', '1'], {
       cwd: ROOT,
       encoding: 'utf8',
-      env: { ...process.env, EGOGEO_FAULT_WRITE: 'ENOSPC:.tum:2' },
+      // Per clip its ground truth (.gt.tum) then its estimate (.tum): the 5th is the third clip's first.
+      env: { ...process.env, EGOGEO_FAULT_WRITE: 'ENOSPC:.tum:4' },
     });
     expect(r.status).toBe(1);
     oneLine(r.stderr);
@@ -154,9 +155,9 @@ describe.skipIf(!NATIVE_BUILT)('hostile: egogeo run', () => {
     const r = spawnSync(process.execPath, [BIN, 'run', '--dataset', ds, '-o', out, '--no-progress', '--workers', '1'], {
       cwd: ROOT,
       encoding: 'utf8',
-      // Writes under this name: the run record, the errors file, then per clip its .tum and the append:
-      // the 6th is the second clip's append.
-      env: { ...process.env, EGOGEO_FAULT_WRITE: `ENOSPC:${out}:5` },
+      // Writes under this name: the run record, the errors file, then per clip its .gt.tum, .tum and
+      // the append: the 8th is the second clip's append.
+      env: { ...process.env, EGOGEO_FAULT_WRITE: `ENOSPC:${out}:7` },
     });
     expect(r.status).toBe(1);
     oneLine(r.stderr);

@@ -24,7 +24,7 @@ describe('engineConfig', () => {
     expect(() => engineFromFlags({ frames: '1' })).toThrow("--frames must be 'all' or an integer >= 2, got '1'");
     expect(() => engineFromFlags({ scale: 'metric' })).toThrow("--scale must be one of road, gt, none, got 'metric'");
     expect(() => engineFromFlags({ photometric: 'x' })).toThrow(/^--photometric must be one of/);
-    expect(() => engineFromFlags({ method: 'x' })).toThrow("--method must be one of egogeo, got 'x'");
+    expect(() => engineFromFlags({ method: 'x' })).toThrow("--method must be one of egogeo, vo-proxy, flow-heuristic, got 'x'");
   });
   it('the run record names the method, the choices and the wide-baseline rule', () => {
     expect(engineRecord(engineConfig({ frames: 10 }))).toEqual({
