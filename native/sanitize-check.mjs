@@ -43,6 +43,10 @@ for (const seq of ['00', '01', '06']) {
   if (!existsSync(join(shared, seq))) continue;
   for (const clip of kittiClips(readKittiSequence(join(shared, seq)))) {
     estimateClip(clip);
+    // The published baselines (native/baselines/) on the same window's 10 frames.
+    const ten = [0, 3, 7, 10, 13, 17, 20, 23, 27, 30].map((i) => clip.frames[i]);
+    native().baselineSignals({ method: 'vo-proxy', frames: ten });
+    native().baselineSignals({ method: 'flow-heuristic', frames: ten });
     clips++;
   }
 }
@@ -67,6 +71,7 @@ const fast = native().renderClip({
 processClip({ frames: fast.frames.map((data) => ({ data, width: fast.width, height: fast.height })), timestamps: ramp(10, (i) => i / 3), intrinsics: fast.intrinsics }, { cameraHeight: 1.65, downsample: 2, kltWindow: 9, kltLevels: 3, minDistance: 4 });
 processClip({ video: mp4 });
 processClip({ video: mp4, frameIndices: [0, 3, 6, 9], timestamps: [0, 0.3, 0.6, 0.9] });
+for (const method of ['vo-proxy', 'flow-heuristic']) native().baselineSignals({ method, video: mp4, frameIndices: [0, 3, 6, 9] });
 const bytes = readFileSync(mp4);
 writeFileSync(join(dir, 'empty.mp4'), Buffer.alloc(0));
 writeFileSync(join(dir, 'half.mp4'), bytes.subarray(0, bytes.length >> 1));
@@ -79,6 +84,13 @@ const bad = [
   ...['empty.mp4', 'half.mp4', 'text.mp4', 'missing.mp4'].map((f) => ({ video: join(dir, f) })),
 ];
 let errors = 0;
+for (const r of [{ method: 'vo-proxy', frames: [join(dir, 'corrupt.jpg'), join(dir, 'corrupt.jpg')] }, { method: 'flow-heuristic', video: join(dir, 'half.mp4') }, { method: 'vo-proxy', video: mp4, frameIndices: [0, 99] }]) {
+  try {
+    native().baselineSignals(r);
+  } catch {
+    errors++;
+  }
+}
 for (const c of bad) {
   try {
     processClip(c);
@@ -86,4 +98,4 @@ for (const c of bad) {
     errors++;
   }
 }
-console.log(`sanitizer check: ${clips} KITTI windows, a rendered mp4 and ${bad.length} bad inputs (${errors} rejected with a JS error), no ASan/UBSan report`);
+console.log(`sanitizer check: ${clips} KITTI windows (engine and both published baselines), a rendered mp4 and ${bad.length + 3} bad inputs (${errors} rejected with a JS error), no ASan/UBSan report`);
