@@ -115,6 +115,9 @@ const ERROR_LABELS: [ErrorKey, string][] = [
 ];
 
 export function plots(r: Report, leaderboardRows = 3): Record<string, string> {
+  // What the figures show, in their titles: the run's protocol (one run) or how many runs, and clips.
+  const protocols = [...new Set(r.runs.map((x) => x.protocol ?? 'protocol unknown'))];
+  const what = `${protocols.length === 1 ? protocols[0] : `${r.runs.length} runs`}, ${nClips(r.n_clips)}`;
   const sources = Object.keys(r.per_source);
   const qs = Object.keys(r.per_question);
   const lb = r.leaderboard ? (neighbourhood(r.leaderboard.ranking, leaderboardRows).filter((x) => x !== null) as RankedRow[]) : [];
@@ -125,7 +128,7 @@ export function plots(r: Report, leaderboardRows = 3): Record<string, string> {
             lb.map((x) => `${x.egogeo ? '▶ ' : ''}${x.model}${x.same_questions ? '' : ' †'} (${x.rank})`),
             ['balanced accuracy', 'nuScenes', 'CARLA'],
             lb.map((x) => [x.balanced_acc, x.src_nuscenes_balanced_acc ?? NaN, x.src_carla_balanced_acc ?? NaN]),
-            { title: `On the leaderboard (▶ egogeo; † other questions)`, axis: 'balanced accuracy', labels: true },
+            { title: `On the leaderboard (▶ egogeo: ${what}; † other questions)`, axis: 'balanced accuracy', labels: true },
           ),
         }
       : {}),
@@ -133,13 +136,13 @@ export function plots(r: Report, leaderboardRows = 3): Record<string, string> {
       qs,
       sources.length > 1 ? ['all', ...sources] : sources,
       qs.map((q) => [...(sources.length > 1 ? [r.per_question[q].balanced_acc] : []), ...sources.map((s) => r.per_source[s].per_question[q]?.balanced_acc ?? NaN)]),
-      { title: `Balanced accuracy per question — ${r.name} (${nClips(r.n_clips)})`, axis: 'balanced accuracy', labels: true },
+      { title: `Balanced accuracy per question — ${r.name} (${what})`, axis: 'balanced accuracy', labels: true },
     ),
     'per_source.svg': barChart(
       r.domains.rows.map((d) => `${d.domain} (${nClips(d.clips)})`),
       ['balanced accuracy, 6 questions', 'balanced accuracy, all'],
       r.domains.rows.map((d) => [d.subset?.balanced_acc ?? NaN, d.all.balanced_acc]),
-      { title: `Per domain — ${r.name}`, labels: true },
+      { title: `Per domain — ${r.name} (${what})`, labels: true },
     ),
     'disagreements.svg': barChart(
       qs,

@@ -128,6 +128,10 @@ describe.skipIf(!NATIVE_BUILT)('--method on egogeo run, and the report over the 
       expect(rep.stdout).toMatch(/run vo_proxy: vo-proxy, 10 frames, 6 questions, 2 clips/);
       expect(rep.stdout).toMatch(/run flow_heuristic: flow-heuristic, 10 frames, 6 questions, 2 clips/);
       expect(rep.stdout).toMatch(/run egogeo_vo: egogeo, all frames, 14 questions, 2 clips/);
+      expect(readFileSync(join(tmp, 'rep', 'per_question.svg'), 'utf8')).toMatch(/3 runs, \d+ clips/);
+      const one = cli(['report', outs[1], '--out', join(tmp, 'rep1')]);
+      expect(one.code, one.stderr).toBe(0);
+      expect(readFileSync(join(tmp, 'rep1', 'per_source.svg'), 'utf8')).toContain('vo-proxy, 10 frames, 6 questions, 2 clips');
     } finally {
       rmSync(tmp, { recursive: true, force: true });
     }
