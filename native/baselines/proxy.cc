@@ -42,9 +42,20 @@ VoProxySignals vo_proxy_signals(const std::vector<cv::Mat>& grey) {
   mask(cv::Rect((w - rw) / 2, (h - rh) / 2, rw, rh)).setTo(255);
   const cv::TermCriteria lk_term(cv::TermCriteria::EPS | cv::TermCriteria::COUNT, 30, 0.01);
 
+  // KLT's image pyramids, each frame's built once (as calcOpticalFlowPyrLK builds them from images:
+  // buildOpticalFlowPyramid with the window and levels, no derivatives), not once per pair it is in.
+  const cv::Size win(21, 21);
+  std::vector<cv::Mat> prev_pyr, curr_pyr;
+  cv::buildOpticalFlowPyramid(grey[0], prev_pyr, win, 3, false);
   for (size_t i = 1; i < grey.size(); ++i) {
     const cv::Mat& prev = grey[i - 1];
     const cv::Mat& curr = grey[i];
+    cv::buildOpticalFlowPyramid(curr, curr_pyr, win, 3, false);
+    struct Advance {  // the current pyramid is the next pair's previous one, however this pair ends
+      std::vector<cv::Mat>& a;
+      std::vector<cv::Mat>& b;
+      ~Advance() { a.swap(b); }
+    } advance{prev_pyr, curr_pyr};
     std::vector<cv::Point2f> corners;
     cv::goodFeaturesToTrack(prev, corners, 800, 0.01, 7, mask, 7, false, 0.04);
     if (corners.size() < 8) {  // not enough features: zero motion
@@ -55,7 +66,7 @@ VoProxySignals vo_proxy_signals(const std::vector<cv::Mat>& grey) {
     std::vector<cv::Point2f> next;
     std::vector<uchar> status;
     std::vector<float> err;
-    cv::calcOpticalFlowPyrLK(prev, curr, corners, next, status, err, cv::Size(21, 21), 3, lk_term);
+    cv::calcOpticalFlowPyrLK(prev_pyr, curr_pyr, corners, next, status, err, win, 3, lk_term);
     std::vector<cv::Point2f> p1, p2;
     std::vector<float> norms;
     for (size_t k = 0; k < corners.size(); ++k) {
