@@ -21,6 +21,7 @@ const MAY_IMPORT = {
   view: ['baseline', 'core', 'datasets', 'io', 'native', 'oracle', 'report', 'run', 'vo'], // baseline: the run's frame selection
   audit: ['baseline', 'core', 'datasets', 'grade', 'io', 'oracle'], // oracle: a KITTI sequence's windows labelled from its poses
   egogears: ['core', 'datasets', 'grade'],
+  prompts: ['core', 'datasets'], // datasets: the clips and their ground-truth arrays
   doctor: ['native'],
   // cli/ and src/index.ts (the library entry) may import anything; nothing imports cli/.
 };

@@ -28,6 +28,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   audit: async () => (await import('./commands/audit.js')).registerAudit,
   egogears: async () => (await import('./commands/egogears.js')).registerEgogears,
   view: async () => (await import('./commands/view.js')).registerView,
+  prompts: async () => (await import('./commands/prompts.js')).registerPrompts,
   worker: async () => (await import('./commands/worker.js')).registerWorker,
 };
 

@@ -49,6 +49,11 @@ export interface QaItem {
   category: string;
   /** The oracle's answer as the file gives it (string, number or boolean). */
   answer: unknown;
+  /** The question as the benchmark asks it, when the record carries it (VLM prompts: prompts/). */
+  question?: string;
+  choices?: unknown[] | null;
+  answer_type?: string;
+  units?: string | null;
 }
 
 export type Source = 'nuscenes' | 'carla-sim' | 'carla-transferred' | 'kitti' | 'synthetic' | string;
@@ -79,6 +84,8 @@ export interface Clip {
   groundTruth?: Trajectory;
   /** Absolute path of the clip's ground-truth arrays (`array_ref`), when the record names one. */
   arrays?: string;
+  /** The record's summary features (`features`), when it carries them (the summary prompt embedding). */
+  features?: Record<string, unknown>;
   /** The dataset's QA items for this clip, in file order (none: the questions are answered from the question file). */
   qa: QaItem[];
   /** Why this clip cannot run, known before decoding anything (e.g. listed but not indexed). */

@@ -78,6 +78,7 @@ export function readPublished(root: string, opts: BenchmarkOptions): Benchmark {
       where.set(id, w);
       const clip: Clip = { index: 0, id, source: typeof rec.source === 'string' && rec.source ? rec.source : p.source, camera: {}, qa: p.qa.get(id) ?? [] };
       if (typeof rec.array_ref === 'string' && rec.array_ref) clip.arrays = join(p.dir, rec.array_ref);
+      if (rec.features && typeof rec.features === 'object' && !Array.isArray(rec.features)) clip.features = rec.features as Record<string, unknown>;
       byId.set(id, clip);
       order.push(id);
     }

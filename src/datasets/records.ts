@@ -111,6 +111,10 @@ export function readQa(qaPath: string): Map<string, QaItem[]> {
         question_id: rec.question_id as string,
         category: typeof rec.category === 'string' ? rec.category : 'unknown',
         answer: rec.answer,
+        ...(typeof rec.question === 'string' ? { question: rec.question } : {}),
+        ...(Array.isArray(rec.choices) || rec.choices === null ? { choices: rec.choices as unknown[] | null } : {}),
+        ...(typeof rec.answer_type === 'string' ? { answer_type: rec.answer_type } : {}),
+        ...(typeof rec.units === 'string' || rec.units === null ? { units: rec.units as string | null } : {}),
       };
       let list = qaByClip.get(item.clip_id);
       if (!list) qaByClip.set(item.clip_id, (list = []));
