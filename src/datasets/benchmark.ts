@@ -189,8 +189,8 @@ function clipFromRecord(
   }
 
   if (typeof rec.array_ref === 'string' && rec.array_ref) clip.arrays = abs(rec.array_ref);
-  if (rec.features && typeof rec.features === 'object' && !Array.isArray(rec.features)) clip.features = rec.features as Record<string, unknown>;
   else if (rec.array_ref !== undefined && rec.array_ref !== null) throw new InputError(`${where}: field 'array_ref' must be a path`);
+  if (rec.features && typeof rec.features === 'object' && !Array.isArray(rec.features)) clip.features = rec.features as Record<string, unknown>;
   return clip;
 }
 

@@ -14,6 +14,11 @@ export interface PromptOptions {
   groupByClip: boolean;
   /** Frames per request (the reference's --num_frames, default 10); 0: text only. */
   numFrames: number;
+  /**
+   * The trajectory a clip's prompt embeds (arrays on the oracle's 10 Hz grid, summary features);
+   * default its ground truth (npz arrays, the record's features), as the reference embeds it.
+   */
+  trajectoryOf?: (c: Clip) => { arrays: PromptArrays | null; features?: Record<string, unknown> };
 }
 
 export type PromptRequest =
@@ -32,12 +37,16 @@ export function promptRequests(clips: readonly Clip[], o: PromptOptions): Prompt
   const out: PromptRequest[] = [];
   for (const c of clips) {
     if (c.qa.length === 0) continue;
-    const g = o.embedding === 'none' || o.embedding === 'summary' ? null : groundTruthArrays(c)?.arrays ?? null;
-    const arrays: PromptArrays | null = g;
+    const t =
+      o.embedding === 'none'
+        ? { arrays: null, features: c.features }
+        : o.trajectoryOf
+          ? o.trajectoryOf(c)
+          : { arrays: o.embedding === 'summary' ? null : (groundTruthArrays(c)?.arrays ?? null), features: c.features };
     const f = framesOf(c, o.numFrames);
     // The reference counts the frames it sends; a video clip's are its --num_frames.
     const sent = f.frames.length > 0 ? f.frames.length : f.video ? o.numFrames : 0;
-    const ctx = { framesSent: sent, embedding: o.embedding, features: c.features, arrays };
+    const ctx = { framesSent: sent, embedding: o.embedding, features: t.features, arrays: t.arrays };
     if (o.groupByClip) {
       out.push({ clip_id: c.id, qa_ids: c.qa.map((q) => q.qa_id), question_ids: c.qa.map((q) => q.question_id), prompt: buildGroupedPrompt(c.qa, ctx), ...f });
     } else {
@@ -46,3 +55,42 @@ export function promptRequests(clips: readonly Clip[], o: PromptOptions): Prompt
   }
   return out;
 }
+
+/** What `--format openai-batch` adds: the model and the reference's request settings (evaluate_openai_batch.py). */
+export interface BatchOptions {
+  model: string;
+  frameDetail: string;
+  temperature: number;
+  maxTokens?: number;
+  /** A frame file's bytes (read by the caller; the data URI is built here). */
+  readFrame: (path: string) => Buffer;
+}
+
+const MIME: Record<string, string> = { '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.png': 'image/png', '.webp': 'image/webp', '.gif': 'image/gif' };
+
+/**
+ * The OpenAI Batch API request lines the reference's `_build_batch_line` writes (vllm run-batch and
+ * hosted batch APIs take them): custom_id the QA id (grouped: the clip id; qualified by the clip
+ * when QA ids repeat across a dataset's parts, as the published root's do), the prompt text and
+ * the frames as data URIs.
+ */
+export function batchLines(reqs: readonly PromptRequest[], o: BatchOptions): Record<string, unknown>[] {
+  const ids = reqs.map((r) => ('qa_id' in r ? r.qa_id : r.clip_id));
+  const unique = new Set(ids).size === ids.length;
+  const tokenKey = o.model.startsWith('gpt-5') || o.model.startsWith('o') ? 'max_completion_tokens' : 'max_tokens';
+  return reqs.map((r, i) => {
+    const content: Record<string, unknown>[] = [{ type: 'text', text: r.prompt }];
+    for (const f of r.frames) {
+      const dot = f.lastIndexOf('.');
+      const mime = MIME[dot >= 0 ? f.slice(dot).toLowerCase() : ''] ?? 'image/jpeg';
+      content.push({ type: 'image_url', image_url: { url: `data:${mime};base64,${o.readFrame(f).toString('base64')}`, detail: o.frameDetail } });
+    }
+    return {
+      custom_id: unique ? ids[i] : `${r.clip_id}:${ids[i]}`,
+      method: 'POST',
+      url: '/v1/chat/completions',
+      body: { model: o.model, messages: [{ role: 'user', content }], [tokenKey]: o.maxTokens ?? 256, temperature: o.temperature },
+    };
+  });
+}
+

@@ -12,6 +12,7 @@ import { readDataset } from '../../src/datasets/benchmark.js';
 import { EMBEDDINGS, pyFixed, selectIndices } from '../../src/prompts/prompt.js';
 import { promptRequests } from '../../src/prompts/requests.js';
 import { cli } from '../helpers/cli.js';
+import { NATIVE_BUILT, syntheticDataset } from '../run/fixtures.js';
 
 const FIX = fileURLToPath(new URL('../fixtures/prompts/', import.meta.url));
 const golden = readFileSync(join(FIX, 'golden.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { mode: string; clip_id: string; qa_id?: string; grouped?: boolean; prompt: string });
@@ -53,6 +54,50 @@ describe('VLM prompts, as the reference builds them', () => {
     expect(recs[0]).toMatchObject({ clip_id: expect.any(String), qa_ids: expect.any(Array), question_ids: expect.any(Array), frames: expect.any(Array) });
     expect(recs[0].prompt).toBe(golden.find((g) => g.mode === 'timeseries' && g.grouped && g.clip_id === recs[0].clip_id)!.prompt);
     expect((await cli('prompts', '--dataset', join(FIX, 'data'), '--embedding', 'video', '-o', out)).err).toMatch(/--embedding must be one of none, summary, timeseries, coordinates, full, got 'video'/);
-    expect((await cli('prompts', '--dataset', join(FIX, 'data'), '--embedding', 'full', '--trajectory', 'estimated', '-o', out)).err).toMatch(/--trajectory must be 'gt'/);
+    // The fixture keeps no frames: the engine cannot run, and says which clip and why in one line.
+    const e = await cli('prompts', '--dataset', join(FIX, 'data'), '--embedding', 'full', '--trajectory', 'estimated', '-o', out);
+    expect(e.err.trim().split('\n')).toHaveLength(1);
+    expect(e.err).toMatch(/--trajectory estimated: clip synth21__\w+: missing frame /);
+    expect((await cli('prompts', '--dataset', join(FIX, 'data'), '--embedding', 'full', '--trajectory', join(tmp, 'nope.jsonl'), '-o', out)).err).toMatch(/no .*nope\.jsonl\.trajectories/);
+  });
+});
+
+describe.skipIf(!NATIVE_BUILT)('prompts from estimated trajectories, and the OpenAI batch format', () => {
+  it('--trajectory estimated carries the engine\'s numbers (speeds within the engine\'s error of the truth); a run\'s trajectories give the same prompts', async () => {
+    const ds = syntheticDataset(join(tmp, 'est'), [
+      { id: 'fast', speed: 12, yawRate: 0.1, seed: 2, frames: 31 },
+      { id: 'slow', speed: 5, yawRate: -0.2, seed: 3, frames: 31 },
+    ], { arrays: true });
+    const est = join(tmp, 'est.jsonl'), gt = join(tmp, 'gt.jsonl'), viaRun = join(tmp, 'run-prompts.jsonl'), run = join(tmp, 'run.jsonl');
+    for (const [t, o] of [['estimated', est], ['gt', gt]]) {
+      const r = await cli('prompts', '--dataset', ds, '--embedding', 'timeseries', '--trajectory', t, '--group-by-clip', '-o', o);
+      expect(r.code, r.err).toBe(0);
+    }
+    const speeds = (p: string) => p.split('\n').find((l) => l.startsWith('speed(m/s): '))!.slice(12).split(', ').map(Number);
+    const read = (f: string) => readFileSync(f, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { clip_id: string; prompt: string });
+    for (const [e, g] of read(est).map((r, i) => [r, read(gt)[i]] as const)) {
+      expect(e.prompt).not.toBe(g.prompt); // the engine's numbers, not the truth's
+      const d = speeds(e.prompt).map((v, i) => Math.abs(v - speeds(g.prompt)[i])).sort((a, b) => a - b);
+      expect(d[d.length >> 1], `${e.clip_id}: median speed difference (the test renderer: a few per cent)`).toBeLessThan(0.6);
+      expect(d[d.length - 1], `${e.clip_id}: largest (the clip's ends)`).toBeLessThan(1.2);
+    }
+    expect((await cli('run', '--dataset', ds, '-o', run, '--workers', '1', '--no-progress')).code).toBe(0);
+    expect((await cli('prompts', '--dataset', ds, '--embedding', 'timeseries', '--trajectory', run, '--group-by-clip', '-o', viaRun)).code).toBe(0);
+    expect(readFileSync(viaRun, 'utf8')).toBe(readFileSync(est, 'utf8'));
+  });
+
+  it('--format openai-batch: the reference\'s request lines, frames as data URIs of the files', async () => {
+    const ds = syntheticDataset(join(tmp, 'batch'), [{ id: 'c', speed: 8, yawRate: 0, seed: 4, frames: 12 }]);
+    const out = join(tmp, 'batch.jsonl');
+    expect((await cli('prompts', '--dataset', ds, '--embedding', 'none', '--format', 'openai-batch', '--num-frames', '3', '-o', out)).code).toBe(0);
+    const lines = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines).toHaveLength(2); // the fixture's two QA items
+    const l = lines[0];
+    expect(l).toMatchObject({ custom_id: 'qa_00000000', method: 'POST', url: '/v1/chat/completions', body: { model: 'gpt-4o-mini', max_tokens: 256, temperature: 0 } });
+    const content = l.body.messages[0].content;
+    expect(content[0].text).toMatch(/^The 3 images show the forward camera view/);
+    expect(content).toHaveLength(4);
+    const frame0 = join(ds, 'frames', 'c', '0000.pgm');
+    expect(content[1].image_url).toEqual({ url: `data:image/jpeg;base64,${readFileSync(frame0).toString('base64')}`, detail: 'low' });
   });
 });
