@@ -29,6 +29,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   egogears: async () => (await import('./commands/egogears.js')).registerEgogears,
   view: async () => (await import('./commands/view.js')).registerView,
   prompts: async () => (await import('./commands/prompts.js')).registerPrompts,
+  answers: async () => (await import('./commands/answers.js')).registerAnswers,
   worker: async () => (await import('./commands/worker.js')).registerWorker,
 };
 

@@ -3,13 +3,14 @@
  * (test/fixtures/prompts: how), byte for byte, for every embedding, per QA item and per clip; the
  * Python number formatting on its own; `egogeo prompts` end to end.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readDataset } from '../../src/datasets/benchmark.js';
 import { EMBEDDINGS, pyFixed, selectIndices } from '../../src/prompts/prompt.js';
+import { answersFromResults, parseGroupedResponse } from '../../src/prompts/answers.js';
 import { promptRequests } from '../../src/prompts/requests.js';
 import { cli } from '../helpers/cli.js';
 import { NATIVE_BUILT, syntheticDataset } from '../run/fixtures.js';
@@ -99,5 +100,36 @@ describe.skipIf(!NATIVE_BUILT)('prompts from estimated trajectories, and the Ope
     expect(content).toHaveLength(4);
     const frame0 = join(ds, 'frames', 'c', '0000.pgm');
     expect(content[1].image_url).toEqual({ url: `data:image/jpeg;base64,${readFileSync(frame0).toString('base64')}`, detail: 'low' });
+  });
+});
+
+describe('VLM answers back into predictions', () => {
+  const result = (id: string, text: string | null, status = 200) => ({ custom_id: id, response: { status_code: status, body: text === null ? { error: { message: 'x' } } : { choices: [{ message: { content: text } }] } } });
+  it('parse_grouped_response: A1. / 1) / A2: lines, answers by number, blanks where none', () => {
+    expect(parseGroupedResponse('A1. left\n2) none\n  A4: yes  \nnoise\nA9. far', 4)).toEqual(['left', 'none', '', 'yes']);
+  });
+  it('egogeo answers: per item and grouped results become records the grader scores; failures are empty answers, unknown ids are named', async () => {
+    const { clips } = readDataset(join(FIX, 'data'), { needFrames: false });
+    const qa = clips.flatMap((c) => c.qa.map((q) => [c, q] as const));
+    // Per item: the oracle's own answer for every item but the first, which failed.
+    const items = qa.map(([, q], i) => result(q.qa_id, i === 0 ? null : String(q.answer), i === 0 ? 500 : 200));
+    const r = answersFromResults(clips, [...items, result('qa_99999999', 'left')], false);
+    expect(r.records).toHaveLength(qa.length);
+    expect([r.ok, r.failed, r.unknown]).toEqual([qa.length, 1, ['qa_99999999']]); // answered requests (the unknown one too), failed ones
+    expect(r.records[0].model_answer).toBe('');
+    expect(r.records.slice(1).every((x) => x.model_answer === String(x.oracle_label))).toBe(true);
+    // Grouped: one numbered reply per clip.
+    const grouped = clips.map((c) => result(c.id, c.qa.map((q, i) => `A${i + 1}. ${String(q.answer)}`).join('\n')));
+    const g = answersFromResults(clips, grouped, true);
+    expect(g.records.map((x) => [x.qa_id, x.model_answer])).toEqual(qa.map(([, q]) => [q.qa_id, String(q.answer)]));
+    // Through the CLI, then graded: every answer the oracle's.
+    const res = join(tmp, 'results.jsonl'), out = join(tmp, 'answers.jsonl');
+    writeFileSync(res, grouped.map((x) => JSON.stringify(x)).join('\n') + '\n');
+    const a = await cli('answers', '--dataset', join(FIX, 'data'), '--results', res, '--group-by-clip', '-o', out);
+    expect(a.code, a.err).toBe(0);
+    expect(a.err).toMatch(/parsable coverage 1\.0000, balanced accuracy 1\.0000/);
+    const gr = await cli('grade', out);
+    expect(gr.out).toMatch(/parsable coverage 1\.0000/);
+    expect((await cli('answers', '--dataset', join(FIX, 'data'), '--results', res, '-o', out)).err).toMatch(/grouped prompts need --group-by-clip/);
   });
 });
