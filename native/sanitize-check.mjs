@@ -72,6 +72,7 @@ processClip({ frames: fast.frames.map((data) => ({ data, width: fast.width, heig
 processClip({ video: mp4 });
 processClip({ video: mp4, frameIndices: [0, 3, 6, 9], timestamps: [0, 0.3, 0.6, 0.9] });
 for (const method of ['vo-proxy', 'flow-heuristic']) native().baselineSignals({ method, video: mp4, frameIndices: [0, 3, 6, 9] });
+native().referenceFrames({ video: mp4, frameIndices: [0, 5], paths: [join(dir, 'f0.jpg'), join(dir, 'f5.jpg')] });
 const bytes = readFileSync(mp4);
 writeFileSync(join(dir, 'empty.mp4'), Buffer.alloc(0));
 writeFileSync(join(dir, 'half.mp4'), bytes.subarray(0, bytes.length >> 1));

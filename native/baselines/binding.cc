@@ -8,10 +8,12 @@
 #include "proxy.h"
 
 #include "../napi_util.h"
+#include "../render/encode.h"
 #include "../vo/frame_decode.h"
 #include "../vo/types.h"
 #include "../vo/video.h"
 
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -120,9 +122,67 @@ Napi::Value BaselineSignalsAsync(const Napi::CallbackInfo& info) {
   return napi::PromiseWorker<Request, Output>::queue(info, "egogeo.baselineSignals", parse, run, to_js);
 }
 
+/// referenceFrames({video, frameIndices, paths}): the frames of a video as the reference extracts them
+/// for a VLM (`extract_video_frames`: VideoCapture's BGR, cv2.imencode(".jpg"), quality 95), written
+/// to `paths` (one per index). Returns the number written.
+struct FramesRequest {
+  std::string video;
+  std::vector<int> indices;
+  std::vector<std::string> paths;
+};
+struct FramesOutput {
+  int written = 0;
+};
+
+std::unique_ptr<FramesRequest> parse_frames(const Napi::CallbackInfo& info) {
+  const napi::Args a(info.Env(), "referenceFrames");
+  if (info.Length() < 1 || !info[0].IsObject()) a.fail("expected ({video, frameIndices, paths})");
+  const Napi::Object o = info[0].As<Napi::Object>();
+  a.known_keys(o, "request", {"video", "frameIndices", "paths"});
+  auto req = std::make_unique<FramesRequest>();
+  if (!o.Get("video").IsString()) a.fail("request.video must be a path (string)");
+  req->video = o.Get("video").As<Napi::String>().Utf8Value();
+  for (double d : a.numbers(o.Get("frameIndices"), "request.frameIndices")) {
+    if (d < 0 || d != static_cast<int>(d)) a.fail("request.frameIndices must be non-negative integers");
+    req->indices.push_back(static_cast<int>(d));
+  }
+  const Napi::Value p = o.Get("paths");
+  if (!p.IsArray() || p.As<Napi::Array>().Length() != req->indices.size()) a.fail("request.paths must be an array of paths, one per frame index");
+  for (uint32_t i = 0; i < p.As<Napi::Array>().Length(); ++i) {
+    const Napi::Value e = p.As<Napi::Array>().Get(i);
+    if (!e.IsString()) a.fail("request.paths[" + std::to_string(i) + "] must be a string");
+    req->paths.push_back(e.As<Napi::String>().Utf8Value());
+  }
+  return req;
+}
+
+bool run_frames(const FramesRequest& req, FramesOutput& out, napi::Failure& error) {
+  return napi::guarded<vo::InputError>("referenceFrames", [&] {
+    const vo::DecodedVideo d = vo::decode_video(req.video, vo::GreyPath::OpenCvBgr, true);
+    for (size_t i = 0; i < req.indices.size(); ++i) {
+      const int k = req.indices[i];
+      if (k >= static_cast<int>(d.frames.size())) throw vo::InputError("'" + req.video + "' has " + std::to_string(d.frames.size()) + " frames, frame " + std::to_string(k) + " was asked for");
+      const cv::Mat& f = d.frames[static_cast<size_t>(k)];
+      const std::vector<uint8_t> jpg = render::encode_jpeg_bgr(f.data, f.cols, f.rows, 95);
+      std::ofstream os(req.paths[i], std::ios::binary);
+      if (!os || !os.write(reinterpret_cast<const char*>(jpg.data()), static_cast<std::streamsize>(jpg.size()))) throw vo::InputError("cannot write '" + req.paths[i] + "'");
+      ++out.written;
+    }
+  }, error);
+}
+
+Napi::Object frames_to_js(Napi::Env env, FramesOutput& out) {
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("written", out.written);
+  return o;
+}
+
+Napi::Value ReferenceFrames(const Napi::CallbackInfo& info) { return napi::call_sync<FramesRequest, FramesOutput>(info, parse_frames, run_frames, frames_to_js); }
+
 }  // namespace
 
 void register_exports(Napi::Env env, Napi::Object exports) {
+  exports.Set("referenceFrames", Napi::Function::New(env, ReferenceFrames, "referenceFrames"));
   exports.Set("baselineSignals", Napi::Function::New(env, BaselineSignals, "baselineSignals"));
   exports.Set("baselineSignalsAsync", Napi::Function::New(env, BaselineSignalsAsync, "baselineSignalsAsync"));
 }

@@ -41,7 +41,9 @@ std::string av_message(int code) {
 
 }  // namespace
 
-std::vector<uint8_t> encode_jpeg_grey(const uint8_t* pixels, int width, int height, int quality) {
+namespace {
+
+std::vector<uint8_t> encode_jpeg(const uint8_t* pixels, int width, int height, int channels, int quality) {
   jpeg_compress_struct cinfo;
   JpegError err;
   cinfo.err = jpeg_std_error(&err.pub);
@@ -58,13 +60,13 @@ std::vector<uint8_t> encode_jpeg_grey(const uint8_t* pixels, int width, int heig
   jpeg_mem_dest(&cinfo, &buf, &size);
   cinfo.image_width = static_cast<JDIMENSION>(width);
   cinfo.image_height = static_cast<JDIMENSION>(height);
-  cinfo.input_components = 1;
-  cinfo.in_color_space = JCS_GRAYSCALE;
+  cinfo.input_components = channels;
+  cinfo.in_color_space = channels == 3 ? JCS_EXT_BGR : JCS_GRAYSCALE;
   jpeg_set_defaults(&cinfo);
   jpeg_set_quality(&cinfo, quality, TRUE);
   jpeg_start_compress(&cinfo, TRUE);
   while (cinfo.next_scanline < cinfo.image_height) {
-    JSAMPROW row = const_cast<JSAMPROW>(pixels + static_cast<size_t>(cinfo.next_scanline) * width);
+    JSAMPROW row = const_cast<JSAMPROW>(pixels + static_cast<size_t>(cinfo.next_scanline) * width * channels);
     jpeg_write_scanlines(&cinfo, &row, 1);
   }
   jpeg_finish_compress(&cinfo);
@@ -73,6 +75,12 @@ std::vector<uint8_t> encode_jpeg_grey(const uint8_t* pixels, int width, int heig
   std::free(buf);
   return out;
 }
+
+}  // namespace
+
+std::vector<uint8_t> encode_jpeg_grey(const uint8_t* pixels, int width, int height, int quality) { return encode_jpeg(pixels, width, height, 1, quality); }
+
+std::vector<uint8_t> encode_jpeg_bgr(const uint8_t* pixels, int width, int height, int quality) { return encode_jpeg(pixels, width, height, 3, quality); }
 
 // Every FFmpeg object is owned here and freed in ~State, whatever step failed.
 struct Mp4Writer::State {

@@ -14,6 +14,8 @@ namespace egogeo::render {
 /// Baseline JPEG, quality 1..100 (libjpeg's standard tables), no optimised Huffman tables.
 /// Throws std::runtime_error with libjpeg's message.
 std::vector<uint8_t> encode_jpeg_grey(const uint8_t* pixels, int width, int height, int quality);
+/// The same for 8-bit BGR pixels (3 channels, row-major), as cv::imencode(".jpg") writes a colour image.
+std::vector<uint8_t> encode_jpeg_bgr(const uint8_t* pixels, int width, int height, int quality);
 
 /// An mp4 file written frame by frame. Throws std::runtime_error naming the path.
 class Mp4Writer {

@@ -115,7 +115,7 @@ int declared_frames(const AVFormatContext* fmt, const AVStream* st, double fps) 
 /// as OpenCV's YUV → BGR → grey did), remade only if the format or range changes mid-stream.
 class ToGrey {
  public:
-  ToGrey(const std::string& path, bool via_bgr) : path_(path), via_bgr_(via_bgr) {}
+  ToGrey(const std::string& path, bool via_bgr, bool colour) : path_(path), via_bgr_(via_bgr || colour), colour_(colour) {}
 
   cv::Mat operator()(const AVFrame* f) {
     const bool full = f->color_range == AVCOL_RANGE_JPEG;
@@ -128,7 +128,7 @@ class ToGrey {
     const int ch = via_bgr_ ? 3 : 1;
     cv::Mat m(f->height, f->width, via_bgr_ ? CV_8UC3 : CV_8UC1);
     for (int y = 0; y < f->height; ++y) std::memcpy(m.ptr(y), grey_->data[0] + static_cast<ptrdiff_t>(y) * grey_->linesize[0], static_cast<size_t>(f->width) * ch);
-    if (!via_bgr_) return m;
+    if (!via_bgr_ || colour_) return m;
     cv::Mat g;
     cv::cvtColor(m, g, cv::COLOR_BGR2GRAY);
     return g;
@@ -173,7 +173,7 @@ class ToGrey {
   }
 
   const std::string& path_;
-  bool via_bgr_;
+  bool via_bgr_, colour_;
   Sws sws_;
   Frame grey_;
   int w_ = 0, h_ = 0, format_ = -1;
@@ -192,7 +192,7 @@ VideoInfo probe_video(const std::string& path) {
   return v;
 }
 
-DecodedVideo decode_video(const std::string& path, GreyPath grey) {
+DecodedVideo decode_video(const std::string& path, GreyPath grey, bool colour) {
   Input in = open(path);
   AVStream* st = in.stream;
   const AVCodec* decoder = ff().avcodec_find_decoder(st->codecpar->codec_id);
@@ -214,7 +214,7 @@ DecodedVideo decode_video(const std::string& path, GreyPath grey) {
   if (const int hint = declared_frames(in.fmt.get(), st, out.fps); hint > 0 && hint < 100000) out.frames.reserve(static_cast<size_t>(hint));
   Packet pkt(made(ff().av_packet_alloc(), path, "a packet"));
   Frame frame(made(ff().av_frame_alloc(), path, "a frame"));
-  ToGrey to_grey(path, grey == GreyPath::OpenCvBgr);
+  ToGrey to_grey(path, grey == GreyPath::OpenCvBgr, colour);
 
   // Every frame the decoder has ready (until it wants more input, or its end after the flush).
   const auto drain = [&] {

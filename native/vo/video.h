@@ -31,6 +31,7 @@ struct DecodedVideo {
 VideoInfo probe_video(const std::string& path);
 /// `grey`: swscale straight to grey (the engine), or to BGR24 as OpenCV's VideoCapture converts, then
 /// cvtColor (frame_decode.h GreyPath: the published baselines' pixels).
-DecodedVideo decode_video(const std::string& path, GreyPath grey = GreyPath::Engine);
+/// `colour` (with GreyPath::OpenCvBgr): the BGR frames themselves, as VideoCapture reads them.
+DecodedVideo decode_video(const std::string& path, GreyPath grey = GreyPath::Engine, bool colour = false);
 
 }  // namespace egogeo::vo

@@ -363,6 +363,7 @@ interface Addon {
   smoothSpeed(m: SpeedMeasurements): SmoothedSpeed;
   baselineSignals(r: BaselineRequest): BaselineSignals;
   baselineSignalsAsync(r: BaselineRequest): Promise<BaselineSignals>;
+  referenceFrames(r: { video: string; frameIndices: number[]; paths: string[] }): { written: number };
   probeVideo(path: string): VideoInfo;
   renderClip(request: RenderRequest): RenderResult;
   renderClipAsync(request: RenderRequest): Promise<RenderResult>;
@@ -499,6 +500,14 @@ export interface BaselineSignals {
 
 export function baselineSignals(r: BaselineRequest): BaselineSignals {
   return native().baselineSignals(r);
+}
+
+/**
+ * A video's frames as the reference extracts them for a VLM (`extract_video_frames`: VideoCapture's
+ * BGR, cv2.imencode JPEG at quality 95, byte for byte), written to `paths`, one per index.
+ */
+export function referenceFrames(r: { video: string; frameIndices: number[]; paths: string[] }): { written: number } {
+  return native().referenceFrames(r);
 }
 
 /** `baselineSignals` on the libuv pool. */

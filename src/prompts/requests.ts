@@ -19,17 +19,20 @@ export interface PromptOptions {
    * default its ground truth (npz arrays, the record's features), as the reference embeds it.
    */
   trajectoryOf?: (c: Clip) => { arrays: PromptArrays | null; features?: Record<string, unknown> };
+  /** A video clip's frames as image files (the CLI extracts them as the reference does); absent: the video is named. */
+  videoFrames?: (c: Clip, n: number) => string[];
 }
 
 export type PromptRequest =
   | { qa_id: string; clip_id: string; question_id: string; prompt: string; frames: string[]; video?: string; choices: unknown[] | null }
   | { clip_id: string; qa_ids: string[]; question_ids: string[]; prompt: string; frames: string[]; video?: string };
 
-/** `select_frames` over the clip's image files (a video clip: its path, frames left to the runner). */
-function framesOf(c: Clip, n: number): { frames: string[]; video?: string } {
+/** `select_frames` over the clip's image files; a video clip's frames as `videoFrames` extracts them, else its path. */
+function framesOf(c: Clip, n: number, videoFrames?: PromptOptions['videoFrames']): { frames: string[]; video?: string } {
   if (n <= 0) return { frames: [] };
   const paths = (c.frames ?? []).filter((f): f is string => typeof f === 'string');
   if (paths.length > 0) return { frames: selectIndices(paths.length, n).map((i) => paths[i]) };
+  if (c.video && videoFrames) return { frames: videoFrames(c, n) };
   return { frames: [], ...(c.video ? { video: c.video } : {}) };
 }
 
@@ -43,7 +46,7 @@ export function promptRequests(clips: readonly Clip[], o: PromptOptions): Prompt
         : o.trajectoryOf
           ? o.trajectoryOf(c)
           : { arrays: o.embedding === 'summary' ? null : (groundTruthArrays(c)?.arrays ?? null), features: c.features };
-    const f = framesOf(c, o.numFrames);
+    const f = framesOf(c, o.numFrames, o.videoFrames);
     // The reference counts the frames it sends; a video clip's are its --num_frames.
     const sent = f.frames.length > 0 ? f.frames.length : f.video ? o.numFrames : 0;
     const ctx = { framesSent: sent, embedding: o.embedding, features: t.features, arrays: t.arrays };

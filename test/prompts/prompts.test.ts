@@ -133,3 +133,21 @@ describe('VLM answers back into predictions', () => {
     expect((await cli('answers', '--dataset', join(FIX, 'data'), '--results', res, '-o', out)).err).toMatch(/grouped prompts need --group-by-clip/);
   });
 });
+
+describe.skipIf(!NATIVE_BUILT)('video clips in the requests', () => {
+  it('a CARLA clip\'s frames are extracted once, as the reference extracts them, to OUT.frames/<clip>/ (colour JPEGs of the video\'s size)', async () => {
+    const { publishedDataset } = await import('../helpers/published.js');
+    const sharp = (await import('sharp')).default;
+    const pub = publishedDataset(join(tmp, 'pub'), [{ id: 'Town01__Default__w0', source: 'carla', speed: 7, yawRate: -0.2, seed: 4, frames: 31 }]);
+    if (!pub.videos) return; // no mp4 writer here (opencv4nodejs): nothing to extract
+    const out = join(tmp, 'video.jsonl');
+    const r = await cli('prompts', '--dataset', pub.root, '--embedding', 'none', '--group-by-clip', '-o', out);
+    expect(r.code, r.err).toBe(0);
+    const [rec] = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { frames: string[]; prompt: string });
+    expect(rec.frames.map((f) => f.slice(f.lastIndexOf('/') + 1))).toEqual(['000000', '000003', '000007', '000010', '000013', '000017', '000020', '000023', '000027', '000030'].map((n) => `${n}.jpg`));
+    expect(rec.frames[0].startsWith(join(`${out}.frames`, 'Town01__Default__w0'))).toBe(true);
+    expect(rec.prompt).toMatch(/^The 10 images show/);
+    const m = await sharp(rec.frames[3]).metadata();
+    expect([m.format, m.channels, m.width, m.height]).toEqual(['jpeg', 3, 320, 180]); // the fixture's camera
+  });
+});

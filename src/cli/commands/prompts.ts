@@ -9,9 +9,10 @@ import { readDataset } from '../../datasets/benchmark.js';
 import { parseCarlaDomain } from '../../datasets/published.js';
 import { writeFileAtomic } from '../../io/atomic.js';
 import { guardOutputs } from '../../io/safety.js';
-import { EMBEDDINGS, type Embedding } from '../../prompts/prompt.js';
+import { EMBEDDINGS, type Embedding, selectIndices } from '../../prompts/prompt.js';
 import { batchLines, promptRequests } from '../../prompts/requests.js';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { probeVideo, referenceFrames } from '../../native/index.js';
 import { join } from 'node:path';
 import type { Clip } from '../../core/clip.js';
 import { readTum } from '../../io/trajectories.js';
@@ -63,6 +64,34 @@ function estimatedTrajectory(which: string): (c: Clip) => { arrays: ReturnType<t
   };
 }
 
+/**
+ * A video clip's frames for the requests, extracted once (reused when present) into `dir/<clip>/`
+ * as the reference extracts them (`extract_video_frames`: the declared frame count, its indices,
+ * VideoCapture's BGR, cv2.imencode JPEG; native referenceFrames).
+ */
+function videoFrames(dir: string): (c: Clip, n: number) => string[] {
+  return (c, n) => {
+    let total: number;
+    try {
+      total = probeVideo(c.video!).frames;
+    } catch (e) {
+      throw new InputError(`clip ${c.id}: ${firstLine(e)}`);
+    }
+    const idx = selectIndices(total, n);
+    const out = join(dir, c.id);
+    const paths = idx.map((i) => join(out, `${String(i).padStart(6, '0')}.jpg`));
+    if (!paths.every((p) => existsSync(p))) {
+      mkdirSync(out, { recursive: true });
+      try {
+        referenceFrames({ video: c.video!, frameIndices: idx, paths });
+      } catch (e) {
+        throw new InputError(`clip ${c.id}: ${firstLine(e)}`);
+      }
+    }
+    return paths;
+  };
+}
+
 export function registerPrompts(program: Command): void {
   program
     .command('prompts')
@@ -89,7 +118,7 @@ export function registerPrompts(program: Command): void {
       guardOutputs([{ path: o.output, flag: '-o' }], []);
       const { clips } = readDataset(o.dataset, { nuscenesRoot: o.nuscenesRoot, carlaDomain: parseCarlaDomain(o.carlaDomain), needFrames: n > 0 });
       const trajectoryOf = o.trajectory === 'gt' ? undefined : estimatedTrajectory(o.trajectory);
-      const reqs = promptRequests(clips, { embedding: o.embedding as Embedding, groupByClip: !!o.groupByClip, numFrames: n, trajectoryOf });
+      const reqs = promptRequests(clips, { embedding: o.embedding as Embedding, groupByClip: !!o.groupByClip, numFrames: n, trajectoryOf, videoFrames: videoFrames(`${o.output}.frames`) });
       if (reqs.length === 0) throw new InputError(`${o.dataset}: no QA items to build prompts for`);
       const lines = o.format === 'requests' ? reqs : batchLines(reqs, { model: o.model, frameDetail: o.frameDetail, temperature, readFrame: (p) => readFileSync(p) });
       writeFileAtomic(o.output, lines.map((r) => JSON.stringify(r)).join('\n') + '\n');
