@@ -3,6 +3,7 @@
  * (test/fixtures/prompts: how), byte for byte, for every embedding, per QA item and per clip; the
  * Python number formatting on its own; `egogeo prompts` end to end.
  */
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +14,7 @@ import { EMBEDDINGS, pyFixed, selectIndices } from '../../src/prompts/prompt.js'
 import { answersFromResults, parseGroupedResponse } from '../../src/prompts/answers.js';
 import { promptRequests } from '../../src/prompts/requests.js';
 import { cli } from '../helpers/cli.js';
+import { needsShared, sharedPath } from '../helpers/shared.js';
 import { NATIVE_BUILT, syntheticDataset } from '../run/fixtures.js';
 
 const FIX = fileURLToPath(new URL('../fixtures/prompts/', import.meta.url));
@@ -149,5 +151,53 @@ describe.skipIf(!NATIVE_BUILT)('video clips in the requests', () => {
     expect(rec.prompt).toMatch(/^The 10 images show/);
     const m = await sharp(rec.frames[3]).metadata();
     expect([m.format, m.channels, m.width, m.height]).toEqual(['jpeg', 3, 320, 180]); // the fixture's camera
+  });
+});
+
+describe.skipIf(!needsShared('the shared datasets\' prompt digests', 'data/egodyn_kitti/qa.jsonl', 'data/published/egodyn-bench', 'data/published/nuscenes'))('prompts over ../shared against the reference\'s (digests checked in)', () => {
+  const digests = JSON.parse(readFileSync(join(FIX, 'shared-digests.json'), 'utf8')) as Record<string, Record<string, { n: number; sha256: string }>>;
+  const sets = {
+    egodyn_kitti: () => readDataset(sharedPath('data/egodyn_kitti'), { needFrames: false }).clips,
+    published: () => readDataset(sharedPath('data/published/egodyn-bench'), { nuscenesRoot: sharedPath('data/published/nuscenes'), cacheDir: null }).clips,
+  };
+  for (const [name, clipsOf] of Object.entries(sets)) {
+    it(`${name}: every prompt, each embedding, per QA item and per clip, byte-identical to the reference's (sha256 of all of them)`, () => {
+      const clips = clipsOf();
+      for (const mode of EMBEDDINGS) {
+        for (const grouped of [false, true]) {
+          const reqs = promptRequests(clips, { embedding: mode, groupByClip: grouped, numFrames: 10 });
+          const key = (r: (typeof reqs)[number]) => [r.clip_id, 'qa_id' in r ? r.qa_id : ''] as const;
+          const sorted = [...reqs].sort((a, b) => { const [x, y] = [key(a), key(b)]; return x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : x[1] < y[1] ? -1 : x[1] > y[1] ? 1 : 0; });
+          const want = digests[name][`${mode}/${grouped ? 'clip' : 'item'}`];
+          expect(sorted.length, `${name} ${mode}`).toBe(want.n);
+          expect(createHash('sha256').update(sorted.map((r) => r.prompt).join('\0')).digest('hex'), `${name} ${mode} ${grouped ? 'per clip' : 'per item'}`).toBe(want.sha256);
+        }
+      }
+    });
+  }
+});
+
+describe('batch results grade as the equivalent predictions', () => {
+  it('a results file in the batch output schema gives the same metrics as the prediction JSONL it stands for', async () => {
+    const { clips } = readDataset(join(FIX, 'data'), { needFrames: false });
+    // Answers of a middling model: the oracle's for two items in three, the next choice (or "7") otherwise; one refusal.
+    const rows = clips.flatMap((c) => c.qa.map((q, i) => {
+      const ch = (q.choices ?? []).map(String);
+      const right = String(q.answer);
+      const answer = i % 3 === 2 ? (ch.length ? ch[(ch.indexOf(right) + 1) % ch.length] : '7') : i === 4 ? 'I cannot tell.' : right;
+      return { c, q, answer };
+    }));
+    const preds = join(tmp, 'equiv-preds.jsonl'), res = join(tmp, 'equiv-results.jsonl'), back = join(tmp, 'equiv-back.jsonl');
+    writeFileSync(preds, rows.map(({ c, q, answer }) => JSON.stringify({ qa_id: q.qa_id, clip_id: c.id, question_id: q.question_id, category: q.category, oracle_label: q.answer, model_answer: answer, source: c.source })).join('\n') + '\n');
+    writeFileSync(res, rows.map(({ q, answer }) => JSON.stringify({ id: `batch_req_${q.qa_id}`, custom_id: q.qa_id, response: { status_code: 200, request_id: 'r', body: { id: 'x', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: answer }, finish_reason: 'stop' }] } }, error: null })).join('\n') + '\n');
+    expect((await cli('answers', '--dataset', join(FIX, 'data'), '--results', res, '-o', back)).code).toBe(0);
+    const metrics = async (f: string) => {
+      const j = join(tmp, `${f.split('/').pop()}.metrics.json`);
+      expect((await cli('grade', f, '--json', j)).code).toBe(0);
+      const m = JSON.parse(readFileSync(j, 'utf8'));
+      delete m.file;
+      return m;
+    };
+    expect(await metrics(back)).toEqual(await metrics(preds));
   });
 });
