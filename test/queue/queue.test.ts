@@ -146,6 +146,18 @@ describe.skipIf(!NATIVE_BUILT || !HAS_REDIS)('egogeo run --queue + egogeo worker
     const keys = await redisCommand(redis.port, 'KEYS', 'bull:egogeo:*');
     expect(keys).not.toMatch(/bull:egogeo:[0-9a-f]{16}\./);
   });
+
+  it('--method vo-proxy through the queue: the same files as a local run (predictions, per-clip signals, manifest)', async () => {
+    const local = join(tmp, 'vo-local.jsonl'), queued = join(tmp, 'vo-queue.jsonl');
+    expect(cli(['run', '--dataset', ds, '--method', 'vo-proxy', '-o', local, '--workers', '1']).code).toBe(1); // the bad clip
+    const w = start(['worker', '--queue', redis.url, '--lock-seconds', '3']);
+    const c = await start(['run', '--dataset', ds, '--method', 'vo-proxy', '--queue', redis.url, '--attempts', '1', '-o', queued]).done;
+    expect(c.code, c.stderr).toBe(1);
+    expectSameRun(queued, local);
+    expect(readdirSync(`${queued}.trajectories`).every((f) => f.endsWith('.signals.json'))).toBe(true);
+    w.child.kill('SIGTERM');
+    expect((await w.done).code).toBe(0);
+  });
 });
 
 describe.skipIf(!NATIVE_BUILT || !HAS_REDIS)('a Redis lost mid-run (killed, restarted empty)', () => {
