@@ -12,7 +12,7 @@
  */
 import { InputError } from '../core/errors.js';
 import { compareCodePoints } from '../grade/metrics.js';
-import { PyRandom } from './pyrandom.js';
+import { PyRandom } from '../core/pyrandom.js';
 
 /** The published datasets' names (`unified_eval.py` DATASETS). */
 export const DATASETS = ['single_698', 'single_567_human', 'mixed_1487'] as const;

@@ -688,7 +688,7 @@ function dumpValue(v: unknown, key: string, indent: string, parts: string[]): vo
  * (per-* maps in code-point order), floats as Python's repr (`1.0`), non-ASCII escaped. No
  * trailing newline (the reference's `evaluate.py` adds one when it writes a file).
  */
-export function metricsToJson(m: GradeMetrics): string {
+export function metricsToJson(m: GradeMetrics & { bootstrap?: unknown }): string {
   const parts: string[] = [];
   dumpValue(m, '', '', parts);
   return parts.join('');

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadPredictions, loadQuestionFile } from '../../src/egogears/load.js';
-import { PyRandom } from '../../src/egogears/pyrandom.js';
+import { PyRandom } from '../../src/core/pyrandom.js';
 import { f2, parseAnswer, questionId, resultRow, type ResultRow, scoreGears, shuffledView, splitReasoning, summarize } from '../../src/egogears/score.js';
 import { cli } from '../helpers/cli.js';
 

@@ -5,16 +5,28 @@
  */
 import type { Command } from 'commander';
 import { InputError } from '../../core/errors.js';
-import { evaluate, metricsToJson, sortCodePoints, type GradeMetrics, type GroupMetrics } from '../../grade/index.js';
+import {
+  type BootstrapSummary,
+  bootstrapClips,
+  bootstrapIntervals,
+  evaluate,
+  metricsToJson,
+  sortCodePoints,
+  type GradeMetrics,
+  type GroupMetrics,
+} from '../../grade/index.js';
 import { readPredictions } from '../../io/predictions.js';
 import { DEFAULT_QUESTIONS_PATH, loadQuestions } from '../../oracle/questions.js';
 import { writeFileAtomic } from '../../io/atomic.js';
 import { guardOutputs } from '../../io/safety.js';
 import { GEOMETRIC_SUBSET } from '../../baseline/baseline.js';
+import { intIn } from './synth.js';
 
 interface GradeOpts {
   json?: string;
   config?: string;
+  bootstrap?: string;
+  seed: string;
 }
 
 const f4 = (x: number): string => x.toFixed(4);
@@ -61,6 +73,35 @@ export function formatReport(file: string, m: GradeMetrics, subset?: GradeMetric
   return `${out.join('\n')}\n`;
 }
 
+const interval = (v: number, lo: number, hi: number): string => `${f4(v)} [${f4(lo)}, ${f4(hi)}]`;
+
+/** The bootstrap intervals as a table: pooled, per source, per question. */
+export function formatBootstrap(b: BootstrapSummary): string {
+  const rows: [string, string, string, string][] = [
+    ['pooled', interval(b.balanced_acc, b.balanced_acc_ci_lo, b.balanced_acc_ci_hi), interval(b.wpcr, b.wpcr_ci_lo, b.wpcr_ci_hi), String(b.clips)],
+    ...Object.entries(b.per_source).map(([s, g]): [string, string, string, string] => [
+      `source ${s}`,
+      interval(g.balanced_acc, g.balanced_acc_ci_lo, g.balanced_acc_ci_hi),
+      interval(g.wpcr, g.wpcr_ci_lo, g.wpcr_ci_hi),
+      String(g.clips),
+    ]),
+    ...Object.entries(b.per_question).map(([q, g]): [string, string, string, string] => [
+      `question ${q}`,
+      interval(g.balanced_acc, g.balanced_acc_ci_lo, g.balanced_acc_ci_hi),
+      '',
+      String(g.clips),
+    ]),
+  ];
+  const w = Math.max(16, ...rows.map((r) => r[0].length));
+  const pct = Math.round(100 * b.confidence);
+  const out = [
+    `bootstrap: ${b.n} clip resamples, seed ${b.seed}, ${pct}% intervals (parsed answers only, as scripts/bootstrap_confidence.py)`,
+    `${''.padEnd(w)}  ${'bal.acc [lo, hi]'.padEnd(24)}  ${'WPCR [lo, hi]'.padEnd(24)}  ${'clips'.padStart(6)}`,
+    ...rows.map(([n, a, c, k]) => `${n.padEnd(w)}  ${a.padEnd(24)}  ${c.padEnd(24)}  ${k.padStart(6)}`),
+  ];
+  return `${out.join('\n')}\n`;
+}
+
 export function registerGrade(program: Command): void {
   program
     .command('grade')
@@ -68,15 +109,22 @@ export function registerGrade(program: Command): void {
     .argument('<PREDICTIONS>', 'predictions JSONL: {clip_id, question_id, category, oracle_label|answer, model_answer[, source]} per line')
     .option('--json <out>', "write the reference's metrics JSON here (atomically)")
     .option('--config <yaml>', 'question file (choices; default: the published EgoDyn-Bench questions)')
+    .option('--bootstrap <N>', 'clip-level bootstrap: 95% intervals of balanced accuracy and WPCR from N resamples (the reference uses 1000)')
+    .option('--seed <S>', "the bootstrap's random.Random seed", '42')
     .addHelpText(
       'after',
       `
 Answers are parsed with the reference's cascade (exact choice, "_"/space, last line, whole word);
 records with an unknown question_id or an unparsable answer count against parsable coverage.
+--bootstrap resamples clips as the reference's scripts/bootstrap_confidence.py (same seed, same
+intervals); it reads the answers as that script does, leaving unparsable ones out. --json then
+carries them under "bootstrap" with the script's field names.
 Per source: a record's "source" field if present, else "nuscenes" for clip ids starting with
 "clip_" and "carla" for the rest (the reference's rule).`,
     )
     .action((file: string, o: GradeOpts) => {
+      const nBoot = o.bootstrap === undefined ? 0 : intIn('--bootstrap', o.bootstrap, 1, 1_000_000);
+      const seed = intIn('--seed', o.seed, 0, Number.MAX_SAFE_INTEGER);
       guardOutputs([o.json !== undefined ? { path: o.json, flag: '--json' } : undefined], [file, o.config]);
       const questions = loadQuestions(o.config ?? DEFAULT_QUESTIONS_PATH);
       const { records, lines } = readPredictions(file);
@@ -126,12 +174,14 @@ Per source: a record's "source" field if present, else "nuscenes" for clip ids s
         );
       }
       const metrics = evaluate(records, questions);
-      if (o.json) writeFileAtomic(o.json, `${metricsToJson(metrics)}\n`);
+      const boot = nBoot ? bootstrapIntervals(bootstrapClips(records, questions), questions, { n: nBoot, seed }) : undefined;
+      if (o.json) writeFileAtomic(o.json, `${metricsToJson(boot ? { ...metrics, bootstrap: boot } : metrics)}\n`);
       const six = new Set<string>(GEOMETRIC_SUBSET);
       const inSubset = records.filter((r) => six.has(r.question_id));
       const answered = new Set(records.map((r) => r.question_id));
       // Only when the file answers more than the 6: otherwise 'global' already is that figure.
       const subset = inSubset.length > 0 && [...answered].some((q) => !six.has(q)) ? evaluate(inSubset, questions) : undefined;
       process.stdout.write(formatReport(file, metrics, subset));
+      if (boot) process.stdout.write(`\n${formatBootstrap(boot)}`);
     });
 }

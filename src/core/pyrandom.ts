@@ -1,10 +1,11 @@
 /**
- * egogears/pyrandom — CPython's `random.Random` as far as EgoGears' option shuffle needs it,
- * bit for bit: the Mersenne Twister MT19937 (`init_genrand`, `init_by_array`, `genrand_uint32`),
+ * core/pyrandom — CPython's `random.Random` as far as egogeo needs it (EgoGears' option shuffle,
+ * the reference's clip bootstrap), bit for bit: the Mersenne Twister MT19937 (`init_genrand`, `init_by_array`, `genrand_uint32`),
  * seeding by an int or a str (version 2: a str becomes the big-endian integer of its UTF-8 bytes
  * followed by their SHA-512 digest; the integer's absolute value is cut into 32-bit words, least
  * significant first, for `init_by_array`), `getrandbits`, `_randbelow` (rejection sampling with
- * `getrandbits(n.bit_length())`) and `shuffle` (Fisher–Yates from the end). Pure. May import nothing
+ * `getrandbits(n.bit_length())`), `shuffle` (Fisher–Yates from the end), `random()` (53 bits from
+ * two outputs, `genrand_res53`) and unweighted `choices` (`floor(random() * n)` per draw). Pure. May import nothing
  * but node:crypto.
  */
 import { createHash } from 'node:crypto';
@@ -116,6 +117,20 @@ export class PyRandom {
     let r = this.getrandbits(k);
     while (r >= n) r = this.getrandbits(k);
     return r;
+  }
+
+  /** `random()`: a double in [0, 1) from two outputs (`genrand_res53`). */
+  random(): number {
+    const a = this.genrandUint32() >>> 5;
+    const b = this.genrandUint32() >>> 6;
+    return (a * 67108864 + b) * (1 / 9007199254740992);
+  }
+
+  /** Unweighted `choices(range(n), k=k)`: k indices drawn with replacement. */
+  choiceIndices(n: number, k: number): Int32Array {
+    const out = new Int32Array(k);
+    for (let i = 0; i < k; i++) out[i] = Math.floor(this.random() * n);
+    return out;
   }
 
   /** `shuffle(x)` in place. */
