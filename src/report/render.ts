@@ -10,6 +10,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { type LeaderboardPlacement, neighbourhood, type RankedRow } from './leaderboard.js';
+import type { Difference } from '../grade/index.js';
 import type { ErrorKey, Report } from './report.js';
 import { barChart, trajectoryPanels } from './svg.js';
 
@@ -21,6 +22,11 @@ const f4 = (v: number | null): string => (v !== null && Number.isFinite(v) ? v.t
 const signed = (v: number | null): string => (v === null || !Number.isFinite(v) ? '–' : `${v >= 0 ? '+' : '−'}${Math.abs(v).toFixed(3)}`);
 const rk = (x: { rank: number; of: number } | null): string => (x ? `${x.rank}/${x.of}` : '–');
 
+const ci = (c: [number, number] | null | undefined): string => (c ? ` [${f3(c[0])}, ${f3(c[1])}]` : '');
+/** A gap's bootstrap: its interval, p-value and how it was drawn. */
+const gapCi = (d: Difference | null | undefined): string =>
+  d ? ` [${signed(d.ci_lo)}, ${signed(d.ci_hi)}] p ${d.p < 0.001 ? '< 0.001' : `= ${d.p.toFixed(3)}`} (${d.paired ? `paired, ${nClips(d.clips)}` : `two-sample, ${nClips(d.clips)}`})` : '';
+
 /** The per-domain table as plain text (the CLI prints it). */
 export function domainLines(r: Report): string[] {
   const d = r.domains;
@@ -31,18 +37,21 @@ export function domainLines(r: Report): string[] {
     x.domain,
     x.runs.join(' = '),
     String(x.clips),
-    f3(x.subset?.balanced_acc ?? NaN),
+    f3(x.subset?.balanced_acc ?? NaN) + ci(x.subset_ci),
     f3(x.subset?.accuracy ?? NaN),
     f3(x.subset?.macro_f1 ?? NaN),
-    f3(x.all.balanced_acc),
+    f3(x.all.balanced_acc) + ci(x.all_ci),
     f3(x.all.accuracy),
     f3(x.all.macro_f1),
     String(x.questions),
   ]);
   const w = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
   const line = (c: string[]) => c.map((v, i) => (i < 2 ? v.padEnd(w[i]) : v.padStart(w[i]))).join('  ').trimEnd();
-  const out = [...runLines, line(head), ...rows.map(line)];
-  for (const g of d.gaps) out.push(`gap ${g.a} − ${g.b}: balanced accuracy ${signed(g.subset_balanced_acc)} (6 questions), ${signed(g.balanced_acc)} (all)`);
+  const boot = d.bootstrap ? [`intervals: ${Math.round(100 * d.bootstrap.confidence)}% clip-level bootstrap, ${d.bootstrap.n} draws, seed ${d.bootstrap.seed}`] : [];
+  const out = [...runLines, ...boot, line(head), ...rows.map(line)];
+  for (const g of d.gaps) {
+    out.push(`${g.kind === 'method' ? 'method difference' : 'gap'} ${g.a} − ${g.b}: balanced accuracy ${signed(g.subset_balanced_acc)}${gapCi(g.subset_diff)} (6 questions), ${signed(g.balanced_acc)}${gapCi(g.diff)} (all)`);
+  }
   return out;
 }
 
@@ -142,7 +151,11 @@ export function plots(r: Report, leaderboardRows = 3): Record<string, string> {
       r.domains.rows.map((d) => `${d.domain} (${nClips(d.clips)})`),
       ['balanced accuracy, 6 questions', 'balanced accuracy, all'],
       r.domains.rows.map((d) => [d.subset?.balanced_acc ?? NaN, d.all.balanced_acc]),
-      { title: `Per domain — ${r.name} (${what})`, labels: true },
+      {
+        title: `Per domain — ${r.name} (${what})${r.domains.bootstrap ? `, ${Math.round(100 * r.domains.bootstrap.confidence)}% bootstrap intervals` : ''}`,
+        labels: true,
+        ...(r.domains.bootstrap ? { intervals: r.domains.rows.map((d) => [d.subset_ci ?? null, d.all_ci ?? null]) } : {}),
+      },
     ),
     'disagreements.svg': barChart(
       qs,
@@ -174,10 +187,13 @@ export function markdown(r: Report, pngs: boolean, leaderboardRows = 3): string 
   L.push(`Graded with the benchmark's grader, pooled over the 6 questions every published geometric baseline answers (${r.domains.subset.join(', ')}) and over all questions present.`, '');
   L.push('| domain | runs | clips | predictions | BAcc, 6 q. | accuracy, 6 q. | macro F1, 6 q. | BAcc, all | accuracy, all | macro F1, all |', '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const d of r.domains.rows) {
-    L.push(`| ${cell(d.domain)} | ${cell(d.runs.join(' = '))} | ${d.clips} | ${d.all.n} | ${f3(d.subset?.balanced_acc ?? NaN)} | ${f3(d.subset?.accuracy ?? NaN)} | ${f3(d.subset?.macro_f1 ?? NaN)} | ${f3(d.all.balanced_acc)} | ${f3(d.all.accuracy)} | ${f3(d.all.macro_f1)} |`);
+    L.push(`| ${cell(d.domain)} | ${cell(d.runs.join(' = '))} | ${d.clips} | ${d.all.n} | ${f3(d.subset?.balanced_acc ?? NaN)}${ci(d.subset_ci)} | ${f3(d.subset?.accuracy ?? NaN)} | ${f3(d.subset?.macro_f1 ?? NaN)} | ${f3(d.all.balanced_acc)}${ci(d.all_ci)} | ${f3(d.all.accuracy)} | ${f3(d.all.macro_f1)} |`);
   }
   L.push('');
-  for (const g of r.domains.gaps) L.push(`- Gap ${cell(g.a)} − ${cell(g.b)}: balanced accuracy **${signed(g.subset_balanced_acc)}** (6 questions), ${signed(g.balanced_acc)} (all questions).`);
+  if (r.domains.bootstrap) L.push(`Intervals: ${Math.round(100 * r.domains.bootstrap.confidence)}% clip-level bootstrap (${r.domains.bootstrap.n} draws, seed ${r.domains.bootstrap.seed}; \`scripts/bootstrap_confidence.py\`'s resampling); a gap's is paired when both sides hold the same clips, else two-sample, with a two-sided p-value for no difference.`, '');
+  for (const g of r.domains.gaps) {
+    L.push(`- ${g.kind === 'method' ? 'Method difference' : 'Gap'} ${cell(g.a)} − ${cell(g.b)}: balanced accuracy **${signed(g.subset_balanced_acc)}**${gapCi(g.subset_diff)} (6 questions), ${signed(g.balanced_acc)}${gapCi(g.diff)} (all questions).`);
+  }
   if (r.domains.gaps.length) L.push('');
   for (const g of r.gaps) L.push(`Largest gap in ${g.metric === 'balanced_acc' ? 'balanced accuracy' : 'macro F1'} (all questions): **${f3(g.gap)}** (${g.best} ${f3(r.per_source[g.best][g.metric])} vs ${g.worst} ${f3(r.per_source[g.worst][g.metric])}).`);
   if (r.gaps.length) L.push('');

@@ -16,7 +16,7 @@ import type { Prediction } from '../io/predictions.js';
 import type { ClipQuality } from '../io/trajectories.js';
 import { clipData, computeDynamics, type DynamicsArrays, type QuestionSet, summaryFeatures } from '../oracle/index.js';
 import { ate, rpe } from '../vo/errors.js';
-import { type DomainTable, domainTable } from './domains.js';
+import { type BootstrapSpec, type DomainTable, domainTable } from './domains.js';
 import { type LeaderboardPlacement, type LeaderboardRow, placeOnLeaderboard, rowQuestions, runRow } from './leaderboard.js';
 import { decisionMargin, type Margin } from './margins.js';
 import { type DomainInfo, type ReportRun, sourceOf } from './runs.js';
@@ -56,6 +56,8 @@ export interface ReportInput {
   leaderboard?: { file: string; rows: readonly LeaderboardRow[] };
   /** Notes from loading (how runs were combined). */
   notes?: readonly string[];
+  /** Clip-level bootstrap intervals for the per-domain table and its gaps. */
+  bootstrap?: BootstrapSpec;
 }
 
 export interface RunInfo {
@@ -336,7 +338,7 @@ export function buildReport(input: ReportInput): Report {
     });
 
   const runs: ReportRun[] = input.runs ? [...input.runs] : [{ file: input.name, name: input.name, name_from: 'file name', carla_domain: null, records: [...records] }];
-  const domains = domainTable(records, questions, input.domains ?? sources.map((s) => ({ domain: s, runs: [runs[0].name] })));
+  const domains = domainTable(records, questions, input.domains ?? sources.map((s) => ({ domain: s, runs: [runs[0].name] })), input.bootstrap);
   let leaderboard: LeaderboardPlacement | null = null;
   if (input.leaderboard) {
     // Question sets of the published rows: each run is also graded on the smaller ones it covers.

@@ -51,6 +51,8 @@ export interface BarOptions {
   stacked?: boolean;
   /** Value labels after the bars. */
   labels?: boolean;
+  /** Per category and series, an interval [lo, hi] drawn as a whisker over the bar (grouped bars). */
+  intervals?: ([number, number] | null)[][];
 }
 
 /** Horizontal bars: one row per category, one bar (or stack segment) per series. */
@@ -82,8 +84,16 @@ export function barChart(categories: string[], series: string[], values: number[
       const x = labelW + (o.stacked ? sx(acc) : 0);
       const y = o.stacked ? y0 + 2 : y0 + 2 + j * barH;
       const w = sx(v);
-      body.push(`<rect x="${n(x)}" y="${n(y)}" width="${n(w)}" height="${barH - 2}" fill="${colors[j % colors.length]}"><title>${esc(`${c} · ${s}: ${v}`)}</title></rect>`);
-      if (o.labels && !o.stacked) body.push(`<text x="${n(x + w + 4)}" y="${n(y + barH / 2)}" dominant-baseline="middle" font-size="10" fill="#333">${v.toFixed(3)}</text>`);
+      const iv = o.stacked ? null : (o.intervals?.[i]?.[j] ?? null);
+      const tip = iv ? `${c} · ${s}: ${v} [${iv[0]}, ${iv[1]}]` : `${c} · ${s}: ${v}`;
+      body.push(`<rect x="${n(x)}" y="${n(y)}" width="${n(w)}" height="${barH - 2}" fill="${colors[j % colors.length]}"><title>${esc(tip)}</title></rect>`);
+      let end = x + w;
+      if (iv) {
+        const ym = y + (barH - 2) / 2, x1 = labelW + sx(iv[0]), x2 = labelW + sx(iv[1]);
+        body.push(`<path d="M${n(x1)} ${n(ym)}H${n(x2)}M${n(x1)} ${n(ym - 4)}V${n(ym + 4)}M${n(x2)} ${n(ym - 4)}V${n(ym + 4)}" stroke="#222" stroke-width="1.2" fill="none" class="interval"/>`);
+        end = Math.max(end, x2);
+      }
+      if (o.labels && !o.stacked) body.push(`<text x="${n(end + 4)}" y="${n(y + barH / 2)}" dominant-baseline="middle" font-size="10" fill="#333">${v.toFixed(3)}</text>`);
       acc += v;
     });
     if (o.labels && o.stacked) body.push(`<text x="${n(labelW + sx(acc) + 4)}" y="${n(y0 + 2 + barH / 2)}" dominant-baseline="middle" font-size="10" fill="#333">${n(acc)}</text>`);

@@ -15,6 +15,7 @@ import { DEFAULT_QUESTIONS_PATH, loadQuestions } from '../../oracle/index.js';
 import { loadReportInputs, readLeaderboard } from '../../report/load.js';
 import { domainLines, placementLines, writeReport } from '../../report/render.js';
 import { buildReport } from '../../report/report.js';
+import { intIn } from './synth.js';
 
 interface Opts {
   dataset?: string;
@@ -25,6 +26,8 @@ interface Opts {
   config: string;
   leaderboard?: string;
   leaderboardRows: string;
+  bootstrap?: string;
+  seed: string;
 }
 
 /** The default output folder: `<preds>.report` for one file; for several, named for all of them, beside the first. */
@@ -47,6 +50,8 @@ export function registerReport(program: Command): void {
     .option('--near <fraction>', 'a disagreement within this relative distance of the threshold is near-threshold', '0.15')
     .option('--worst <n>', 'clips with the largest ATE to plot', '6')
     .option('--config <yaml>', 'question file', DEFAULT_QUESTIONS_PATH)
+    .option('--bootstrap <N>', 'clip-level bootstrap (N draws, e.g. 1000): intervals for each domain\'s balanced accuracy, and for each gap between domains or methods its interval and p-value')
+    .option('--seed <S>', "the bootstrap's random.Random seed", '42')
     .addHelpText(
       'after',
       `
@@ -66,6 +71,7 @@ by clip id: clip_* nuScenes, else CARLA); ranks: 1 = best, ties share a rank.`,
       if (!Number.isInteger(worst) || worst < 0) throw new InputError(`--worst must be a non-negative integer, got '${o.worst}'`);
       const context = o.leaderboardRows === 'all' ? Infinity : Number(o.leaderboardRows);
       if (!(context === Infinity || (Number.isInteger(context) && context >= 0))) throw new InputError(`--leaderboard-rows must be a non-negative integer or 'all', got '${o.leaderboardRows}'`);
+      const bootstrap = o.bootstrap === undefined ? undefined : { n: intIn('--bootstrap', o.bootstrap, 1, 1_000_000), seed: intIn('--seed', o.seed, 0, Number.MAX_SAFE_INTEGER) };
       const questions = loadQuestions(o.config);
       const leaderboard = o.leaderboard ? { file: o.leaderboard, rows: readLeaderboard(o.leaderboard) } : undefined;
       const inp = loadReportInputs({ preds, dataset: o.dataset, trajectories: o.trajectories });
@@ -81,6 +87,7 @@ by clip id: clip_* nuScenes, else CARLA); ranks: 1 = best, ties share a rank.`,
         domains: inp.combined.domains,
         leaderboard,
         notes: inp.combined.notes,
+        bootstrap,
       });
       // Written whole into a staging folder, then renamed into place: a failed write leaves no partial report.
       const files = await writeDirAtomic(out, (stage) => writeReport(r, stage, { leaderboardRows: context }), {
