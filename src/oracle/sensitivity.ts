@@ -1,9 +1,15 @@
 /**
  * Threshold sensitivity, after the reference's `scripts/threshold_sensitivity.py`: relabel every
  * trajectory with all thresholds × α (`scaleParams` = the reference's `perturb_params`), report each
- * question's label flip rate against α = 1, and — given several prediction sets — each set's pooled
- * balanced accuracy against the relabelled oracle and Kendall's τ between the sets' ranking at α
- * and at α = 1. The dynamics and features do not depend on α, so they are computed once.
+ * question's label flip rate against α = 1, the oracle's own consistency (EMCR, WEMCR) at each α,
+ * and — given several prediction sets — each set's pooled accuracy, balanced accuracy and macro F1
+ * against the relabelled oracle and Kendall's τ between the sets' ranking at α and at α = 1.
+ *
+ * Per question (`scripts/per_threshold_sensitivity.py`): one question's thresholds × α, the others
+ * nominal. A question's label depends on its own thresholds only, so its labels at α are those of
+ * the all-thresholds relabelling; what differs is the grading: each set's metrics on that question,
+ * and the pooled ranking when only that question's labels move. The dynamics and features do not
+ * depend on α, so they are computed once.
  *
  * Pure: answers arrive already parsed and the metric is passed in (the CLI wires in grade/), so
  * oracle/ keeps importing only core/.
@@ -70,18 +76,51 @@ export interface ParsedPredictions {
   skipped?: Record<string, number>;
 }
 
-/** Pooled metric over (oracle, prediction) pairs, e.g. the grader's balanced accuracy. */
-export type PairMetric = (oracle: string[], pred: string[]) => number;
+/** Pooled metrics over (oracle, prediction) pairs, as the reference's `_compute_group_metrics` (rounded to 4 places). */
+export interface PairScores {
+  accuracy: number;
+  balanced_acc: number;
+  macro_f1: number;
+  n: number;
+}
+export type PairMetric = (oracle: string[], pred: string[]) => PairScores;
+
+/** The oracle's own consistency over the relabelled clips (the reference's `compute_oracle_consistency`). */
+export interface OracleConsistency {
+  emcr: number;
+  wemcr: number;
+  rule_coverage: number;
+  n_evaluable: number;
+}
 
 export interface SensitivityRow {
   alpha: number;
   /** Fraction of trajectories whose label differs from α = 1, per question and over all questions. */
   flipRate: Record<string, number>;
   overallFlipRate: number;
-  /** Per prediction set (by name): the metric against the relabelled oracle. */
+  /** Per prediction set (by name): balanced accuracy against the relabelled oracle. */
   scores?: Record<string, number>;
+  /** Per prediction set: accuracy, balanced accuracy, macro F1 and n. */
+  metrics?: Record<string, PairScores>;
   /** Kendall's τ of the sets' ranking at α vs at α = 1 (with prediction sets). */
   tau?: number;
+  /** The relabelled oracle's consistency (when a consistency function is given). */
+  oracleConsistency?: OracleConsistency;
+}
+
+/** One question's thresholds × α, the others nominal; arrays run over the report's alphas. */
+export interface PerQuestionSensitivity {
+  question: string;
+  /** Share of all trajectories whose label of this question differs from α = 1. */
+  flipRate: number[];
+  /** Per prediction set: its metrics on this question alone. */
+  metrics: Record<string, PairScores>[];
+  /** Mean over the sets of this question's balanced accuracy. */
+  meanBalancedAcc: number[];
+  /** Mean over the sets of |ΔBAcc| against α = 1 on this question (the reference's heatmap). */
+  meanAbsDelta: number[];
+  /** Kendall's τ of the pooled ranking (only this question relabelled) vs α = 1. */
+  tau: number[];
 }
 
 export interface SensitivityReport {
@@ -92,6 +131,8 @@ export interface SensitivityReport {
   predictions?: { name: string; used: number; skipped: Record<string, number> }[];
   /** The sets ranked at α = 1, best first. */
   nominalRanking?: string[];
+  /** With `perQuestion`: one entry per reported question. */
+  perQuestion?: PerQuestionSensitivity[];
 }
 
 export interface SensitivityOptions {
@@ -103,6 +144,10 @@ export interface SensitivityOptions {
   questionIds?: readonly string[];
   predictions?: readonly ParsedPredictions[];
   metric?: PairMetric;
+  /** The oracle's consistency over relabelled clips (grade/'s computeConsistency, wired in by the CLI). */
+  consistency?: (labels: readonly Record<string, string>[]) => OracleConsistency;
+  /** Also the per-question analysis. */
+  perQuestion?: boolean;
 }
 
 /** Relabels every clip at every α. Result: `[alphaIndex][clipIndex][questionId]`. */
@@ -113,34 +158,41 @@ export function relabelAll(clips: readonly ClipData[], questionsAt: (alpha: numb
   });
 }
 
+/** numpy's mean of a short list (sequential sum, then divide); 0 for none, as the reference. */
+const mean = (v: readonly number[]): number => (v.length ? v.reduce((a, b) => a + b, 0) / v.length : 0);
+
 export function sensitivity(o: SensitivityOptions): SensitivityReport {
   const alphas = [...o.alphas];
   if (!alphas.includes(1)) alphas.push(1);
   alphas.sort((a, b) => a - b);
   const labels = relabelAll(o.clips, o.questionsAt, alphas);
-  const nominal = labels[alphas.indexOf(1)];
+  const one = alphas.indexOf(1);
+  const nominal = labels[one];
   const qids = o.questionIds ? [...o.questionIds] : o.questionsAt(1).questions.map((q) => q.id);
   const n = o.clips.length;
 
   const preds = o.predictions ?? [];
   if (preds.length && !o.metric) throw new Error('sensitivity: prediction sets need a metric');
-  const scoreAt = (k: number): Record<string, number> => {
-    const out: Record<string, number> = {};
+  const names = preds.map((p) => p.name);
+  /** Each set's metrics against the oracle `labelOf(clip, question)`, over its items that pass `keep`. */
+  const grade = (labelOf: (clip: number, q: string) => string | undefined, keep: (q: string) => boolean = () => true): Record<string, PairScores> => {
+    const out: Record<string, PairScores> = {};
     for (const p of preds) {
       const oracle: string[] = [], pred: string[] = [];
       for (const it of p.items) {
-        const l = labels[k][it.clip]?.[it.questionId];
+        if (!keep(it.questionId)) continue;
+        const l = labelOf(it.clip, it.questionId);
         if (l === undefined) continue;
         oracle.push(l);
         pred.push(it.parsed);
       }
-      out[p.name] = oracle.length ? o.metric!(oracle, pred) : 0;
+      out[p.name] = oracle.length ? o.metric!(oracle, pred) : { accuracy: 0, balanced_acc: 0, macro_f1: 0, n: 0 };
     }
     return out;
   };
-  const names = preds.map((p) => p.name);
-  const nominalScores = preds.length ? scoreAt(alphas.indexOf(1)) : {};
-  const nominalRanking = rankByScore(names, names.map((m) => nominalScores[m]));
+  const ranking = (m: Record<string, PairScores>): string[] => rankByScore(names, names.map((x) => m[x].balanced_acc));
+  const nominalMetrics = preds.length ? grade((c, q) => nominal[c]?.[q]) : {};
+  const nominalRanking = ranking(nominalMetrics);
 
   const rows: SensitivityRow[] = alphas.map((alpha, k) => {
     const flipRate: Record<string, number> = {};
@@ -153,10 +205,12 @@ export function sensitivity(o: SensitivityOptions): SensitivityReport {
     }
     const row: SensitivityRow = { alpha, flipRate, overallFlipRate: n && qids.length ? flips / (n * qids.length) : 0 };
     if (preds.length) {
-      const scores = scoreAt(k);
-      row.scores = scores;
-      row.tau = kendallTau(nominalRanking, rankByScore(names, names.map((m) => scores[m])));
+      const metrics = k === one ? nominalMetrics : grade((c, q) => labels[k][c]?.[q]);
+      row.scores = Object.fromEntries(names.map((x) => [x, metrics[x].balanced_acc]));
+      row.metrics = metrics;
+      row.tau = kendallTau(nominalRanking, ranking(metrics));
     }
+    if (o.consistency) row.oracleConsistency = o.consistency(labels[k]);
     return row;
   });
 
@@ -164,6 +218,30 @@ export function sensitivity(o: SensitivityOptions): SensitivityReport {
   if (preds.length) {
     report.predictions = preds.map((p) => ({ name: p.name, used: p.items.length, skipped: p.skipped ?? {} }));
     report.nominalRanking = nominalRanking;
+  }
+  if (o.perQuestion) {
+    report.perQuestion = qids.map((q) => {
+      // The reference counts a flip only where both labels exist, over all trajectories.
+      const flipRate = alphas.map((_, k) => {
+        let f = 0;
+        for (let i = 0; i < n; i++) {
+          const a = labels[k][i][q], b = nominal[i][q];
+          if (a !== undefined && b !== undefined && a !== b) f++;
+        }
+        return n ? f / n : 0;
+      });
+      const metrics = alphas.map((_, k) => grade((c, qq) => labels[k][c]?.[qq], (qq) => qq === q));
+      const tau = alphas.map((_, k) => (preds.length ? kendallTau(nominalRanking, ranking(grade((c, qq) => (qq === q ? labels[k] : nominal)[c]?.[qq]))) : 1));
+      const bacc = (k: number): number[] => names.map((x) => metrics[k][x].balanced_acc);
+      return {
+        question: q,
+        flipRate,
+        metrics,
+        meanBalancedAcc: alphas.map((_, k) => mean(bacc(k))),
+        meanAbsDelta: alphas.map((_, k) => mean(bacc(k).map((v, j) => Math.abs(v - bacc(one)[j])))),
+        tau,
+      };
+    });
   }
   return report;
 }

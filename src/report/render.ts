@@ -7,12 +7,11 @@
  * neighbours). Also the plain-text per-domain table and leaderboard placement the CLI prints.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { type LeaderboardPlacement, neighbourhood, type RankedRow } from './leaderboard.js';
 import type { Difference } from '../grade/index.js';
 import type { ErrorKey, Report } from './report.js';
-import { barChart, trajectoryPanels } from './svg.js';
+import { barChart, trajectoryPanels, writePlots } from './svg.js';
 
 const f3 = (v: number): string => (Number.isFinite(v) ? v.toFixed(3) : '–');
 /** Markdown table cell text (pipes escaped). */
@@ -273,33 +272,10 @@ export function markdown(r: Report, pngs: boolean, leaderboardRows = 3): string 
 /** Writes the report files into `dir`; returns their names. */
 export async function writeReport(r: Report, dir: string, o: { leaderboardRows?: number } = {}): Promise<string[]> {
   mkdirSync(dir, { recursive: true });
-  const svgs = plots(r, o.leaderboardRows);
-  const written: string[] = [];
-  for (const [name, text] of Object.entries(svgs)) {
-    writeFileSync(join(dir, name), text);
-    written.push(name);
-  }
-  const sharp = loadSharp();
-  if (sharp) {
-    for (const [name, text] of Object.entries(svgs)) {
-      const png = name.replace(/\.svg$/, '.png');
-      await sharp(Buffer.from(text), { density: 144 }).png().toFile(join(dir, png));
-      written.push(png);
-    }
-  }
-  writeFileSync(join(dir, 'report.md'), markdown(r, !!sharp, o.leaderboardRows));
+  const written = await writePlots(dir, plots(r, o.leaderboardRows));
+  const pngs = written.some((f) => f.endsWith('.png'));
+  writeFileSync(join(dir, 'report.md'), markdown(r, pngs, o.leaderboardRows));
   writeFileSync(join(dir, 'report.json'), `${JSON.stringify(r, (_, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 1)}\n`);
   written.push('report.md', 'report.json');
   return written;
-}
-
-type Sharp = (input: Buffer, o: { density: number }) => { png(): { toFile(path: string): Promise<unknown> } };
-
-/** `sharp`, when a dependency installed it (PNG copies of the plots); else null. */
-function loadSharp(): Sharp | null {
-  try {
-    return createRequire(import.meta.url)('sharp') as Sharp;
-  } catch {
-    return null;
-  }
 }

@@ -1,7 +1,11 @@
 /**
  * The report's plots as plain SVG text (no plotting library): grouped horizontal bars, stacked
- * bars, and ground-truth-vs-estimate trajectory panels. Deterministic output for the same input.
+ * bars, ground-truth-vs-estimate trajectory panels and annotated heatmaps. Deterministic output for
+ * the same input. `writePlots` writes them with PNG copies (rendered by `sharp` when installed).
  */
+import { writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
 
 const PALETTE = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#76b7b2', '#edc948', '#b07aa1', '#9c755f'];
 const FONT = 'font-family="Helvetica, Arial, sans-serif"';
@@ -159,4 +163,76 @@ export function trajectoryPanels(panels: TrajectoryPanel[], title: string): stri
   });
   if (panels.length === 0) body.push(`<text x="${width / 2}" y="${top + 40}" text-anchor="middle">no clip with both ground truth and estimate</text>`);
   return frame(width, height, title, body);
+}
+
+export interface HeatmapOptions {
+  title: string;
+  /** Cell text, e.g. a percentage. */
+  format: (v: number) => string;
+  /** What the colour means (under the plot). */
+  legend: string;
+  /** Colour scale maximum (default: the largest value, at least 0.05). */
+  max?: number;
+}
+
+/** Rows × columns of values, white to red (the reference's YlOrRd), each cell annotated. */
+export function heatmap(rows: string[], cols: string[], values: number[][], o: HeatmapOptions): string {
+  const labelW = Math.max(80, ...rows.map((r) => r.length * 7 + 12));
+  const cellW = 54, cellH = 24, top = 58;
+  const width = labelW + cols.length * cellW + 20;
+  const height = top + rows.length * cellH + 56;
+  const max = o.max ?? Math.max(0.05, ...values.flat().filter(Number.isFinite));
+  // YlOrRd anchors: light yellow, orange, dark red.
+  const stops: [number, number, number][] = [[255, 255, 204], [253, 141, 60], [128, 0, 38]];
+  const color = (v: number): string => {
+    const t = Math.min(1, Math.max(0, v / max)) * (stops.length - 1);
+    const i = Math.min(stops.length - 2, Math.floor(t)), f = t - i;
+    const c = stops[i].map((a, k) => Math.round(a + (stops[i + 1][k] - a) * f));
+    return `rgb(${c.join(',')})`;
+  };
+  const body: string[] = [];
+  cols.forEach((c, j) => body.push(`<text x="${n(labelW + j * cellW + cellW / 2)}" y="${top - 8}" text-anchor="middle" font-size="11">${esc(c)}</text>`));
+  rows.forEach((r, i) => {
+    const y = top + i * cellH;
+    body.push(`<text x="${labelW - 8}" y="${n(y + cellH / 2)}" text-anchor="end" dominant-baseline="middle">${esc(r)}</text>`);
+    cols.forEach((c, j) => {
+      const v = values[i][j];
+      const x = labelW + j * cellW;
+      const fill = Number.isFinite(v) ? color(v) : '#eee';
+      const dark = Number.isFinite(v) && v / max > 0.6;
+      body.push(`<rect x="${n(x)}" y="${n(y)}" width="${cellW - 2}" height="${cellH - 2}" fill="${fill}"><title>${esc(`${r} · ${c}: ${Number.isFinite(v) ? o.format(v) : '–'}`)}</title></rect>`);
+      body.push(`<text x="${n(x + cellW / 2 - 1)}" y="${n(y + cellH / 2)}" text-anchor="middle" dominant-baseline="middle" font-size="10" font-weight="bold" fill="${dark ? 'white' : '#222'}">${Number.isFinite(v) ? esc(o.format(v)) : '–'}</text>`);
+    });
+  });
+  body.push(`<text x="${n(labelW + (cols.length * cellW) / 2)}" y="${n(height - 22)}" text-anchor="middle" fill="#555">${esc(o.legend)} (pale 0, dark red ≥ ${esc(o.format(max))})</text>`);
+  return frame(width, height, o.title, body);
+}
+
+type Sharp = (input: Buffer, o: { density: number }) => { png(): { toFile(path: string): Promise<unknown> } };
+
+/** `sharp`, when a dependency installed it (PNG copies of the plots); else null. */
+function loadSharp(): Sharp | null {
+  try {
+    return createRequire(import.meta.url)('sharp') as Sharp;
+  } catch {
+    return null;
+  }
+}
+
+/** Writes each SVG into `dir`, and a PNG copy of each when `sharp` is installed; returns the file names. */
+export async function writePlots(dir: string, svgs: Record<string, string>): Promise<string[]> {
+  const written: string[] = [];
+  for (const [name, text] of Object.entries(svgs)) {
+    writeFileSync(join(dir, name), text);
+    written.push(name);
+  }
+  const sharp = loadSharp();
+  if (sharp) {
+    for (const [name, text] of Object.entries(svgs)) {
+      const png = name.replace(/\.svg$/, '.png');
+      await sharp(Buffer.from(text), { density: 144 }).png().toFile(join(dir, png));
+      written.push(png);
+    }
+  }
+  return written;
 }

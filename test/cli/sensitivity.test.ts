@@ -100,4 +100,33 @@ describe('egogeo sensitivity', () => {
       expect(existsSync(json)).toBe(false);
     }
   });
+
+  it('--per-question: the summary table, per-question metrics in the JSON, heatmaps in --plots', async () => {
+    const json = join(tmp, 'pq.json'), plots = join(tmp, 'pq-plots');
+    const { code, out, err } = await cli('sensitivity', input, '--per-question', '--from', '0.5', '--to', '1.5', '--step', '0.25', '--predictions', `${noisyFile},${oracleFile}`, '--json', json, '--plots', plots);
+    expect(err).toBe('');
+    expect(code).toBe(0);
+    expect(out).toContain("Per question: only its thresholds x alpha, the others as published");
+    expect(out).toMatch(/^\s*mean_speed_low\s+\d+\.\d\s+-?\d\.\d{3}\s+\d+\.\d\d$/m);
+    expect(out).toContain('Mean balanced accuracy over the 2 prediction files on each question, per alpha');
+    expect(out).toContain("The oracle's own consistency");
+    const r = JSON.parse(readFileSync(json, 'utf8'));
+    expect(r.perQuestion).toHaveLength(14);
+    const one = r.alphas.indexOf(1);
+    for (const q of r.perQuestion) expect(q.metrics[one].oracle.balanced_acc).toBe(1);
+    expect(r.rows[one].metrics.oracle).toEqual({ accuracy: 1, balanced_acc: 1, macro_f1: 1, n: 12 * 14 });
+    const svg = readFileSync(join(plots, 'per_threshold_heatmap.svg'), 'utf8');
+    expect(svg).toContain('Mean |ΔBAcc| per question over 2 prediction files');
+    expect((svg.match(/<rect [^>]*><title>/g) ?? []).length).toBe(14 * 5);
+    expect(existsSync(join(plots, 'per_threshold_flip_rate.svg'))).toBe(true);
+  });
+
+  it('--plots without --per-question: one line, nothing written', async () => {
+    const plots = join(tmp, 'lonely-plots');
+    const { code, err } = await cli('sensitivity', input, '--plots', plots);
+    expect(code).not.toBe(0);
+    expect(err.trim().split('\n')).toHaveLength(1);
+    expect(err).toMatch(/--plots needs --per-question/);
+    expect(existsSync(plots)).toBe(false);
+  });
 });

@@ -4,6 +4,7 @@ import { makeTrajectory } from '../../src/core/trajectory.js';
 import { groupMetrics } from '../../src/grade/index.js';
 import { clipData, loadQuestions, runOracle } from '../../src/oracle/index.js';
 import { alphaGrid, kendallTau, rankByScore, sensitivity, type ParsedPredictions } from '../../src/oracle/sensitivity.js';
+import { oracleConsistency } from '../../src/cli/commands/sensitivity.js';
 
 const Q = loadQuestions();
 const grid = Array.from({ length: 31 }, (_, i) => i / 10);
@@ -21,7 +22,7 @@ const trajs = [...straight, ...turns];
 const results = trajs.map((t) => runOracle(t, Q));
 const clips = results.map((r) => clipData(r.arrays, r.features));
 const questionsAt = (a: number) => loadQuestions(undefined, a);
-const bacc = (o: string[], p: string[]): number => groupMetrics(o, p).balanced_acc;
+const bacc = (o: string[], p: string[]) => groupMetrics(o, p);
 
 describe('alphaGrid', () => {
   it('0.5..1.5 step 0.05: 21 values, decimal-exact, containing 1', () => {
@@ -138,5 +139,34 @@ describe('sensitivity: prediction sets', () => {
       expect(row.tau).toBeGreaterThanOrEqual(-1);
       expect(row.tau).toBeLessThanOrEqual(1);
     }
+  });
+
+  it('per question: flips as the all-thresholds relabelling gives them; only that question is regraded', () => {
+    const alphas = alphaGrid(0.5, 1.5, 0.25);
+    const r = sensitivity({ clips, questionsAt, alphas, predictions: [constant, half, perfect], metric: bacc, perQuestion: true });
+    expect(r.perQuestion!.map((q) => q.question)).toEqual(r.questions);
+    const one = r.alphas.indexOf(1);
+    for (const q of r.perQuestion!) {
+      // a question's label depends on its own thresholds only
+      r.alphas.forEach((_, k) => expect(q.flipRate[k], `${q.question} at ${r.alphas[k]}`).toBe(r.rows[k].flipRate[q.question]));
+      expect(q.metrics[one].perfect.balanced_acc).toBe(1);
+      expect(q.meanAbsDelta[one]).toBe(0);
+      expect(q.tau[one]).toBe(1);
+      // with every other question nominal, the perfect set loses only on this one
+      for (let k = 0; k < r.alphas.length; k++) expect(q.metrics[k].perfect.accuracy).toBeCloseTo(1 - q.flipRate[k], 4); // rounded to 4 places, as the reference rounds
+    }
+    // mean_speed_low at α = 1.5 flips 3 of 30 trajectories: perfect's accuracy on it 27/30
+    const msl = r.perQuestion!.find((q) => q.question === 'mean_speed_low')!;
+    expect(msl.flipRate[r.alphas.indexOf(1.5)]).toBeCloseTo(3 / 30, 15);
+    expect(msl.metrics[r.alphas.indexOf(1.5)].perfect.accuracy).toBe(0.9);
+    expect(msl.meanAbsDelta[r.alphas.indexOf(1.5)]).toBeGreaterThan(0);
+  });
+
+  it("the oracle's own consistency per α: its labels obey every physics rule at α = 1", () => {
+    const r = sensitivity({ clips, questionsAt, alphas: [0.5, 1, 1.5], consistency: oracleConsistency });
+    const one = r.rows.find((x) => x.alpha === 1)!.oracleConsistency!;
+    expect(one.emcr).toBe(1);
+    expect(one.n_evaluable).toBeGreaterThan(0);
+    for (const row of r.rows) expect(row.oracleConsistency!.rule_coverage).toBeGreaterThan(0);
   });
 });

@@ -1,18 +1,22 @@
 /**
- * `egogeo sensitivity FILE`: label flip rates under thresholds × α, and with prediction files their
- * balanced accuracy against the relabelled oracle and the stability of their ranking (Kendall's τ),
- * as the reference's scripts/threshold_sensitivity.py.
+ * `egogeo sensitivity FILE`: label flip rates and the oracle's own consistency under thresholds × α,
+ * and with prediction files their accuracy, balanced accuracy and macro F1 against the relabelled
+ * oracle and the stability of their ranking (Kendall's τ), as the reference's
+ * scripts/threshold_sensitivity.py; with --per-question, one question's thresholds at a time, as its
+ * scripts/per_threshold_sensitivity.py, with heatmaps (--plots).
  */
-import { basename } from 'node:path';
+import { existsSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import type { Command } from 'commander';
 import { InputError } from '../../core/errors.js';
-import { groupMetrics, parseAnswerFor } from '../../grade/index.js';
+import { computeConsistency, groupMetrics, parseAnswerFor } from '../../grade/index.js';
 import { clipData, DEFAULT_QUESTIONS_PATH, loadQuestions, type QuestionSet } from '../../oracle/index.js';
-import { alphaGrid, type ParsedPredictions, type SensitivityReport, sensitivity } from '../../oracle/sensitivity.js';
+import { alphaGrid, type OracleConsistency, type ParsedPredictions, type SensitivityReport, sensitivity } from '../../oracle/sensitivity.js';
+import { heatmap, writePlots } from '../../report/svg.js';
 import { selectQuestions } from './calibrate.js';
 import { addInputOptions, guardInputOutputs, INPUT_HELP, type InputOpts, labelInput, parseDuration } from './oracle.js';
 import { readInputText } from '../../io/safety.js';
-import { writeFileAtomic } from '../../io/atomic.js';
+import { writeDirAtomic, writeFileAtomic } from '../../io/atomic.js';
 
 interface SensitivityOpts extends InputOpts {
   from: string;
@@ -21,6 +25,8 @@ interface SensitivityOpts extends InputOpts {
   predictions?: string;
   questions?: string;
   json?: string;
+  perQuestion?: boolean;
+  plots?: string;
 }
 
 const num = (name: string, s: string): number => {
@@ -94,6 +100,12 @@ function table(header: string[], rows: string[][]): string {
 
 const pct = (v: number): string => (100 * v).toFixed(1);
 
+/** The reference's oracle consistency (`compute_oracle_consistency`) of relabelled clips. */
+export function oracleConsistency(labels: readonly Record<string, string>[]): OracleConsistency {
+  const c = computeConsistency(new Map(labels.map((l, i) => [String(i), l])));
+  return { emcr: c.rate, wemcr: c.wemcr, rule_coverage: c.rule_coverage, n_evaluable: c.n_evaluable };
+}
+
 export function formatSensitivity(r: SensitivityReport): string {
   const out: string[] = [];
   const cs = codes(r.questions);
@@ -107,13 +119,25 @@ export function formatSensitivity(r: SensitivityReport): string {
   const legend = r.questions.map((q, i) => `${cs[i]} = ${q}`);
   out.push('');
   for (let i = 0; i < legend.length; i += 4) out.push(`  ${legend.slice(i, i + 4).join(', ')}`);
+  if (r.rows[0]?.oracleConsistency) {
+    out.push('', "The oracle's own consistency (physics rules over its labels) at each alpha", '');
+    out.push(
+      table(
+        ['alpha', 'EMCR', 'WEMCR', 'rule coverage', 'evaluable'],
+        r.rows.map((row) => {
+          const c = row.oracleConsistency!;
+          return [row.alpha.toFixed(2), c.emcr.toFixed(4), c.wemcr.toFixed(4), c.rule_coverage.toFixed(4), String(c.n_evaluable)];
+        }),
+      ),
+    );
+  }
   if (r.predictions) {
     const names = r.predictions.map((p) => p.name);
-    out.push('', 'Balanced accuracy against the relabelled oracle, and Kendall tau of the ranking vs alpha = 1', '');
+    out.push('', 'Against the relabelled oracle: balanced accuracy (macro F1) per prediction file, and Kendall tau of the ranking vs alpha = 1', '');
     out.push(
       table(
         ['alpha', ...names, 'tau'],
-        r.rows.map((row) => [row.alpha.toFixed(2), ...names.map((n) => row.scores![n].toFixed(4)), row.tau!.toFixed(3)]),
+        r.rows.map((row) => [row.alpha.toFixed(2), ...names.map((n) => `${row.metrics![n].balanced_acc.toFixed(4)} (${row.metrics![n].macro_f1.toFixed(4)})`), row.tau!.toFixed(3)]),
       ),
     );
     out.push('', `  ranking at alpha = 1: ${r.nominalRanking!.join(' > ')}`);
@@ -122,7 +146,48 @@ export function formatSensitivity(r: SensitivityReport): string {
       out.push(`  ${p.name}: ${p.used} answers graded${sk.length ? `; skipped ${sk.join(', ')}` : ''}`);
     }
   }
+  if (r.perQuestion) out.push('', ...formatPerQuestion(r));
   return out.join('\n');
+}
+
+/** The per-question analysis: the reference script's summary table, then mean balanced accuracy per question and alpha. */
+export function formatPerQuestion(r: SensitivityReport): string[] {
+  const pq = r.perQuestion!;
+  const out = ['Per question: only its thresholds x alpha, the others as published', ''];
+  out.push(
+    table(
+      ['question', 'max flip %', 'min tau', 'max mean |dBAcc| %'],
+      pq.map((q) => [q.question, pct(Math.max(...q.flipRate)), Math.min(...q.tau).toFixed(3), r.predictions ? (100 * Math.max(...q.meanAbsDelta)).toFixed(2) : '–']),
+    ),
+  );
+  if (r.predictions) {
+    out.push('', `Mean balanced accuracy over the ${r.predictions.length} prediction file${r.predictions.length === 1 ? '' : 's'} on each question, per alpha`, '');
+    out.push(table(['question', ...r.alphas.map((a) => a.toFixed(2))], pq.map((q) => [q.question, ...q.meanBalancedAcc.map((v) => v.toFixed(3))])));
+  }
+  return out;
+}
+
+/** The heatmaps of the per-question analysis: flip rate, and with predictions mean |ΔBAcc| (the reference's figure). */
+export function perQuestionPlots(r: SensitivityReport): Record<string, string> {
+  const pq = r.perQuestion!;
+  const cols = r.alphas.map((a) => a.toFixed(2));
+  const rows = pq.map((q) => q.question);
+  const pctf = (d: number) => (v: number) => `${(100 * v).toFixed(d)}%`;
+  const plots: Record<string, string> = {
+    'per_threshold_flip_rate.svg': heatmap(rows, cols, pq.map((q) => q.flipRate), {
+      title: `Oracle label flip rate per question (${r.trajectories} trajectories; one question's thresholds × α)`,
+      format: pctf(0),
+      legend: 'share of trajectories whose label differs from α = 1',
+    }),
+  };
+  if (r.predictions) {
+    plots['per_threshold_heatmap.svg'] = heatmap(rows, cols, pq.map((q) => q.meanAbsDelta), {
+      title: `Mean |ΔBAcc| per question over ${r.predictions.length} prediction file${r.predictions.length === 1 ? '' : 's'} (one question's thresholds × α)`,
+      format: pctf(1),
+      legend: 'mean over the files of |balanced accuracy at α − at α = 1|',
+    });
+  }
+  return plots;
 }
 
 export function registerSensitivity(program: Command): void {
@@ -137,10 +202,13 @@ export function registerSensitivity(program: Command): void {
     .option('--predictions <files>', 'comma-separated prediction JSONL files (clip_id, question_id, model_answer); clip_id = trajectory id')
     .option('--questions <ids>', 'comma-separated question ids for the flip-rate table (default: all)')
     .option('--json <path>', 'also write the full report as JSON (atomically)')
+    .option('--per-question', "also scale one question's thresholds at a time (scripts/per_threshold_sensitivity.py): flip rate, per-question metrics of each prediction file, ranking stability")
+    .option('--plots <dir>', 'with --per-question: write heatmaps (per_threshold_flip_rate, and with predictions per_threshold_heatmap) as SVG, and PNG when sharp is installed')
     .addHelpText('after', INPUT_HELP)
-    .action((file: string, o: SensitivityOpts) => {
+    .action(async (file: string, o: SensitivityOpts) => {
       const predFiles = o.predictions ? o.predictions.split(',').map((s) => s.trim()).filter(Boolean) : [];
-      guardInputOutputs(file, o, [o.json !== undefined ? { path: o.json, flag: '--json' } : undefined], predFiles);
+      if (o.plots !== undefined && !o.perQuestion) throw new InputError('--plots needs --per-question');
+      guardInputOutputs(file, o, [o.json !== undefined ? { path: o.json, flag: '--json' } : undefined, o.plots !== undefined ? { path: o.plots, flag: '--plots', kind: 'dir' } : undefined], predFiles);
       const alphas = alphaGrid(num('--from', o.from), num('--to', o.to), num('--step', o.step));
       const duration = parseDuration(o.duration);
       const config = o.config ?? DEFAULT_QUESTIONS_PATH;
@@ -162,8 +230,17 @@ export function registerSensitivity(program: Command): void {
         alphas,
         questionIds: qids,
         predictions,
-        metric: (or, pr) => groupMetrics(or, pr).balanced_acc,
+        metric: (or, pr) => groupMetrics(or, pr),
+        consistency: oracleConsistency,
+        perQuestion: !!o.perQuestion,
       });
+      if (o.plots) {
+        const svgs = perQuestionPlots(report);
+        await writeDirAtomic(o.plots, (stage) => writePlots(stage, svgs), {
+          replaceable: (d) => existsSync(join(d, 'per_threshold_flip_rate.svg')),
+          what: 'an egogeo sensitivity plots folder',
+        });
+      }
       if (o.json) writeFileAtomic(o.json, `${JSON.stringify(report, null, 2)}\n`);
       process.stdout.write(`${formatSensitivity(report)}\n`);
     });
