@@ -30,6 +30,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   view: async () => (await import('./commands/view.js')).registerView,
   prompts: async () => (await import('./commands/prompts.js')).registerPrompts,
   answers: async () => (await import('./commands/answers.js')).registerAnswers,
+  validate: async () => (await import('./commands/validate.js')).registerValidate,
   worker: async () => (await import('./commands/worker.js')).registerWorker,
 };
 
