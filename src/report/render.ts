@@ -144,7 +144,13 @@ export function plots(r: Report, leaderboardRows = 3): Record<string, string> {
       qs,
       sources.length > 1 ? ['all', ...sources] : sources,
       qs.map((q) => [...(sources.length > 1 ? [r.per_question[q].balanced_acc] : []), ...sources.map((s) => r.per_source[s].per_question[q]?.balanced_acc ?? NaN)]),
-      { title: `Balanced accuracy per question — ${r.name} (${what})`, axis: 'balanced accuracy', labels: true },
+      {
+        title: `Balanced accuracy per question — ${r.name} (${what})${r.bootstrap ? `, ${Math.round(100 * r.bootstrap.confidence)}% bootstrap intervals` : ''}`,
+        axis: 'balanced accuracy',
+        labels: true,
+        // The pooled column's intervals (every domain): the first series.
+        ...(r.bootstrap ? { intervals: qs.map((q) => { const g = r.bootstrap!.per_question[q]; return [g ? [g.balanced_acc_ci_lo, g.balanced_acc_ci_hi] as [number, number] : null]; }) } : {}),
+      },
     ),
     'per_source.svg': barChart(
       r.domains.rows.map((d) => `${d.domain} (${nClips(d.clips)})`),
@@ -167,6 +173,18 @@ export function plots(r: Report, leaderboardRows = 3): Record<string, string> {
       `Ground truth vs estimate — the ${r.worst.length === 1 ? "clip" : `${r.worst.length} clips`} with the largest ATE`,
     ),
   };
+}
+
+/** The pooled bootstrap: balanced accuracy and WPCR per domain, balanced accuracy per question, with intervals. */
+function bootstrapMarkdown(b: NonNullable<Report['bootstrap']>): string[] {
+  const iv = (v: number, lo: number, hi: number) => `${f3(v)} [${f3(lo)}, ${f3(hi)}]`;
+  const L = ['## Intervals', '', `${Math.round(100 * b.confidence)}% clip-level bootstrap over every domain's clips (${b.n} draws, seed ${b.seed}), as \`egogeo grade --bootstrap\`; a domain's figures from the drawn clips of that domain.`, ''];
+  L.push('| | clips | balanced acc. | WPCR |', '| --- | ---: | ---: | ---: |');
+  L.push(`| all domains | ${b.clips} | ${iv(b.balanced_acc, b.balanced_acc_ci_lo, b.balanced_acc_ci_hi)} | ${iv(b.wpcr, b.wpcr_ci_lo, b.wpcr_ci_hi)} |`);
+  for (const [d, g] of Object.entries(b.per_source)) L.push(`| ${cell(d)} | ${g.clips} | ${iv(g.balanced_acc, g.balanced_acc_ci_lo, g.balanced_acc_ci_hi)} | ${iv(g.wpcr, g.wpcr_ci_lo, g.wpcr_ci_hi)} |`);
+  for (const [q, g] of Object.entries(b.per_question)) L.push(`| ${q} | ${g.clips} | ${iv(g.balanced_acc, g.balanced_acc_ci_lo, g.balanced_acc_ci_hi)} | |`);
+  L.push('');
+  return L;
 }
 
 /** "1 clip", "45 clips". */
@@ -197,6 +215,7 @@ export function markdown(r: Report, pngs: boolean, leaderboardRows = 3): string 
   for (const g of r.gaps) L.push(`Largest gap in ${g.metric === 'balanced_acc' ? 'balanced accuracy' : 'macro F1'} (all questions): **${f3(g.gap)}** (${g.best} ${f3(r.per_source[g.best][g.metric])} vs ${g.worst} ${f3(r.per_source[g.worst][g.metric])}).`);
   if (r.gaps.length) L.push('');
   L.push(`![per domain](per_source.${pngs ? 'png' : 'svg'})`, '');
+  if (r.bootstrap) L.push(...bootstrapMarkdown(r.bootstrap));
   if (r.leaderboard) L.push(...leaderboardMarkdown(r.leaderboard, leaderboardRows, pngs));
 
   L.push('## Per question: the oracle against the estimated trajectories', '');

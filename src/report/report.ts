@@ -11,7 +11,8 @@
  * baseline/ (the 6-question subset).
  */
 import type { Trajectory } from '../core/trajectory.js';
-import { evaluate, type GroupMetrics, sortCodePoints } from '../grade/index.js';
+import { PyRandom } from '../core/pyrandom.js';
+import { type BootstrapSummary, bootstrapClips, bootstrapIntervals, evaluate, type GroupMetrics, sortCodePoints } from '../grade/index.js';
 import type { Prediction } from '../io/predictions.js';
 import type { ClipQuality } from '../io/trajectories.js';
 import { clipData, computeDynamics, type DynamicsArrays, type QuestionSet, summaryFeatures } from '../oracle/index.js';
@@ -161,6 +162,8 @@ export interface Report {
   worst: WorstClip[];
   /** Per source (domain): the estimates' quality verdicts (vo/quality.ts), and the flagged clips. */
   quality: Record<string, { ok: number; weak: number; failed: number; flagged: { clip_id: string; verdict: string; reasons: string[] }[] }>;
+  /** With a bootstrap: the pooled intervals (balanced accuracy, WPCR) per domain and per question, as `grade --bootstrap`. */
+  bootstrap: BootstrapSummary | null;
   notes: string[];
 }
 
@@ -233,6 +236,11 @@ export function clipErrors(clipId: string, source: string, gt: DynamicsArrays, e
     speed_rmse: rmse(est.speed, gt.speed),
     accel_rmse: rmse(est.accel, gt.accel),
   };
+}
+
+/** The records as bootstrap clips keyed by (domain, clip id): a clip of two domains is two clips. */
+function bootstrapClipsByDomain(records: readonly Prediction[], questions: QuestionSet): ReturnType<typeof bootstrapClips> {
+  return bootstrapClips(records.map((r) => ({ ...r, clip_id: keyOf(r), source: sourceOf(r) })), questions);
 }
 
 export function buildReport(input: ReportInput): Report {
@@ -379,6 +387,7 @@ export function buildReport(input: ReportInput): Report {
     per_source: perSource,
     gaps,
     per_question: perQuestion,
+    bootstrap: input.bootstrap ? bootstrapIntervals(bootstrapClipsByDomain(records, questions), questions, { n: input.bootstrap.n, rng: new PyRandom(input.bootstrap.seed) }) : null,
     disagreements,
     trajectory_errors: { n_clips: perClip.length, per_source: errSources, per_clip: perClip },
     worst,

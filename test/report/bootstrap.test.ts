@@ -129,7 +129,14 @@ describe('egogeo report --bootstrap (CLI)', () => {
     expect(j.domains.gaps[0].diff).toMatchObject({ paired: true, metric: 'balanced_acc' });
     const svg = readFileSync(join(out, 'per_source.svg'), 'utf8');
     expect(svg.match(/class="interval"/g)!.length).toBe(6);
-    expect(readFileSync(join(out, 'report.md'), 'utf8')).toMatch(/Intervals: 95% clip-level bootstrap \(200 draws, seed 3/);
+    const md = readFileSync(join(out, 'report.md'), 'utf8');
+    expect(md).toMatch(/Intervals: 95% clip-level bootstrap \(200 draws, seed 3/);
+    // the pooled intervals: per domain with WPCR, per question
+    expect(md).toMatch(/\| carla transferred \| 40 \| 0\.\d{3} \[0\.\d{3}, 0\.\d{3}\] \| \d\.\d{3} \[\d\.\d{3}, \d\.\d{3}\] \|/);
+    expect(md).toMatch(/\| yaw_rate_turn_direction \| 120 \| /);
+    expect(j.bootstrap.per_source['carla transferred']).toMatchObject({ clips: 40 });
+    expect(Object.keys(j.bootstrap.per_question)).toHaveLength(14);
+    expect(readFileSync(join(out, 'per_question.svg'), 'utf8').match(/class="interval"/g)!.length).toBe(14);
     const bad = cli(['report', ...files, '--bootstrap', '-1', '--out', join(tmp, 'bad')]);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr.trim().split('\n')).toHaveLength(1);
