@@ -3,8 +3,13 @@
  * owner's pid and host. A second `egogeo run`/`merge` on the same output refuses at once with one
  * line naming the owner; a lock whose process is gone (killed, crashed, power cut) is stale and
  * taken over. The lock is removed when the owner releases it or exits (also on a signal).
+ *
+ * The lock appears with its content: written to a private file first, then hard-linked into place
+ * (link fails if the lock exists), so another process never reads a lock that is created but not yet
+ * written (it would take it for a stale one). Where the filesystem has no hard links, O_EXCL create
+ * then write.
  */
-import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, linkSync, openSync, readFileSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { InputError } from '../core/errors.js';
 import { errnoText, writeTarget } from './safety.js';
@@ -40,15 +45,40 @@ export function lockHolder(output: string): { pid: number; host?: string; comman
   return otherHost || alive(pid) ? { pid, host: owner.host, command: owner.command } : null;
 }
 
+/** Creates `path` holding `text`, failing with EEXIST when it exists; the file never appears empty. */
+function createWith(path: string, text: string): void {
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, text);
+  try {
+    linkSync(tmp, path);
+    return;
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS') throw e;
+  } finally {
+    try {
+      unlinkSync(tmp);
+    } catch {
+      /* already gone */
+    }
+  }
+  // No hard links here: exclusive create, then write.
+  const fd = openSync(path, 'wx');
+  try {
+    writeSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Takes `<output>.lock` (the real output behind a symlink); InputError when another live process holds it. */
 export function lockOutput(output: string, what = 'egogeo run'): OutputLock {
   const path = `${writeTarget(output)}.lock`;
   if (held.has(path)) throw new InputError(`${output}: this process is already writing this output; use another -o`);
   const me = `${JSON.stringify({ pid: process.pid, host: hostname(), command: what, since: new Date().toISOString() })}\n`;
   for (let attempt = 0; attempt < 3; attempt++) {
-    let fd: number;
     try {
-      fd = openSync(path, 'wx');
+      createWith(path, me);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw new InputError(`${path}: cannot create the output lock (${errnoText(e)})`);
       let owner: { pid?: number; host?: string; command?: string } = {};
@@ -71,11 +101,6 @@ export function lockOutput(output: string, what = 'egogeo run'): OutputLock {
         /* someone else took it over first: retry */
       }
       continue;
-    }
-    try {
-      writeSync(fd, me);
-    } finally {
-      closeSync(fd);
     }
     held.add(path);
     const release = () => {
