@@ -39,7 +39,15 @@ VoProxySignals vo_proxy_signals(const std::vector<cv::Mat>& grey) {
   const cv::Matx33d K(f, 0, w / 2.0, 0, f, h / 2.0, 0, 0, 1);
   cv::Mat mask = cv::Mat::zeros(h, w, CV_8U);
   const int rw = static_cast<int>(w * 0.6), rh = static_cast<int>(h * 0.6);
-  mask(cv::Rect((w - rw) / 2, (h - rh) / 2, rw, rh)).setTo(255);
+  const cv::Rect roi((w - rw) / 2, (h - rh) / 2, rw, rh);
+  mask(roi).setTo(255);
+  // Corners are found only inside the ROI, and a corner's score depends on pixels within a few of
+  // it (Sobel 3, block 7, the 3×3 non-maximum test): detecting on the ROI plus a margin, as a view
+  // of the image (its filters read the real pixels around it), gives the same corners in the same
+  // order as detecting on the whole masked image, at a third of the cost.
+  constexpr int kMargin = 8;
+  const cv::Rect det = (roi + cv::Size(2 * kMargin, 2 * kMargin) - cv::Point(kMargin, kMargin)) & cv::Rect(0, 0, w, h);
+  const cv::Mat det_mask = mask(det);
   const cv::TermCriteria lk_term(cv::TermCriteria::EPS | cv::TermCriteria::COUNT, 30, 0.01);
 
   // KLT's image pyramids, each frame's built once (as calcOpticalFlowPyrLK builds them from images:
@@ -57,7 +65,8 @@ VoProxySignals vo_proxy_signals(const std::vector<cv::Mat>& grey) {
       ~Advance() { a.swap(b); }
     } advance{prev_pyr, curr_pyr};
     std::vector<cv::Point2f> corners;
-    cv::goodFeaturesToTrack(prev, corners, 800, 0.01, 7, mask, 7, false, 0.04);
+    cv::goodFeaturesToTrack(prev(det), corners, 800, 0.01, 7, det_mask, 7, false, 0.04);
+    for (cv::Point2f& c : corners) c += cv::Point2f(static_cast<float>(det.x), static_cast<float>(det.y));
     if (corners.size() < 8) {  // not enough features: zero motion
       s.yaw_deg.push_back(0.0);
       s.disp_mag.push_back(0.0);

@@ -69,10 +69,8 @@ Decoded decode_frame(const FrameSource& src, size_t index, int ds, GreyPath path
   check_complete(bytes, src.path, index);
   cv::Mat img;
   if (is_jpeg(bytes) && path == GreyPath::OpenCvBgr) {
-    cv::Mat bgr;
-    const std::string problem = decode_jpeg_bgr(bytes, bgr);
+    const std::string problem = decode_jpeg_as_opencv_grey(bytes, img);
     if (!problem.empty()) throw InputError("frame " + std::to_string(index) + ": '" + src.path + "' is a corrupt JPEG (" + problem + ")");
-    cv::cvtColor(bgr, img, cv::COLOR_BGR2GRAY);
     return shrink(img, ds);
   }
   if (is_jpeg(bytes)) {

@@ -5,6 +5,8 @@
 
 #include <jpeglib.h>
 
+#include <opencv2/imgproc.hpp>
+
 namespace egogeo::vo {
 namespace {
 
@@ -33,7 +35,7 @@ extern "C" void on_message(j_common_ptr c, int level) {
 namespace {
 
 /// One decode: grey (`bgr` false, DCT-scaled by `downsample`) or BGR at full size.
-std::string decode(const std::vector<uchar>& bytes, cv::Mat& out, bool bgr, int downsample, int* width, int* height) {
+std::string decode(const std::vector<uchar>& bytes, cv::Mat& out, bool bgr, int downsample, int* width, int* height, bool* grey_source = nullptr) {
   jpeg_decompress_struct cinfo;
   ErrorManager err;
   cinfo.err = jpeg_std_error(&err.pub);
@@ -49,6 +51,15 @@ std::string decode(const std::vector<uchar>& bytes, cv::Mat& out, bool bgr, int 
   jpeg_create_decompress(&cinfo);
   jpeg_mem_src(&cinfo, bytes.data(), static_cast<unsigned long>(bytes.size()));
   jpeg_read_header(&cinfo, TRUE);
+  // A greyscale JPEG read as OpenCV reads colour (each grey copied to B, G and R) and converted back
+  // to grey gives the grey itself (BGR2GRAY's weights sum to exactly 1 << 14): read it as grey.
+  if (bgr && grey_source && cinfo.num_components == 1 && cinfo.jpeg_color_space == JCS_GRAYSCALE) {
+    bgr = false;
+    downsample = 1;
+    *grey_source = true;
+  } else if (grey_source) {
+    *grey_source = false;
+  }
   if (bgr) {
     cinfo.out_color_space = JCS_EXT_BGR;
     cinfo.out_color_components = 3;
@@ -81,5 +92,15 @@ std::string decode_jpeg_grey(const std::vector<uchar>& bytes, cv::Mat& out, int 
 }
 
 std::string decode_jpeg_bgr(const std::vector<uchar>& bytes, cv::Mat& out) { return decode(bytes, out, true, 1, nullptr, nullptr); }
+
+std::string decode_jpeg_as_opencv_grey(const std::vector<uchar>& bytes, cv::Mat& out) {
+  bool grey = false;
+  cv::Mat img;
+  const std::string problem = decode(bytes, img, true, 1, nullptr, nullptr, &grey);
+  if (!problem.empty()) return problem;
+  if (grey) out = img;
+  else cv::cvtColor(img, out, cv::COLOR_BGR2GRAY);
+  return {};
+}
 
 }  // namespace egogeo::vo

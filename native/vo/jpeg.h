@@ -24,4 +24,9 @@ std::string decode_jpeg_grey(const std::vector<uchar>& bytes, cv::Mat& out, int 
 /// defaults (islow DCT, fancy upsampling) with output colour space JCS_EXT_BGR. Same errors.
 std::string decode_jpeg_bgr(const std::vector<uchar>& bytes, cv::Mat& out);
 
+/// The grey image `cv::cvtColor(cv::imread(path), COLOR_BGR2GRAY)` gives (the published baselines'
+/// read), pixel for pixel: BGR then grey, or, for a greyscale JPEG, its grey read directly (the
+/// same pixels without the colour round trip).
+std::string decode_jpeg_as_opencv_grey(const std::vector<uchar>& bytes, cv::Mat& out);
+
 }  // namespace egogeo::vo
