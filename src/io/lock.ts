@@ -9,7 +9,8 @@
  * written (it would take it for a stale one). Where the filesystem has no hard links, O_EXCL create
  * then write.
  */
-import { closeSync, linkSync, openSync, readFileSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, linkSync, mkdirSync, openSync, readFileSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { hostname } from 'node:os';
 import { InputError } from '../core/errors.js';
 import { errnoText, writeTarget } from './safety.js';
@@ -76,6 +77,13 @@ export function lockOutput(output: string, what = 'egogeo run'): OutputLock {
   const path = `${writeTarget(output)}.lock`;
   if (held.has(path)) throw new InputError(`${output}: this process is already writing this output; use another -o`);
   const me = `${JSON.stringify({ pid: process.pid, host: hostname(), command: what, since: new Date().toISOString() })}\n`;
+  // `-o results/preds.jsonl` creates results/, as the output's side files need it too.
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new InputError(code === 'EEXIST' || code === 'ENOTDIR' ? `${output}: ${dirname(output)} is not a folder` : `${output}: cannot create its folder (${errnoText(e)})`);
+  }
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       createWith(path, me);

@@ -94,6 +94,17 @@ describe.skipIf(!NATIVE_BUILT)('hostile: egogeo run', () => {
     expect(existsSync(`${out}.lock`)).toBe(false);
   }, 60_000);
 
+  it('-o in a folder that does not exist yet creates it; under a file, one line', () => {
+    const out = join(tmp, 'new', 'deeper', 'p.jsonl');
+    const r = cli(['run', '--dataset', ds, '-o', out, '--no-progress']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(read(out)).toBe(read(ref));
+    const bad = cli(['run', '--dataset', ds, '-o', join(out, 'x.jsonl'), '--no-progress']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+    expect(bad.stderr).toMatch(/p\.jsonl is not a folder/);
+  }, 60_000);
+
   it('two runs on one output: while the first holds it, the second refuses; the first completes; every clip once', async () => {
     const out = join(tmp, 'twice.jsonl');
     const start = () => {
