@@ -43,7 +43,8 @@ export interface DomainGap {
   balanced_acc: number;
   /** The bootstrap of each difference (with a bootstrap). */
   subset_diff?: Difference | null;
-  diff?: Difference;
+  /** Null when a side has no parsable answer. */
+  diff?: Difference | null;
 }
 
 export interface DomainTable {
@@ -98,9 +99,12 @@ export function domainTable(records: readonly Prediction[], questions: QuestionS
 
   const gaps: DomainGap[] = [];
   const row = new Map(rows.map((r) => [r.domain, r]));
-  const diff = (a: DomainRow, b: DomainRow, pick: (rs: readonly Prediction[]) => readonly Prediction[]): Difference => {
+  /** The bootstrap of a gap; null when a side has no parsable answer to draw from. */
+  const diff = (a: DomainRow, b: DomainRow, pick: (rs: readonly Prediction[]) => readonly Prediction[]): Difference | null => {
     const side = (r: DomainRow) => ({ name: r.domain, clips: bootstrapClips(pick(by.get(r.domain)!), questions) });
-    return bootstrapDifference(side(a), side(b), questions, { n: bootstrap!.n, rng: new PyRandom(bootstrap!.seed) });
+    const sa = side(a), sb = side(b);
+    if (sa.clips.length === 0 || sb.clips.length === 0) return null;
+    return bootstrapDifference(sa, sb, questions, { n: bootstrap!.n, rng: new PyRandom(bootstrap!.seed) });
   };
   const gap = (a: DomainRow, b: DomainRow, kind: DomainGap['kind'] = 'domain') => {
     const both = a.subset && b.subset;

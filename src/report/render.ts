@@ -24,7 +24,11 @@ const rk = (x: { rank: number; of: number } | null): string => (x ? `${x.rank}/$
 const ci = (c: [number, number] | null | undefined): string => (c ? ` [${f3(c[0])}, ${f3(c[1])}]` : '');
 /** A gap's bootstrap: its interval, p-value and how it was drawn. */
 const gapCi = (d: Difference | null | undefined): string =>
-  d ? ` [${signed(d.ci_lo)}, ${signed(d.ci_hi)}] p ${d.p < 0.001 ? '< 0.001' : `= ${d.p.toFixed(3)}`} (${d.paired ? `paired, ${nClips(d.clips)}` : `two-sample, ${nClips(d.clips)}`})` : '';
+  d === undefined
+    ? ''
+    : d === null
+      ? ' (no interval: a side has no parsable answer)'
+      : ` [${signed(d.ci_lo)}, ${signed(d.ci_hi)}] p ${d.p < 0.001 ? '< 0.001' : `= ${d.p.toFixed(3)}`} (${d.paired ? `paired, ${nClips(d.clips)}` : `two-sample, ${nClips(d.clips)}`})`;
 
 /** The per-domain table as plain text (the CLI prints it). */
 export function domainLines(r: Report): string[] {

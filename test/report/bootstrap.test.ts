@@ -98,6 +98,17 @@ describe('domain table with a bootstrap', () => {
     }
   });
 
+  it('a gap whose side has no parsable answer gets no interval, and says so', () => {
+    const recs: Prediction[] = [
+      ...answers(NU, 'nuscenes', 0.8, 1),
+      ...answers(CA, 'carla', 0.8, 2).map((r) => ({ ...r, model_answer: 'I cannot tell' })),
+    ];
+    const t = domainTable(recs, questions, [{ domain: 'nuscenes', runs: ['a'] }, { domain: 'carla', runs: ['a'] }], { n: 50, seed: 1 });
+    const g = t.gaps.find((x) => x.a === 'carla')!;
+    expect(g.diff).toBeNull();
+    expect(t.rows.find((r) => r.domain === 'carla')!.all_ci).toEqual([0, 0]);
+  });
+
   it('has no intervals without a bootstrap', () => {
     const c = combineRuns([run('egogeo_simulation', 'simulation', 0.8, 0.9, 2)]);
     const t = domainTable(c.records, questions, c.domains);
