@@ -142,7 +142,8 @@ function readArrays(path: string, where: string, emit: Emit, clip: string): Dyna
   try {
     a = readNpz(path);
   } catch (e) {
-    emit('arrays', where, `${path}: unreadable (${(e as Error).message.split('\n')[0].slice(0, 100)})`, clip);
+    const msg = (e as Error).message.split('\n')[0];
+    emit('arrays', where, `${path}: unreadable (${(msg.startsWith(`${path}: `) ? msg.slice(path.length + 2) : msg).slice(0, 100)})`, clip);
     return null;
   }
   const missing = REQUIRED_ARRAYS.filter((k) => !a[k]);

@@ -145,6 +145,21 @@ describe('egogeo validate on a dataset made here', () => {
     });
   }
 
+  it('a line that is not JSON, a QA line that is not an object, a corrupt npz: one line each', async () => {
+    const dir = planted('hostile', (d) => {
+      writeFileSync(join(d, 'arrays', `${clipIds(d)[0]}.npz`), 'PK\u0003\u0004 truncated');
+      appendFileSync(join(d, 'clips_index.jsonl'), 'not json\n');
+      appendFileSync(join(d, 'qa.jsonl'), '[1, 2]\n');
+    });
+    const r = await validate(dir);
+    expect(r.code).toBe(1);
+    expect(r.findings.map((f) => f.replace(dir, 'D'))).toEqual([
+      'D/clips_index.jsonl:5: [record] invalid JSON (Unexpected token \'o\', "not json" is not valid JSON)',
+      'D/qa.jsonl:57: [record] expected a JSON object',
+      expect.stringMatching(/^D\/clips_index\.jsonl:1: \[arrays\] .*\.npz: unreadable \(/),
+    ]);
+  });
+
   it('writes every finding and the counts with --json', async () => {
     const dir = planted('json', (d) => unlinkSync(join(d, 'frames', clipIds(d)[0], '000000.jpg')));
     const out = join(tmp, 'findings.json');
