@@ -48,7 +48,8 @@ void build_view(const World& w, const CameraModel& cam, double x, double y, doub
 
 /// Scratch memory for one row (anchors of the sparse Frenet lookup).
 struct RowScratch {
-  std::vector<float> s, d;
+  std::vector<float> s, d;                        // Frenet coordinates at the row's anchors
+  std::vector<float> s_top, d_top, s_bot, d_bot;  // ... at the far and near ends of their footprints
 };
 
 /// Renders image row `row` of view `v` into `out` (width floats, linear grey levels before exposure).

@@ -168,8 +168,10 @@ describe.skipIf(!BUILT)('VO on restyled frames (per-frame gain, gamma, blur, noi
       return { ...f, data: Uint8Array.from(f.data, (v) => Math.max(0, Math.min(255, Math.round(g * v + o)))) };
     });
     const r = run(clip, frames, GAIN);
+    // Per pair the two runs differ by tracking noise alone: measured up to 0.064 degrees (0.048
+    // before the renderer integrated each ground pixel's footprint), against 0.2 for restyled frames.
     for (const row of compare(r, clean)) {
-      expect(row.rot / DEG).toBeLessThan(0.05);
+      expect(row.rot / DEG).toBeLessThan(0.08);
       expect(Math.abs(row.ratio - 1)).toBeLessThan(0.03);
     }
   });
