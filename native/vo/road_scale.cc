@@ -34,6 +34,10 @@ constexpr size_t kMinRoadPoints = 15;  // fewer road correspondences: no tracked
 constexpr double kMaxSpeed = 50;       // m/s: the direct search's range is this times the pair's interval
 constexpr double kMinDirectScore = 0.5;  // correlation below this: the alignment found no road pattern
 constexpr double kDirectLogSigma = 0.2;  // nominal sigma of a direct distance's log: wide, so tracked road and ratios lead where they exist
+
+// Nominal standard deviation of a road distance's log: ~6% for a pair with 50+ road points, growing
+// as they thin out (a turn, the clip's end).
+double road_log_sigma(int road_points) { return 0.06 * std::sqrt(50.0 / std::clamp(road_points, 10, 50)); }
 }  // namespace
 
 cv::Vec3d RoadScale::pair_plane(const PairMotion& pm) const {
@@ -47,17 +51,39 @@ cv::Vec3d RoadScale::pair_plane(const PairMotion& pm) const {
 }
 
 void RoadScale::add_direct(const cv::Mat& prev, const cv::Mat& curr, const PairMotion& pm, double dt) {
-  if (!opt_.direct_road || pm.quality != PairQuality::Ok || road_.back().size() >= kMinRoadPoints) return;
+  if (!opt_.direct_road || pm.quality != PairQuality::Ok) return;
+  const bool lacking = road_.back().size() < kMinRoadPoints;
+  // Where most pairs so far lacked tracked road (frames far apart at speed), a pair that kept some
+  // is measured directly too, to check its tracks (tracked_contradicted).
+  const bool check = !lacking && 2 * lacking_pairs_ > ok_pairs_;
+  ++ok_pairs_;
+  if (lacking) ++lacking_pairs_;
+  if (!lacking && !check) return;
   direct_.back() = direct_road_distance(prev, curr, intr_, pm, pair_plane(pm), prior_, road_depression_, kMaxSpeed * dt);
+}
+
+// A tracked road distance that its pair's direct distance contradicts, beyond both their errors.
+// Past KLT's reach the road tracks that survive can be aliased: a dashed lane line moved by about
+// one dash period matches the next dash, a few metres from where it started, and the fit then reads
+// a fraction of the true distance (rendered highway at 10 frames: 0.6 m for 10.8 m, on 33-39
+// tracks, while the direct alignment read 8-9 m on the pairs around it). The direct alignment can
+// be the wrong one as well (KITTI 06 at 10 frames: 8.7 m for 3.6 m, the tracked fit 3.2 m), so a
+// contradicted pair keeps neither and the relative scales bridge it.
+bool RoadScale::tracked_contradicted(size_t k, double tracked) const {
+  const DirectRoad& d = direct_[k];
+  if (!(d.distance > 0) || d.score < kMinDirectScore) return false;
+  const double sigma = std::hypot(road_log_sigma(static_cast<int>(road_[k].size())), kDirectLogSigma);
+  return std::abs(std::log(tracked / d.distance)) > 3 * sigma;
 }
 
 double RoadScale::last_distance(const PairMotion& pm) const {
   if (road_.empty() || pm.quality != PairQuality::Ok) return 0;
+  const DirectRoad& d = direct_.back();
   if (road_.back().size() >= kMinRoadPoints) {
     const double s = fit_distance(pm, road_.back(), pair_plane(pm), 0.0, nullptr);
-    return s > 0 && std::isfinite(s) ? s : 0;
+    if (!(s > 0 && std::isfinite(s))) return 0;
+    return tracked_contradicted(road_.size() - 1, s) ? 0 : s;
   }
-  const DirectRoad& d = direct_.back();
   return d.distance > 0 && d.score >= kMinDirectScore ? d.distance : 0;
 }
 
@@ -152,14 +178,6 @@ double RoadScale::fit_distance(const PairMotion& pm, const std::vector<Corr>& c,
   return s;
 }
 
-namespace {
-
-// Nominal standard deviation of a road distance's log: ~6% for a pair with 50+ road points, growing
-// as they thin out (a turn, the clip's end).
-double road_log_sigma(int road_points) { return 0.06 * std::sqrt(50.0 / std::clamp(road_points, 10, 50)); }
-
-
-}  // namespace
 
 void RoadScale::solve(std::vector<PairMotion>& pairs, const std::vector<double>& ts, const std::vector<ScaleRatio>& ratios,
                       double normal_out[3]) {
@@ -211,7 +229,9 @@ void RoadScale::solve(std::vector<PairMotion>& pairs, const std::vector<double>&
       conf[k] = 1.0;  // standing still is known exactly
     } else if (pairs[k].quality == PairQuality::Ok && road_[k].size() >= min_pts) {
       const double sk = fit_distance(pairs[k], road_[k], w, 0.0, nullptr);
-      if (sk > 0 && std::isfinite(sk)) {
+      if (sk > 0 && std::isfinite(sk) && use_direct && tracked_contradicted(k, sk)) {
+        // Neither is trusted: the relative scales bridge the pair.
+      } else if (sk > 0 && std::isfinite(sk)) {
         v[k] = sk / dt;
         conf[k] = 1.0;
         pairs[k].road_distance = sk;

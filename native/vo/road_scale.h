@@ -27,7 +27,8 @@ class RoadScale {
   /// Keeps the pair's road-region inlier correspondences for the joint solve.
   void add_pair(const Matches& m, const std::vector<uchar>& inliers);
   /// For the pair just added: when its road region kept too few correspondences for the fit
-  /// (Options::direct_road), the road distance by direct alignment of the two frames (road_direct.h).
+  /// (Options::direct_road), the road distance by direct alignment of the two frames (road_direct.h);
+  /// also, to check its tracked fit, when most pairs so far had too few.
   void add_direct(const cv::Mat& prev, const cv::Mat& curr, const PairMotion& pm, double dt);
   /// Fewer road correspondences than this in a pair and the road is starving: the tracker
   /// re-detects there and guides the next pair (pipeline.cc). Twice what one fit needs.
@@ -58,6 +59,7 @@ class RoadScale {
   };
   /// The road plane (w = n / h) for one pair: the prior made perpendicular to its heading.
   cv::Vec3d pair_plane(const PairMotion& pm) const;
+  bool tracked_contradicted(size_t k, double tracked) const;
   double fit_distance(const PairMotion& pm, const std::vector<Corr>& c, const cv::Vec3d& w, double s0,
                       std::vector<double>* weights) const;
 
@@ -68,6 +70,7 @@ class RoadScale {
   double road_depression_;   // road region: prior_ . x >= this (x normalised, z = 1)
   std::vector<std::vector<Corr>> road_;
   std::vector<DirectRoad> direct_;  // per pair; distance 0 = none
+  size_t ok_pairs_ = 0, lacking_pairs_ = 0;  // pairs add_direct saw with a pose, and those without tracked road
   SpeedFit fit_;
 };
 
