@@ -3,9 +3,11 @@
 // against the oracle's answers per domain (pooled balanced accuracy, 6-question subset and all 14),
 // the runs' clips/s, and the engine's ms per frame at 1600×900 (nuScenes' camera size: KITTI frames
 // resized) beside KITTI's own size, in the same process.
+// At the published 10 frames, per domain: how many clips are off by more than 3 m/s in speed and
+// whether the quality verdict flags them, and whether any is written as standing still while moving.
 // Run: npm run build && node bench/published.mjs [--root DIR] [--workers N]  → bench/results/published.json
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -13,6 +15,7 @@ import sharp from 'sharp';
 import { GEOMETRIC_SUBSET } from '../dist/baseline/baseline.js';
 import { readCalib } from '../dist/datasets/kitti.js';
 import { evaluate } from '../dist/grade/index.js';
+import { qualityFromTum, readTum } from '../dist/io/trajectories.js';
 import { processClip } from '../dist/native/index.js';
 import { loadQuestions } from '../dist/oracle/index.js';
 
@@ -70,6 +73,43 @@ for (const domain of ['simulation', 'transferred']) {
   }
 }
 
+// 1b. The published baselines' 10 frames: never silent. Per clip the speed RMSE against the
+// ground truth the run writes beside each estimate (<clip>.gt.tum, the same timestamps), whether
+// the clip's quality verdict flags it, and whether it was written as (nearly) standing still while
+// the truth moves.
+const silent = {};
+for (const domain of ['simulation', 'transferred']) {
+  const out = join(tmp, `${domain}-10.jsonl`);
+  const argv = [BIN, 'run', '--dataset', join(args.root, 'egodyn-bench'), '--nuscenes-root', join(args.root, 'nuscenes'), '--carla-domain', domain,
+    '--cameras', cameras, '--cache', join(tmp, 'cache'), '--frames', '10', '--questions', 'subset', '--workers', args.workers, '--no-progress', '-o', out];
+  const r = spawnSync(process.execPath, argv, { encoding: 'utf8' });
+  if (r.status !== 0) {
+    console.error(r.stderr);
+    process.exit(1);
+  }
+  const dir = `${out}.trajectories`;
+  const row = { clips: 0, rmseOver3: 0, rmseOver3Flagged: 0, flagged: 0, standingWhileMoving: 0, worstUnflaggedRmse: 0 };
+  for (const f of readdirSync(dir).filter((f) => f.endsWith('.gt.tum'))) {
+    const id = f.slice(0, -'.gt.tum'.length);
+    const g = readTum(join(dir, f)), e = readTum(join(dir, `${id}.tum`));
+    const speeds = (t) => Array.from({ length: t.t.length - 1 }, (_, k) => Math.hypot(t.x[k + 1] - t.x[k], t.y[k + 1] - t.y[k]) / (t.t[k + 1] - t.t[k]));
+    const gs = speeds(g), es = speeds(e);
+    const rmse = Math.sqrt(gs.reduce((a, v, k) => a + (v - es[k]) ** 2, 0) / gs.length);
+    const length = (v, t) => v.reduce((a, x, k) => a + x * (t.t[k + 1] - t.t[k]), 0);
+    const q = qualityFromTum(readFileSync(join(dir, `${id}.tum`), 'utf8'));
+    const flagged = q !== null && q.verdict !== 'ok';
+    row.clips++;
+    if (flagged) row.flagged++;
+    if (rmse > 3) {
+      row.rmseOver3++;
+      if (flagged) row.rmseOver3Flagged++;
+    }
+    if (!flagged) row.worstUnflaggedRmse = Math.max(row.worstUnflaggedRmse, rmse);
+    if (length(gs, g) > 3 && length(es, e) < 0.05 * length(gs, g)) row.standingWhileMoving++;
+  }
+  silent[domain] = row;
+}
+
 // 2. ms per frame at 1600×900 against KITTI's own 1241×376, same clip, same process, one thread.
 const calib = readCalib(join(args.kitti, 'calib.txt'));
 const times = readFileSync(join(args.kitti, 'times.txt'), 'utf8').trim().split('\n').slice(0, 31).map(Number);
@@ -107,9 +147,11 @@ console.log('domain               clips  BAcc 6q  BAcc 14  acc 14');
 for (const [d, g] of Object.entries(domains)) console.log(`${d.padEnd(20)} ${String(g.clips).padStart(5)}  ${f3(g.bacc6).padStart(7)}  ${f3(g.bacc14).padStart(7)}  ${f3(g.acc14).padStart(6)}`);
 for (const d of ['simulation', 'transferred']) console.log(`run ${d} (${runs[d].model}): ${runs[d].clips} clips in ${runs[d].seconds.toFixed(1)} s = ${runs[d].clipsPerSecond.toFixed(2)} clips/s (process start and the nuScenes join included)`);
 console.log(`nuScenes answers identical in both runs: ${runs.nuscenesIdentical}`);
+console.log('\nthe published 10 frames (--frames 10 --questions subset): clips, speed RMSE > 3 m/s (flagged by the quality verdict), flagged, written standing still while moving, worst unflagged RMSE');
+for (const [d, r] of Object.entries(silent)) console.log(`${d.padEnd(12)} ${r.clips} clips: ${r.rmseOver3} (${r.rmseOver3Flagged} flagged), ${r.flagged} flagged, ${r.standingWhileMoving} standing while moving, ${r.worstUnflaggedRmse.toFixed(2)} m/s`);
 console.log('\nVO ms per frame (31-frame KITTI 00 clip, one thread, median of 5): size  total  decode  detect  track  pose  scale');
 for (const [n, s] of Object.entries(speed)) console.log(`${n.padEnd(10)} ${[s.msPerFrame, s.decode, s.detect, s.track, s.pose, s.scale].map((v) => v.toFixed(2).padStart(6)).join(' ')}`);
 
 mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
-writeFileSync(new URL('./results/published.json', import.meta.url), JSON.stringify({ date: new Date().toISOString(), root: args.root, workers: Number(args.workers), domains, runs, speed }, null, 2) + '\n');
+writeFileSync(new URL('./results/published.json', import.meta.url), JSON.stringify({ date: new Date().toISOString(), root: args.root, workers: Number(args.workers), domains, runs, tenFrames: silent, speed }, null, 2) + '\n');
 rmSync(tmp, { recursive: true, force: true });

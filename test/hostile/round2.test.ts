@@ -123,7 +123,7 @@ describe.skipIf(!NATIVE_BUILT)('hostile round 2: egogeo run', () => {
     writeFileSync(index, jsonl(recs));
     const out = join(tmp, 'pub.jsonl');
     const r = cli(['run', '--dataset', pub.root, '--nuscenes-root', pub.nuscenes, '--no-cache', '-o', out, '--no-progress']);
-    expect(r.code).toBe(1);
+    expect(r.code, `signal ${r.signal}, stderr: ${r.stderr}`).toBe(1);
     const errs = readJsonl<{ clip_id: string; reason: string }>(`${out}.errors.jsonl`);
     expect(errs.map((e) => e.clip_id)).toEqual(['clip_00001']);
     expect(errs[0].reason).toMatch(/^frame 0: frame_paths names .* but its frame_token \S+ is .* in .*sample_data\.json \(the two lists disagree\)$/);
