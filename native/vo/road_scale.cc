@@ -178,7 +178,6 @@ double RoadScale::fit_distance(const PairMotion& pm, const std::vector<Corr>& c,
   return s;
 }
 
-
 void RoadScale::solve(std::vector<PairMotion>& pairs, const std::vector<double>& ts, const std::vector<ScaleRatio>& ratios,
                       double normal_out[3]) {
   const size_t np = pairs.size();
