@@ -81,6 +81,7 @@ void parse_options(napi::OptionReader& r, Options& o, bool& keep_frames) {
   o.guided_tracking = r.boolean("guidedTracking", o.guided_tracking);
   o.relative_scale = r.boolean("relativeScale", o.relative_scale);
   o.bundle_scale = r.boolean("bundleScale", o.bundle_scale);
+  o.bundle_normal = r.boolean("bundleNormal", o.bundle_normal);
   o.speed_smoother = r.boolean("speedSmoother", o.speed_smoother);
   o.jerk_psd = r.number("jerkPsd", o.jerk_psd, 0, 1e6);
   o.ratio_drift = r.number("ratioDrift", o.ratio_drift, 0.01, 0.99);

@@ -172,6 +172,13 @@ class Window {
     return std::isfinite(log_ratio);
   }
 
+  /// The adjusted translation direction of pair k (k global), unit length: X_{k+1} = R X_k + t.
+  cv::Vec3d heading(int k) const {
+    const Cam &a = cams_[k - first_], &b = cams_[k + 1 - first_];
+    const cv::Vec3d t = b.p - (b.R * a.R.t()) * a.p;
+    return t * (1.0 / cv::norm(t));
+  }
+
   /// Covariance of the cameras' perturbations per unit pixel variance (gauge fixed), empty on failure.
   cv::Mat covariance() {
     std::vector<double> S, g;
@@ -403,8 +410,10 @@ class Window {
 
 std::vector<ScaleRatio> bundle_relative_scales(const std::vector<Matches>& matches, const std::vector<std::vector<uchar>>& inliers,
                                                const std::vector<PairMotion>& pairs, const Intrinsics& intr,
-                                               const std::vector<ScaleRatio>& three_frame) {
+                                               const std::vector<ScaleRatio>& three_frame, std::vector<cv::Vec3d>* headings) {
   std::vector<ScaleRatio> out = three_frame;
+  if (headings) headings->assign(pairs.size(), cv::Vec3d(0, 0, 0));
+  std::vector<int> heading_margin(pairs.size(), -1);
   const int np = static_cast<int>(pairs.size());
   auto linked = [&](int k) { return k >= 1 && k < np && three_frame[k].valid; };  // pairs k-1 and k share a ratio
   // Runs of pairs joined by valid links, then windows of at most kMaxWindowPairs pairs overlapping
@@ -420,6 +429,13 @@ std::vector<ScaleRatio> bundle_relative_scales(const std::vector<Matches>& match
         const int ws = std::min(s, b - W + 1), we = ws + W - 1;
         Window win(matches, inliers, pairs, intr, three_frame, ws, we);
         if (win.solve()) {
+          if (headings)  // each pair from the window in which it lies farthest from the ends
+            for (int k = ws; k <= we; ++k) {
+              const int margin = std::min(k - ws, we - k);
+              if (margin <= heading_margin[k]) continue;
+              (*headings)[k] = win.heading(k);
+              heading_margin[k] = margin;
+            }
           const cv::Mat cov = win.covariance();
           if (!cov.empty()) {
             for (int k = ws + 1; k <= we; ++k) {

@@ -17,8 +17,12 @@ namespace egogeo::vo {
 /// `three_frame` (relative_scales()) seeds the window's scales and delimits the windows: a window
 /// spans consecutive good pairs joined by valid three-frame ratios (a link without shared tracks
 /// has no observable scale). Links a window cannot adjust keep their three-frame ratio.
+/// `headings`, when given, receives each pair's adjusted translation direction (zero for a pair no
+/// window adjusted): over a window the directions scatter about half as much as the per-pair
+/// essential matrices' (RoadScale::solve takes the road's pitch from them).
 std::vector<ScaleRatio> bundle_relative_scales(const std::vector<Matches>& matches, const std::vector<std::vector<uchar>>& inliers,
                                                const std::vector<PairMotion>& pairs, const Intrinsics& intr,
-                                               const std::vector<ScaleRatio>& three_frame);
+                                               const std::vector<ScaleRatio>& three_frame,
+                                               std::vector<cv::Vec3d>* headings = nullptr);
 
 }  // namespace egogeo::vo

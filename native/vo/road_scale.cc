@@ -179,7 +179,7 @@ double RoadScale::fit_distance(const PairMotion& pm, const std::vector<Corr>& c,
 }
 
 void RoadScale::solve(std::vector<PairMotion>& pairs, const std::vector<double>& ts, const std::vector<ScaleRatio>& ratios,
-                      double normal_out[3]) {
+                      const std::vector<cv::Vec3d>& headings, double normal_out[3]) {
   const size_t np = pairs.size();
   // On a locally flat road the direction of travel lies in the road plane, so the road normal is
   // the mount's prior normal (Options::road_normal; default the camera's down axis) made
@@ -187,12 +187,17 @@ void RoadScale::solve(std::vector<PairMotion>& pairs, const std::vector<double>&
   // vehicle's own, which no mount calibration knows), the mount gives the roll, which forward
   // motion cannot observe (without forward motion the prior stands as it is). A per-pair rotation
   // correction in fit_distance absorbs the essential matrix's remaining pitch errors.
+  // The headings come from the windowed bundle adjustment where it ran: per-pair essential
+  // matrices scatter by ~4 mrad in pitch, and at highway speed the road points are 25-50 m away,
+  // about 35 mrad below the horizon, so a 2 mrad median error is a 5% distance error
+  // (bench/RESULTS.md, "The road normal from the bundle's headings").
   std::vector<double> dx, dy, dz;
-  for (const auto& p : pairs) {
-    if (p.quality != PairQuality::Ok) continue;
-    dx.push_back(-p.t_dir[0]);
-    dy.push_back(-p.t_dir[1]);
-    dz.push_back(-p.t_dir[2]);
+  for (size_t k = 0; k < pairs.size(); ++k) {
+    if (pairs[k].quality != PairQuality::Ok) continue;
+    const cv::Vec3d& t = k < headings.size() && headings[k][2] != 0 ? headings[k] : pairs[k].t_dir;
+    dx.push_back(-t[0]);
+    dy.push_back(-t[1]);
+    dz.push_back(-t[2]);
   }
   cv::Vec3d n = prior_;
   if (dz.size() >= 3) {

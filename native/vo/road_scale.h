@@ -48,8 +48,10 @@ class RoadScale {
   std::vector<cv::Point2f> predict(const std::vector<cv::Point2f>& pts, const PairMotion& pm, double distance, double rotation_scale) const;
   /// Sets `scale` (metres) on every pair; `timestamps` has one entry per frame.
   /// `ratios` (may be empty) are relative scales between consecutive pairs, fused with the road.
+  /// `headings` (may be empty; zero where unknown) are the pairs' bundle-adjusted translation
+  /// directions, which set the road's pitch in place of the pairs' own (bundle_relative_scales()).
   void solve(std::vector<PairMotion>& pairs, const std::vector<double>& timestamps, const std::vector<ScaleRatio>& ratios,
-             double normal_out[3]);
+             const std::vector<cv::Vec3d>& headings, double normal_out[3]);
   /// What the speed smoother chose in the last solve (ok = false when it did not run).
   const SpeedFit& speed_fit() const { return fit_; }
 

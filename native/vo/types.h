@@ -108,6 +108,7 @@ struct Options {
   cv::Vec3d road_normal{0, 1, 0};
   bool relative_scale = true;     // fuse three-frame relative scale with the road (else road only)
   bool bundle_scale = true;       // refine the relative scales by windowed bundle adjustment (bundle_scale.h)
+  bool bundle_normal = true;      // the road's pitch from the bundle's headings (RoadScale::solve), else the pairs'
   // Speed profile under a jerk-driven motion model (speed_smoother.cc): the road distances and the
   // relative scales are fused with a white-noise-jerk prior whose power spectral density q (m^2/s^5)
   // and the measurements' noise scale are chosen per clip by maximum marginal likelihood, q within

@@ -132,6 +132,12 @@ export interface VoOptions {
    */
   bundleScale?: boolean;
   /**
+   * With bundleScale, the road plane's pitch is taken from the bundle-adjusted headings rather
+   * than the per-pair essential matrices' (default true): at highway speed the road points are
+   * 25-50 m away and a 2 mrad pitch error is a 5% distance error (bench/RESULTS.md).
+   */
+  bundleNormal?: boolean;
+  /**
    * Speed profile under a white-noise-jerk motion model (default true): road distances and
    * relative scales fused with their uncertainties, the jerk PSD and the measurements' noise scales
    * chosen per clip by maximum marginal likelihood (native/vo/speed_smoother.cc). false: the older fusion.
@@ -212,6 +218,7 @@ export const VO_OPTION_KINDS = {
   guidedTracking: 'boolean',
   relativeScale: 'boolean',
   bundleScale: 'boolean',
+  bundleNormal: 'boolean',
   speedSmoother: 'boolean',
   jerkPsd: 'number',
   ratioDrift: 'number',

@@ -36,6 +36,12 @@ const DEG = Math.PI / 180;
 const KITTI_CAMERA = { width: 1241, height: 376, fx: 718.856, fy: 718.856, cx: 607.1928, cy: 185.2157 };
 const ROT_TOL = 0.1 * DEG; // per pair
 const DIST_TOL = 0.02; // relative, per pair and over the path
+// The road fit's one-sided weights (native/vo/road_scale.cc) read this renderer's clean road up to
+// ~2.5% short: they treat tracking noise along the parallax as they treat obstacles, which real
+// roads need (bench/RESULTS.md, "A noise band for the one-sided weights"). Where the pairs' own
+// headings set the road's pitch, their error happened to offset that on some clips (3.3 mrad, +2.6%
+// on the 20 m/s one); with the bundle's headings (0.1-0.5 mrad) those clips show it: 2.5% there.
+const DIST_TOL_BIASED = 0.025;
 
 function run(clip: SyntheticClip, options: VoOptions = {}): NativeResult {
   return processClip(
@@ -80,17 +86,17 @@ const positionsOf = (r: NativeResult): number[][] =>
   Array.from({ length: r.positions.length / 3 }, (_, i) => Array.from(r.positions.subarray(i * 3, i * 3 + 3)));
 
 /** The assertions every moving clip must meet. */
-function expectAccurate(clip: SyntheticClip, r: NativeResult): void {
+function expectAccurate(clip: SyntheticClip, r: NativeResult, distTol = DIST_TOL): void {
   const rows = perPair(clip, r);
   const info = table(rows);
   expect(r.pairs.map((p) => p.quality), info).toEqual(r.pairs.map(() => 'ok'));
   for (const p of rows) {
     expect(p.rotErr, `pair ${p.k} rotation error\n${info}`).toBeLessThan(ROT_TOL);
-    expect(Math.abs(p.distEst / p.distTrue - 1), `pair ${p.k} distance\n${info}`).toBeLessThan(DIST_TOL);
+    expect(Math.abs(p.distEst / p.distTrue - 1), `pair ${p.k} distance\n${info}`).toBeLessThan(distTol);
   }
   const pathTrue = rows.reduce((s, p) => s + p.distTrue, 0);
   const pathEst = rows.reduce((s, p) => s + p.distEst, 0);
-  expect(Math.abs(pathEst / pathTrue - 1), `path ${pathEst} m vs ${pathTrue} m\n${info}`).toBeLessThan(DIST_TOL);
+  expect(Math.abs(pathEst / pathTrue - 1), `path ${pathEst} m vs ${pathTrue} m\n${info}`).toBeLessThan(distTol);
 }
 
 describe('the test renderer', () => {
@@ -318,7 +324,7 @@ describe.skipIf(!BUILT)('native VO on rendered frames', () => {
       for (const rows of [a, b])
         for (const p of rows) {
           expect(p.rotErr, table(rows)).toBeLessThan(ROT_TOL);
-          expect(Math.abs(p.distEst / p.distTrue - 1), table(rows)).toBeLessThan(0.03);
+          expect(Math.abs(p.distEst / p.distTrue - 1), table(rows)).toBeLessThan(0.03 + (DIST_TOL_BIASED - DIST_TOL));
         }
       // Distances agree within 2%: the scale stage follows the relative scales' running sum, which
       // carries the two decodes' small tracking differences along the clip's five pairs.
@@ -402,7 +408,7 @@ describe.skipIf(!BUILT)('native VO on rendered frames', () => {
   // median-based low-parallax test calls many of these pairs 'standing still'.
   it('a slow turn (5 m/s, 0.4 rad/s) past a distant backdrop is not mistaken for standing still', () => {
     const clip = drivingClip({ frames: 21, speed: 5, yawRate: 0.4, seed: 1 });
-    expectAccurate(clip, run(clip));
+    expectAccurate(clip, run(clip), DIST_TOL_BIASED);
   });
 
   // Highway speed at 10 Hz: 2 m between frames, so near road patches grow by ~20% from one frame to
@@ -426,6 +432,6 @@ describe.skipIf(!BUILT)('native VO on rendered frames', () => {
     const plain = perPair(clip, run(clip, { guidedTracking: false }));
     expect(pathErr(plain), table(plain)).toBeLessThan(-0.05);
     // With twice the corners the road never starves at this speed: the same bound either way.
-    expectAccurate(clip, run(clip, { maxFeatures: 1000 }));
+    expectAccurate(clip, run(clip, { maxFeatures: 1000 }), DIST_TOL_BIASED);
   });
 });
