@@ -2,7 +2,8 @@
 // CARLA-like highway clips (rendered: `egogeo synth --speed 20:33`, the cruising scenarios at 20-33
 // m/s, 2-3.3 m between frames at 10 Hz) through the engine, against the rendered truth: per clip the
 // distance error (estimated path length / true - 1, all frames and the published 10), speed RMSE
-// on the oracle's 10 Hz grid, and the graded answers (6 / 14 questions). Engine option variants run
+// on the oracle's 10 Hz grid, the graded answers (6 / 14 questions), and the clips off by more than
+// 3 m/s with how many of them the quality verdict (src/vo/quality.ts) flags. Engine option variants run
 // side by side on the same clips (`--variants name=json;...`), so an idea is measured against the
 // engine as it is in one run.
 //
@@ -19,6 +20,7 @@ import { groundTruth, synthesize } from '../dist/synth/index.js';
 import { engineConfig, engineInput } from '../dist/vo/config.js';
 import { estimateClipAsync } from '../dist/vo/estimate.js';
 import { loadFrames } from '../dist/vo/frames.js';
+import { clipQuality } from '../dist/vo/quality.js';
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => {
@@ -79,7 +81,7 @@ try {
           const ea = computeDynamics(est.trajectory), ga = computeDynamics(g);
           let se = 0;
           for (let i = 0; i < ea.speed.length; i++) se += (ea.speed[i] - ga.speed[i]) ** 2;
-          perClip[k] = { id: c.id, distanceError: el / gl - 1, speedRmse: Math.sqrt(se / ea.speed.length), meanSpeed: gl / (clip.timestamps.at(-1) - clip.timestamps[0]) };
+          perClip[k] = { id: c.id, distanceError: el / gl - 1, speedRmse: Math.sqrt(se / ea.speed.length), meanSpeed: gl / (clip.timestamps.at(-1) - clip.timestamps[0]), verdict: clipQuality(est.native).verdict };
           records.push(...predictionRecords(c, s.questions, runOracle(est.trajectory, s.questions).labels, { qa: c.qa }));
         }),
         CONCURRENCY,
@@ -92,6 +94,10 @@ try {
         maxAbsDistanceError: Math.max(...errs.map(Math.abs)),
         beyond4pct: errs.filter((e) => Math.abs(e) > 0.04).length,
         medianSpeedRmse: median(perClip.map((p) => p.speedRmse)),
+        // Never silent: clips off by more than 3 m/s, and how many of them the quality verdict flags.
+        beyond3ms: perClip.filter((p) => p.speedRmse > 3).length,
+        beyond3msFlagged: perClip.filter((p) => p.speedRmse > 3 && p.verdict !== 'ok').length,
+        flagged: perClip.filter((p) => p.verdict !== 'ok').length,
         subsetBalancedAcc: sub.global.balanced_acc,
         allBalancedAcc: all.global.balanced_acc,
         perClip,
@@ -107,10 +113,10 @@ mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
 writeFileSync(new URL('./results/highway.json', import.meta.url), `${JSON.stringify({ date: new Date().toISOString(), ...result }, null, 1)}\n`);
 const pct = (x) => `${(100 * x).toFixed(2)}%`;
 console.log(`highway clips: ${CLIPS} rendered CARLA-like (seed ${SEED}, cruise ${SPEED.join('-')} m/s)`);
-console.log('variant            frames       median dist err  max |err|  >4%  median speed RMSE  BAcc 6  BAcc 14');
+console.log('variant            frames       median dist err  max |err|  >4%  median speed RMSE  BAcc 6  BAcc 14  >3 m/s (flagged)  flagged');
 for (const [name, v] of Object.entries(result.variants)) {
   for (const label of ['all frames', '10 frames']) {
     const r = v[label];
-    console.log(`${name.padEnd(18)} ${label.padEnd(11)} ${pct(r.medianDistanceError).padStart(16)} ${pct(r.maxAbsDistanceError).padStart(10)} ${String(r.beyond4pct).padStart(4)} ${r.medianSpeedRmse.toFixed(3).padStart(18)} ${r.subsetBalancedAcc.toFixed(3).padStart(7)} ${r.allBalancedAcc.toFixed(3).padStart(8)}`);
+    console.log(`${name.padEnd(18)} ${label.padEnd(11)} ${pct(r.medianDistanceError).padStart(16)} ${pct(r.maxAbsDistanceError).padStart(10)} ${String(r.beyond4pct).padStart(4)} ${r.medianSpeedRmse.toFixed(3).padStart(18)} ${r.subsetBalancedAcc.toFixed(3).padStart(7)} ${r.allBalancedAcc.toFixed(3).padStart(8)} ${`${r.beyond3ms} (${r.beyond3msFlagged})`.padStart(17)} ${String(r.flagged).padStart(8)}`);
   }
 }

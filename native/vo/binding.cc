@@ -78,6 +78,7 @@ void parse_options(napi::OptionReader& r, Options& o, bool& keep_frames) {
   o.road_margin = r.number("roadMargin", o.road_margin, 0, 0.9);
   o.road_above_scale = r.number("roadAboveScale", o.road_above_scale, 0.05, 1);
   o.direct_road = r.boolean("directRoad", o.direct_road);
+  o.direct_check = r.boolean("directCheck", o.direct_check);
   o.guided_tracking = r.boolean("guidedTracking", o.guided_tracking);
   o.relative_scale = r.boolean("relativeScale", o.relative_scale);
   o.bundle_scale = r.boolean("bundleScale", o.bundle_scale);

@@ -53,9 +53,10 @@ cv::Vec3d RoadScale::pair_plane(const PairMotion& pm) const {
 void RoadScale::add_direct(const cv::Mat& prev, const cv::Mat& curr, const PairMotion& pm, double dt) {
   if (!opt_.direct_road || pm.quality != PairQuality::Ok) return;
   const bool lacking = road_.back().size() < kMinRoadPoints;
-  // Where most pairs so far lacked tracked road (frames far apart at speed), a pair that kept some
-  // is measured directly too, to check its tracks (tracked_contradicted).
-  const bool check = !lacking && 2 * lacking_pairs_ > ok_pairs_;
+  // Where most pairs so far lacked tracked road (frames far apart at speed), or always with
+  // Options::direct_check, a pair that kept some is measured directly too, to check its tracks
+  // (tracked_contradicted).
+  const bool check = !lacking && (opt_.direct_check || 2 * lacking_pairs_ > ok_pairs_);
   ++ok_pairs_;
   if (lacking) ++lacking_pairs_;
   if (!lacking && !check) return;
@@ -233,7 +234,7 @@ void RoadScale::solve(std::vector<PairMotion>& pairs, const std::vector<double>&
       conf[k] = 1.0;  // standing still is known exactly
     } else if (pairs[k].quality == PairQuality::Ok && road_[k].size() >= min_pts) {
       const double sk = fit_distance(pairs[k], road_[k], w, 0.0, nullptr);
-      if (sk > 0 && std::isfinite(sk) && use_direct && tracked_contradicted(k, sk)) {
+      if (sk > 0 && std::isfinite(sk) && (use_direct || opt_.direct_check) && tracked_contradicted(k, sk)) {
         // Neither is trusted: the relative scales bridge the pair.
       } else if (sk > 0 && std::isfinite(sk)) {
         v[k] = sk / dt;

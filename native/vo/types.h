@@ -100,6 +100,11 @@ struct Options {
   double camera_height = 1.65;    // metres above the road (KITTI: 1.65)
   double road_margin = 0.05;      // road region starts this fraction of H below the horizon row
   bool direct_road = true;         // pairs whose road region kept too few tracks: road distance by direct alignment (road_direct.h)
+  // Every pair's tracked road is checked against its direct alignment (else only where most pairs
+  // lack tracked road), and a tracked distance the alignment contradicts is not used. Frames far
+  // apart (the wide-baseline preset) need it: road tracks there can alias on repeating texture
+  // (rendered highway at 10 frames: 0.15-0.8 m read for 9-10 m on 60-90 tracks).
+  bool direct_check = false;
   double road_above_scale = 0.5;  // road fit: Cauchy scale for points moving more than the plane predicts, relative to the other side (1 = symmetric)
   // The road's downward unit normal in camera coordinates (x right, y down, z forward) from the
   // camera's calibrated mount rotation. It places the horizon (the road region) and seeds the road

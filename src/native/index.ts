@@ -118,6 +118,13 @@ export interface VoOptions {
    */
   directRoad?: boolean;
   /**
+   * Check every pair's tracked road distance against its direct alignment and drop one the
+   * alignment contradicts (default false: only where most pairs lack tracked road). On in the
+   * wide-baseline preset (src/vo/config.ts): frames far apart let road tracks alias on repeating
+   * texture, reading a fraction of the distance on many consistent tracks.
+   */
+  directCheck?: boolean;
+  /**
    * Guided tracking: KLT starts each corner where the previous pair's motion (constant velocity)
    * and the road plane predict it, so road points that move tens of pixels a frame at highway speed
    * stay within its reach; a corner the guided search loses gets an unguided try. Default true.
@@ -215,6 +222,7 @@ export const VO_OPTION_KINDS = {
   roadMargin: 'number',
   roadAboveScale: 'number',
   directRoad: 'boolean',
+  directCheck: 'boolean',
   guidedTracking: 'boolean',
   relativeScale: 'boolean',
   bundleScale: 'boolean',

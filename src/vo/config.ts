@@ -114,9 +114,12 @@ export function engineFromFlags(f: EngineFlags, device: Device = ENGINE_DEFAULTS
  * half the CPU or less (bench/vo-vs-proxy.mjs). The speed smoother (the engine's default on every
  * clip) needs no change: its motion model is in seconds, not frames. Guided tracking stays off:
  * 0.33 s apart the previous pair's motion predicts the next one too loosely (KITTI 01+06 at 10
- * frames: 6-question BAcc 0.913 → 0.834 with it; bench/RESULTS.md "Guided tracking").
+ * frames: 6-question BAcc 0.913 → 0.834 with it; bench/RESULTS.md "Guided tracking"). Every pair's
+ * tracked road is checked against its direct alignment (directCheck): road texture moved by metres
+ * can match a repeat of itself, and such tracks read a fraction of the distance with no warning
+ * (rendered highway at 10 frames, bench/RESULTS.md "Aliased road tracks at 10 frames").
  */
-export const WIDE_BASELINE: Readonly<VoOptions> = Object.freeze({ downsample: 2, kltWindow: 9, kltLevels: 3, minDistance: 4, guidedTracking: false });
+export const WIDE_BASELINE: Readonly<VoOptions> = Object.freeze({ downsample: 2, kltWindow: 9, kltLevels: 3, minDistance: 4, guidedTracking: false, directCheck: true });
 /** Seconds: a clip whose median frame interval exceeds this gets WIDE_BASELINE (10 Hz frames do not). */
 export const WIDE_BASELINE_INTERVAL = 0.15;
 
