@@ -16,6 +16,7 @@ constexpr size_t kMaxSamples = 4000;
 constexpr double kMinGradient = 1;  // grey levels per pixel along the parallax, on the blurred frame: textured road only
 constexpr int kCoarse = 64;         // grid points over [0, s_max]
 constexpr size_t kMinValid = 250;   // samples inside the current frame for a score (fewer correlate by chance)
+constexpr int kGolden = 16;         // golden-section steps: the bracket of two coarse steps (s_max / 32) to 1.4e-5 s_max
 
 struct Samples {
   std::vector<cv::Vec3d> a, b;  // p2(s) = a + s b (homogeneous pixels)
@@ -31,15 +32,15 @@ float bilinear(const cv::Mat& img, double x, double y) {
 }
 
 /// ZNCC of the samples' previous intensities against the current frame at p2(s); -inf when too few land inside.
-double score(const Samples& S, const cv::Mat& curr, double s, int* valid_out) {
-  const double W = curr.cols - 2, H = curr.rows - 2;
+double score(const Samples& S, const cv::Mat& curr, int top, double s, int* valid_out) {
+  const double W = curr.cols - 2, H = curr.rows - 2, T = std::max(1, top);
   double sa = 0, sb = 0, saa = 0, sbb = 0, sab = 0;
   size_t n = 0;
   for (size_t i = 0; i < S.v.size(); ++i) {
     const cv::Vec3d p = S.a[i] + s * S.b[i];
     if (p[2] <= 1e-9) continue;
-    const double x = p[0] / p[2], y = p[1] / p[2];
-    if (!(x >= 1 && y >= 1 && x < W && y < H)) continue;
+    const double iz = 1 / p[2], x = p[0] * iz, y = p[1] * iz;
+    if (!(x >= 1 && y >= T && x < W && y < H)) continue;
     const double va = S.v[i], vb = bilinear(curr, x, y);
     sa += va;
     sb += vb;
@@ -55,31 +56,47 @@ double score(const Samples& S, const cv::Mat& curr, double s, int* valid_out) {
   return va > 0 && vb > 0 ? cov / std::sqrt(va * vb) : -std::numeric_limits<double>::infinity();
 }
 
-cv::Mat blurred(const cv::Mat& grey, double sigma) {
-  cv::Mat f, out;
+}  // namespace
+
+RoadImage road_image(const cv::Mat& grey, int top) {
+  RoadImage out;
+  if (grey.empty()) return out;
+  out.top = std::clamp(top, 0, grey.rows - 1);
+  cv::Mat f;
   grey.convertTo(f, CV_32F);
-  cv::GaussianBlur(f, out, cv::Size(0, 0), sigma);
+  out.coarse = cv::Mat::zeros(grey.size(), CV_32F);
+  out.fine = cv::Mat::zeros(grey.size(), CV_32F);
+  // A band of rows blurred as part of the whole image: the filter reads the rows above the band.
+  const cv::Range rows(out.top, grey.rows);
+  cv::Mat coarse = out.coarse.rowRange(rows), fine = out.fine.rowRange(rows);
+  cv::GaussianBlur(f.rowRange(rows), coarse, cv::Size(0, 0), 3.0);
+  cv::GaussianBlur(f.rowRange(rows), fine, cv::Size(0, 0), 1.0);
   return out;
 }
 
-}  // namespace
-
-DirectRoad direct_road_distance(const cv::Mat& prev, const cv::Mat& curr, const Intrinsics& intr, const PairMotion& pm,
+DirectRoad direct_road_distance(const RoadImage& prevs, const RoadImage& currs, const Intrinsics& intr, const PairMotion& pm,
                                 const cv::Vec3d& w, const cv::Vec3d& prior, double depression, double s_max) {
   DirectRoad out;
-  if (prev.empty() || curr.empty() || prev.size() != curr.size() || !(s_max > 0)) return out;
+  const cv::Mat &p3 = prevs.coarse, &c3 = currs.coarse, &p1 = prevs.fine, &c1 = currs.fine;
+  if (p3.empty() || c3.empty() || p3.size() != c3.size() || !(s_max > 0)) return out;
+  const cv::Mat& prev = p3;
   const cv::Matx33d K = intr.K(), Ki = K.inv();
   const cv::Matx33d KR = K * pm.R * Ki;
   const cv::Vec3d Kt = K * pm.t_dir;
 
   // Two scales: sigma 3 for the coarse search (a basin of several pixels), 1 for the refinement.
-  const cv::Mat p3 = blurred(prev, 3.0), c3 = blurred(curr, 3.0), p1 = blurred(prev, 1.0), c1 = blurred(curr, 1.0);
-  cv::Mat gx, gy;
-  cv::Sobel(p3, gx, CV_32F, 1, 0, 3, 1.0 / 8);
-  cv::Sobel(p3, gy, CV_32F, 0, 1, 3, 1.0 / 8);
+  // Gradients below the prepared band's first row (the samples lie further down, in the road region).
+  cv::Mat gx = cv::Mat::zeros(p3.size(), CV_32F), gy = cv::Mat::zeros(p3.size(), CV_32F);
+  if (prevs.top + 1 < p3.rows) {
+    const cv::Range band(prevs.top + 1, p3.rows);
+    cv::Mat bx = gx.rowRange(band), by = gy.rowRange(band);
+    cv::Sobel(p3.rowRange(band), bx, CV_32F, 1, 0, 3, 1.0 / 8);
+    cv::Sobel(p3.rowRange(band), by, CV_32F, 0, 1, 3, 1.0 / 8);
+  }
 
   Samples coarse, fine;
   for (int v = kStep; v < prev.rows - kStep; v += kStep) {
+    if (v <= prevs.top + 1) continue;
     for (int u = kStep; u < prev.cols - kStep; u += kStep) {
       const cv::Vec3d x = Ki * cv::Vec3d(u, v, 1);
       if (prior.dot(x) < depression) continue;
@@ -120,7 +137,7 @@ DirectRoad direct_road_distance(const cv::Mat& prev, const cv::Mat& curr, const 
   double best_score = -std::numeric_limits<double>::infinity();
   const double step = s_max / kCoarse;
   for (int k = 1; k <= kCoarse; ++k) {
-    const double sc = score(coarse, c3, k * step, nullptr);
+    const double sc = score(coarse, c3, currs.top, k * step, nullptr);
     if (sc > best_score) {
       best_score = sc;
       best = k;
@@ -131,25 +148,25 @@ DirectRoad direct_road_distance(const cv::Mat& prev, const cv::Mat& curr, const 
   double lo = std::max(1e-3, (best - 1) * step), hi = std::min(s_max, (best + 1) * step);
   const double phi = 0.5 * (std::sqrt(5.0) - 1);
   double x1 = hi - phi * (hi - lo), x2 = lo + phi * (hi - lo);
-  double f1 = score(fine, c1, x1, nullptr), f2 = score(fine, c1, x2, nullptr);
-  for (int it = 0; it < 24; ++it) {
+  double f1 = score(fine, c1, currs.top, x1, nullptr), f2 = score(fine, c1, currs.top, x2, nullptr);
+  for (int it = 0; it < kGolden; ++it) {
     if (f1 >= f2) {
       hi = x2;
       x2 = x1;
       f2 = f1;
       x1 = hi - phi * (hi - lo);
-      f1 = score(fine, c1, x1, nullptr);
+      f1 = score(fine, c1, currs.top, x1, nullptr);
     } else {
       lo = x1;
       x1 = x2;
       f1 = f2;
       x2 = lo + phi * (hi - lo);
-      f2 = score(fine, c1, x2, nullptr);
+      f2 = score(fine, c1, currs.top, x2, nullptr);
     }
   }
   const double s = 0.5 * (lo + hi);
   int valid = 0;
-  const double sc = score(fine, c1, s, &valid);
+  const double sc = score(fine, c1, currs.top, s, &valid);
   if (!std::isfinite(sc)) return out;
   out.distance = s;
   out.score = sc;

@@ -21,9 +21,20 @@ struct DirectRoad {
   int samples = 0;      // road samples that landed inside the current frame there
 };
 
+/// A frame as the alignment reads it: float copies blurred for the coarse search (sigma 3) and the
+/// refinement (sigma 1). Each frame is the current one of a pair and the previous one of the
+/// next, so the caller prepares it once for both (RoadScale::add_direct).
+/// Only rows from `top` down are prepared (the rest are zero): road points never project above the
+/// road plane's horizon, and the blurs are most of the alignment's cost.
+struct RoadImage {
+  cv::Mat coarse, fine;
+  int top = 0;
+};
+RoadImage road_image(const cv::Mat& grey, int top);
+
 /// `prior`: the road's downward unit normal; `depression`: the road region is prior . x >= this
 /// (x normalised, z = 1); `s_max`: the largest distance searched (metres).
-DirectRoad direct_road_distance(const cv::Mat& prev, const cv::Mat& curr, const Intrinsics& intr, const PairMotion& pm,
+DirectRoad direct_road_distance(const RoadImage& prev, const RoadImage& curr, const Intrinsics& intr, const PairMotion& pm,
                                 const cv::Vec3d& w, const cv::Vec3d& prior, double depression, double s_max);
 
 }  // namespace egogeo::vo

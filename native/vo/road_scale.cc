@@ -12,9 +12,25 @@ namespace egogeo::vo {
 
 // A point of normalised coordinates x lies road_margin * H rows below the horizon line of the
 // prior plane exactly when n . x >= n_y * road_margin * H / fy (for n = (0, 1, 0): v >= cy + margin H).
+namespace {
+
+/// The highest row the road plane reaches at either edge of the frame (its horizon, prior . x = 0,
+/// is a line), less a margin for the pitch and roll between two frames; 0 when the prior does not
+/// point down the image.
+int horizon_top(const cv::Vec3d& prior, const Intrinsics& intr, int width, int height) {
+  if (!(prior[1] > 0.1)) return 0;
+  double top = height;
+  for (const double u : {0.0, static_cast<double>(width - 1)})
+    top = std::min(top, intr.cy - intr.fy * (prior[0] * (u - intr.cx) / intr.fx + prior[2]) / prior[1]);
+  constexpr double kMargin = 0.05;  // of the height: about 3 degrees at KITTI's field of view
+  return std::clamp(static_cast<int>(std::floor(top - kMargin * height)), 0, height - 1);
+}
+
+}  // namespace
+
 RoadScale::RoadScale(const Options& opt, const Intrinsics& intr, int width, int height)
     : opt_(opt), intr_(intr), prior_(opt.road_normal * (1.0 / cv::norm(opt.road_normal))), width_(width), height_(height),
-      road_depression_(prior_[1] * opt.road_margin * height / intr.fy) {}
+      road_depression_(prior_[1] * opt.road_margin * height / intr.fy), horizon_top_(horizon_top(prior_, intr, width, height)) {}
 
 void RoadScale::add_pair(const Matches& m, const std::vector<uchar>& inliers) {
   const cv::Matx33d K = intr_.K();
@@ -60,7 +76,13 @@ void RoadScale::add_direct(const cv::Mat& prev, const cv::Mat& curr, const PairM
   ++ok_pairs_;
   if (lacking) ++lacking_pairs_;
   if (!lacking && !check) return;
-  direct_.back() = direct_road_distance(prev, curr, intr_, pm, pair_plane(pm), prior_, road_depression_, kMaxSpeed * dt);
+  // Pair k (road_.size() - 1) aligns frame k to frame k + 1: its previous frame was the last
+  // aligned pair's current one when pair k - 1 was aligned too.
+  const size_t frame = road_.size();
+  RoadImage before = last_image_frame_ == frame ? std::move(last_image_) : road_image(prev, horizon_top_);
+  last_image_ = road_image(curr, horizon_top_);
+  last_image_frame_ = frame + 1;
+  direct_.back() = direct_road_distance(before, last_image_, intr_, pm, pair_plane(pm), prior_, road_depression_, kMaxSpeed * dt);
 }
 
 // A tracked road distance that its pair's direct distance contradicts, beyond both their errors.

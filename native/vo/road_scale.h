@@ -72,6 +72,9 @@ class RoadScale {
   double road_depression_;   // road region: prior_ . x >= this (x normalised, z = 1)
   std::vector<std::vector<Corr>> road_;
   std::vector<DirectRoad> direct_;  // per pair; distance 0 = none
+  int horizon_top_;                 // the first row road_image prepares (the road plane's horizon, less a margin)
+  RoadImage last_image_;            // the last aligned pair's current frame, prepared (road_image)
+  size_t last_image_frame_ = 0;     // and its index (0: none; frame 0 is never a pair's current)
   size_t ok_pairs_ = 0, lacking_pairs_ = 0;  // pairs add_direct saw with a pose, and those without tracked road
   SpeedFit fit_;
 };
