@@ -48,6 +48,7 @@ void RoadScale::add_pair(const Matches& m, const std::vector<uchar>& inliers) {
 namespace {
 constexpr size_t kMinRoadPoints = 15;  // fewer road correspondences: no tracked road fit for the pair
 constexpr double kMaxSpeed = 50;       // m/s: the direct search's range is this times the pair's interval
+constexpr double kDirectConsensus = 4;  // a tracked speed this many times off the clip's direct speeds is implausible
 constexpr double kMinDirectScore = 0.5;  // correlation below this: the alignment found no road pattern
 constexpr double kDirectLogSigma = 0.2;  // nominal sigma of a direct distance's log: wide, so tracked road and ratios lead where they exist
 
@@ -245,6 +246,20 @@ void RoadScale::solve(std::vector<PairMotion>& pairs, const std::vector<double>&
     if (road_[k].size() >= min_pts) ++tracked;
   }
   const bool use_direct = 2 * tracked < moving;
+  // Where the direct distances lead, they also say what speed the tracked road can plausibly
+  // read: aliased tracks (texture moved by metres matching a repeat of itself) read a fraction of
+  // the distance, 6-60x too short on rendered highway at 10 frames, on pairs whose own direct
+  // alignment failed, and their tight errors outweighed the direct distances in the fusion. A
+  // tracked speed more than kDirectConsensus times off the median direct speed of the clip (three
+  // pairs or more) is not used; the relative scales bridge the pair.
+  double direct_speed = 0;
+  if (use_direct) {
+    std::vector<double> speeds;
+    for (size_t k = 0; k < np; ++k)
+      if (pairs[k].quality == PairQuality::Ok && direct_[k].distance > 0 && direct_[k].score >= kMinDirectScore)
+        speeds.push_back(direct_[k].distance / (ts[k + 1] - ts[k]));
+    if (speeds.size() >= 3) direct_speed = median(speeds);
+  }
   for (size_t k = 0; k < np; ++k) {
     pairs[k].road_points = static_cast<int>(road_[k].size());
     if (k < ratios.size() && ratios[k].valid) {
@@ -256,7 +271,8 @@ void RoadScale::solve(std::vector<PairMotion>& pairs, const std::vector<double>&
       conf[k] = 1.0;  // standing still is known exactly
     } else if (pairs[k].quality == PairQuality::Ok && road_[k].size() >= min_pts) {
       const double sk = fit_distance(pairs[k], road_[k], w, 0.0, nullptr);
-      if (sk > 0 && std::isfinite(sk) && (use_direct || opt_.direct_check) && tracked_contradicted(k, sk)) {
+      const bool implausible = direct_speed > 0 && std::abs(std::log(sk / dt / direct_speed)) > std::log(kDirectConsensus);
+      if (sk > 0 && std::isfinite(sk) && (implausible || ((use_direct || opt_.direct_check) && tracked_contradicted(k, sk)))) {
         // Neither is trusted: the relative scales bridge the pair.
       } else if (sk > 0 && std::isfinite(sk)) {
         v[k] = sk / dt;

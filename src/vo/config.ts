@@ -111,15 +111,19 @@ export function engineFromFlags(f: EngineFlags, device: Device = ENGINE_DEFAULTS
  * pixel of noise that dense full-resolution frames have; everything in pixels halves with it
  * (corner spacing 4; three pyramid levels reach the coarsest scale four did at full size), the KLT
  * window (9) stays wider than half of 13 so that large displacements still converge. It costs
- * half the CPU or less (bench/vo-vs-proxy.mjs). The speed smoother (the engine's default on every
- * clip) needs no change: its motion model is in seconds, not frames. Guided tracking stays off:
+ * half the CPU or less (bench/vo-vs-proxy.mjs). The speed smoother's motion model is in seconds,
+ * not frames, but its model of the relative scales' errors is not: the share of a ratio's
+ * variance that accumulates along the chain is 1 + 2 x (lag-1 correlation of consecutive ratios'
+ * errors), -0.4 for dense KITTI frames (ratioDrift 0.2), -0.2 at 10 frames (KITTI 00 / 01+06:
+ * -0.18 / -0.35; 421 ratios), hence ratioDrift 0.6 (bench/RESULTS.md "The ratios' error model at
+ * 10 frames"). Guided tracking stays off:
  * 0.33 s apart the previous pair's motion predicts the next one too loosely (KITTI 01+06 at 10
  * frames: 6-question BAcc 0.913 → 0.834 with it; bench/RESULTS.md "Guided tracking"). Every pair's
  * tracked road is checked against its direct alignment (directCheck): road texture moved by metres
  * can match a repeat of itself, and such tracks read a fraction of the distance with no warning
  * (rendered highway at 10 frames, bench/RESULTS.md "Aliased road tracks at 10 frames").
  */
-export const WIDE_BASELINE: Readonly<VoOptions> = Object.freeze({ downsample: 2, kltWindow: 9, kltLevels: 3, minDistance: 4, guidedTracking: false, directCheck: true });
+export const WIDE_BASELINE: Readonly<VoOptions> = Object.freeze({ downsample: 2, kltWindow: 9, kltLevels: 3, minDistance: 4, guidedTracking: false, directCheck: true, ratioDrift: 0.6 });
 /** Seconds: a clip whose median frame interval exceeds this gets WIDE_BASELINE (10 Hz frames do not). */
 export const WIDE_BASELINE_INTERVAL = 0.15;
 

@@ -178,7 +178,7 @@ describe.skipIf(!NATIVE_BUILT)('egogeo run on a rendered dataset (bad clips incl
       photometric: 'pair',
       scale: 'road',
       frames: null,
-      wide_baseline: { when: 'median frame interval > 0.15 s (after the frame selection)', options: { downsample: 2, kltWindow: 9, kltLevels: 3, minDistance: 4, guidedTracking: false, directCheck: true } },
+      wide_baseline: { when: 'median frame interval > 0.15 s (after the frame selection)', options: { downsample: 2, kltWindow: 9, kltLevels: 3, minDistance: 4, guidedTracking: false, directCheck: true, ratioDrift: 0.6 } },
     });
     // The same output, its record edited to say another build wrote it: interrupted, so a rerun would resume.
     mkdirSync(join(tmp, 'old-engine'), { recursive: true });

@@ -124,4 +124,29 @@ describe.skipIf(!NATIVE_BUILT)('highway speed at the published 10 frames (render
     expect(q.verdict, JSON.stringify(q)).not.toBe('ok');
     expect(2 * q.road_pairs, JSON.stringify(q)).toBeLessThan(q.moving_pairs);
   }, 120_000);
+
+  // Where most pairs lost their tracked road, the direct distances lead, and they also bound what
+  // the tracked road may read: on these two clips a few pairs kept 11-79 aliased road tracks
+  // (0.4-1.5 m for 8-13 m) whose own direct alignment failed, so nothing contradicted them, and
+  // their tight errors outweighed the right direct distances of the other pairs: the paths came
+  // out 95% and 84% short. A tracked speed more than 4x off the clip's median direct speed is now
+  // not used (native/vo/road_scale.cc, kDirectConsensus).
+  it('10 frames: aliased road tracks far off the clip\'s direct distances are not used', () => {
+    ensureDist();
+    const ds = join(tmp, 'ds5151');
+    const s = cli(['synth', '--clips', '5', '--seed', '5151', '--speed', '20:33', '--out', ds, '--no-progress']);
+    expect(s.code, s.stderr).toBe(0);
+    const errs: number[] = [];
+    for (const c of readDataset(ds).clips.slice(3, 5)) {
+      const g = readNpzArrays(c.arrays!);
+      const { clip, options } = engineInput(loadFrames(c), engineConfig({ frames: 10 }));
+      const idx = Array.from(clip.timestamps, (t) => g.timestamps.findIndex((u) => Math.abs(u - t) < 1e-6));
+      const est = estimateClip(clip, options);
+      const q = clipQuality(est.native);
+      expect(2 * q.road_pairs, JSON.stringify(q)).toBeLessThan(q.moving_pairs);  // the direct distances lead
+      const t = est.trajectory;
+      errs.push(length(t.x, t.y, Array.from(t.x, (_, i) => i)) / length(g.x, g.y, idx) - 1);
+    }
+    for (const e of errs) expect(Math.abs(e), JSON.stringify(errs)).toBeLessThan(0.15);
+  }, 120_000);
 });
