@@ -16,7 +16,7 @@ constexpr size_t kMaxSamples = 4000;
 constexpr double kMinGradient = 1;  // grey levels per pixel along the parallax, on the blurred frame: textured road only
 constexpr int kCoarse = 64;         // grid points over [0, s_max]
 constexpr size_t kMinValid = 250;   // samples inside the current frame for a score (fewer correlate by chance)
-constexpr int kGolden = 24;         // golden-section steps: the bracket of two coarse steps (s_max / 32) to 5e-7 s_max
+constexpr int kGolden = 24;         // golden-section steps: the bracket of two coarse steps (s_max / 32) to 3e-7 s_max
 
 struct Samples {
   std::vector<cv::Vec3d> a, b;  // p2(s) = a + s b (homogeneous pixels)
