@@ -6,16 +6,26 @@ import { type NativeResult, type PixelFrame, processClip, processClipAsync, type
 import { clipOptions } from './config.js';
 import { loadFrames } from './frames.js';
 import { planarFromCameraPoses } from './planar.js';
+import { DEFAULT_DYNAMICS } from '../oracle/dynamics.js';
+import { denseTimes, fromPairRates, profileAt, sparseFrames } from './densify.js';
 
 export interface Estimate {
-  /** The planar trajectory, carrying the engine's per-frame speed and acceleration with their uncertainty. */
+  /**
+   * The planar trajectory, carrying the engine's speed and acceleration with their uncertainty.
+   * Where the frames are sparser than the oracle's grid (the published 10-frame protocol) it also
+   * holds the motion between them on that grid (vo/densify.ts): what the oracle answers from.
+   */
   trajectory: Trajectory & { speedProfile: SpeedProfile };
   native: NativeResult;
 }
 
 function withSpeed(traj: Trajectory, nat: NativeResult): Estimate['trajectory'] {
   const p = nat.speedProfile;
-  return Object.assign(traj, { speedProfile: { speed: p.speed, speed_sigma: p.speedSigma, accel: p.accel, accel_sigma: p.accelSigma } });
+  const profile: SpeedProfile = { speed: p.speed, speed_sigma: p.speedSigma, accel: p.accel, accel_sigma: p.accelSigma };
+  const hz = DEFAULT_DYNAMICS.hz;
+  if (!sparseFrames(traj.t, hz)) return Object.assign(traj, { speedProfile: profile });
+  const times = denseTimes(traj.t, hz);
+  return Object.assign(fromPairRates(traj, times), { speedProfile: profileAt(traj.t, profile, times) });
 }
 
 /** A clip given with its frames and timestamps is used as it is; a video clip left to its container is opened first. */
