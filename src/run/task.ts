@@ -62,8 +62,9 @@ export interface ClipOutput {
 const shifted = (t: ArrayLike<number>, by: number): Float64Array => Float64Array.from(t, (v) => v + by);
 
 /**
- * The clip's ground truth at the frames the engine used (timestamps `ts`), so that an exported
- * estimate and its truth share every timestamp (evo pairs poses within 0.01 s; nuScenes frames
+ * The clip's ground truth at the estimate's timestamps `ts` (the frames the engine used, and with
+ * sparse frames the oracle's grid points between them), so that an exported estimate and its truth
+ * share every timestamp (evo pairs poses within 0.01 s; nuScenes frames
  * at ~12 Hz never meet the arrays' 10 Hz grid): the dataset's trajectory (KITTI poses, same clock
  * as the frames), else the oracle arrays, whose grid starts at the clip's first frame.
  */
@@ -175,7 +176,7 @@ export async function runClipTask(task: ClipTask, o: { async?: boolean } = {}): 
   const origin = c.timeOrigin ?? 0;
   let truthAt: Trajectory | null = null;
   try {
-    truthAt = groundTruthAt(c, gt, clip.timestamps);
+    truthAt = groundTruthAt(c, gt, est.trajectory.t);
   } catch {
     // A truth that does not span the frames is not exported; the answers do not depend on it.
   }

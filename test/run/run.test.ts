@@ -9,6 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseTum } from '../../src/io/trajectories.js';
+import { loadQuestions } from '../../src/oracle/index.js';
+import { runOracle } from '../../src/oracle/oracle.js';
 import { associate, ate } from '../../src/vo/errors.js';
 import {
   appendRecords,
@@ -110,6 +112,25 @@ describe.skipIf(!NATIVE_BUILT)('egogeo run on a rendered dataset (bad clips incl
       }
       // And the estimate lies on it (ATE after SE(3) alignment, well under the clip's ~24 m).
       expect(ate(est, gt, false).rmse, id).toBeLessThan(0.5);
+    }
+  });
+
+  // At the published 10 frames the written trajectory is the one the answers come from: the
+  // frames' times and the oracle's grid points between them (vo/densify.ts), its truth at the same
+  // timestamps, and the oracle on the written file gives the written answers.
+  it('--frames 10: the trajectory holds the grid between the frames, its truth shares every timestamp, and it reproduces the answers', () => {
+    expect(run('f10', '--frames', '10', '--workers', '2').code).toBe(1);
+    const questions = loadQuestions();
+    const preds = readJsonl<Pred>(out('f10'));
+    for (const id of GOOD) {
+      const dir = `${out('f10')}.trajectories`;
+      const est = parseTum(read(join(dir, `${id}.tum`)), id);
+      const gt = parseTum(read(join(dir, `${id}.gt.tum`)), `${id}.gt`);
+      expect(Array.from(gt.t)).toEqual(Array.from(est.t));
+      expect(est.t.length, id).toBeGreaterThan(10); // the 10 frames, plus the grid points between them
+      for (let i = 1; i < est.t.length; i++) expect(est.t[i] - est.t[i - 1]).toBeLessThan(0.1 + 1e-9);
+      const labels = runOracle(est, questions).labels;
+      for (const p of preds.filter((q) => q.clip_id === id)) expect(p.model_answer, `${id} ${p.question_id}`).toBe(labels[p.question_id]);
     }
   });
 
