@@ -58,7 +58,9 @@ const SUBSTEP = 0.005;
  * two vectors at an angle shortens them, so a clip whose pairs' directions scatter would slow down.
  */
 export function fromPairRates(traj: Trajectory, times: Float64Array): Trajectory {
-  const { t, x, y } = traj;
+  const keep = spacedFrames(traj.t);
+  const pick = (a: ArrayLike<number>) => Float64Array.from(keep, (i) => a[i]);
+  const t = pick(traj.t), x = pick(traj.x), y = pick(traj.y);
   const n = t.length;
   const dist = new Float64Array(n); // distance along the path at each frame
   const theta: number[] = []; // each pair's chord direction
@@ -87,7 +89,28 @@ export function fromPairRates(traj: Trajectory, times: Float64Array): Trajectory
     px[i] = cx;
     py[i] = cy;
   }
-  return makeTrajectory(traj.id, { t: times, x: px, y: py, yaw: integrateRates(t, unwrap(traj.yaw), times) });
+  return makeTrajectory(traj.id, { t: times, x: px, y: py, yaw: integrateRates(t, unwrap(pick(traj.yaw)), times) });
+}
+
+/**
+ * The frames the rates are taken over: a frame closer than half the median interval to the last
+ * one kept is skipped (the last frame is always kept, in its predecessor's place). A near-duplicate
+ * timestamp (variable-rate video) would otherwise turn a centimetre of noise over a millisecond
+ * into a rate held for half a pair on either side.
+ */
+function spacedFrames(t: ArrayLike<number>): number[] {
+  const n = t.length;
+  const d = Array.from({ length: n - 1 }, (_, i) => t[i + 1] - t[i]).sort((a, b) => a - b);
+  const min = 0.5 * d[Math.floor(d.length / 2)];
+  const keep = [0];
+  for (let i = 1; i < n; i++) {
+    if (t[i] - t[keep[keep.length - 1]] >= min) keep.push(i);
+    else if (i === n - 1) {
+      if (keep.length > 1) keep.pop();
+      keep.push(i);
+    }
+  }
+  return keep;
 }
 
 /** The knots of a per-pair quantity: the first frame, the pairs' midpoints, the last frame; values held over the end half pairs. */

@@ -110,6 +110,15 @@ describe('the motion between 10 frames', () => {
     for (let i = 1; i < d.x.length; i++) expect(d.x[i]).toBeGreaterThanOrEqual(d.x[i - 1] - 1e-12);
   });
 
+  it('a near-duplicate frame time (variable-rate video) does not become a rate: no overshoot', () => {
+    const t = [...even(10, 3)];
+    t.splice(5, 0, t[4] + 0.002); // a frame 2 ms after another, its pose 3 cm off the path
+    const x = t.map((s) => 10 * s), y = t.map(() => 0), yaw = t.map(() => 0);
+    x[5] += 0.03;
+    const d = fromPairRates(makeTrajectory('vfr', { t, x, y, yaw }), denseTimes(t, 10));
+    d.t.forEach((s, i) => expect(Math.abs(d.x[i] - 10 * s), `t ${s}`).toBeLessThan(0.05));
+  });
+
   it('carries the per-frame speed profile to the new samples, the frames\' own values unchanged', () => {
     const t = [0, 0.5, 1];
     const sp = { speed: [1, 3, 5], speed_sigma: [0.1, 0.2, Number.POSITIVE_INFINITY], accel: [4, 4, 4], accel_sigma: [1, 1, 1] };
