@@ -12,7 +12,7 @@ import type { Clip, LoadedClip } from '../core/clip.js';
 import { ClipDataError, InputError } from '../core/errors.js';
 import type { Trajectory } from '../core/trajectory.js';
 import { type Device, DEVICES, type Photometric, PHOTOMETRIC, type VoOptions } from '../native/index.js';
-import { evenFrames, selectFrames } from './frames.js';
+import { evenFrames, medianInterval, selectFrames } from './frames.js';
 
 /**
  * How a clip is answered: egogeo's engine, or one of the published geometric baselines computed as
@@ -126,11 +126,6 @@ export function engineFromFlags(f: EngineFlags, device: Device = ENGINE_DEFAULTS
 export const WIDE_BASELINE: Readonly<VoOptions> = Object.freeze({ downsample: 2, kltWindow: 9, kltLevels: 3, minDistance: 4, guidedTracking: false, directCheck: true, ratioDrift: 0.6 });
 /** Seconds: a clip whose median frame interval exceeds this gets WIDE_BASELINE (10 Hz frames do not). */
 export const WIDE_BASELINE_INTERVAL = 0.15;
-
-function medianInterval(ts: ArrayLike<number>): number {
-  const d = Array.from({ length: ts.length - 1 }, (_, i) => ts[i + 1] - ts[i]).sort((a, b) => a - b);
-  return d[Math.floor(d.length / 2)] ?? 0;
-}
 
 /** True when the clip's (selected) frames are far enough apart for WIDE_BASELINE. */
 export function isWideBaseline(timestamps: ArrayLike<number>): boolean {

@@ -14,6 +14,7 @@
 import { makeTrajectory, type Trajectory } from '../core/trajectory.js';
 import { unwrap } from '../core/numeric.js';
 import type { SpeedProfile } from '../io/trajectories.js';
+import { medianInterval } from './frames.js';
 
 /** Grid points closer than this to a frame (s) are not added: the frame's own sample stands there. */
 const MIN_GAP = 1e-3;
@@ -24,8 +25,7 @@ const MIN_GAP = 1e-3;
  * interpolation is then no longer the path between samples 0.1 s apart.
  */
 export function sparseFrames(t: ArrayLike<number>, hz: number): boolean {
-  const d = Array.from({ length: Math.max(0, t.length - 1) }, (_, i) => t[i + 1] - t[i]).sort((a, b) => a - b);
-  return t.length > 2 && d[Math.floor(d.length / 2)] > 1.5 / hz;
+  return t.length > 2 && medianInterval(t) > 1.5 / hz;
 }
 
 /**
@@ -100,8 +100,7 @@ export function fromPairRates(traj: Trajectory, times: Float64Array): Trajectory
  */
 function spacedFrames(t: ArrayLike<number>): number[] {
   const n = t.length;
-  const d = Array.from({ length: n - 1 }, (_, i) => t[i + 1] - t[i]).sort((a, b) => a - b);
-  const min = 0.5 * d[Math.floor(d.length / 2)];
+  const min = 0.5 * medianInterval(t);
   const keep = [0];
   for (let i = 1; i < n; i++) {
     if (t[i] - t[keep[keep.length - 1]] >= min) keep.push(i);

@@ -61,6 +61,12 @@ export function selectFrames(clip: LoadedClip, idx: readonly number[]): LoadedCl
   return { ...clip, frames: idx.map((i) => clip.frames[i]), timestamps: Float64Array.from(idx, (i) => clip.timestamps[i]) };
 }
 
+/** The median interval between consecutive timestamps (s; the upper median; 0 for one frame). */
+export function medianInterval(ts: ArrayLike<number>): number {
+  const d = Array.from({ length: ts.length - 1 }, (_, i) => ts[i + 1] - ts[i]).sort((a, b) => a - b);
+  return d[Math.floor(d.length / 2)] ?? 0;
+}
+
 /** Seconds: frames further apart than this (median) cannot be tracked, and are most likely not in seconds. */
 export const MAX_FRAME_INTERVAL = 5;
 /** The frames must cover at least this share of the ground truth's span, and at most its inverse. */
@@ -76,8 +82,7 @@ export function checkTiming(clip: LoadedClip, truthSpan?: number): void {
   const ts = clip.timestamps;
   const n = ts.length;
   const span = ts[n - 1] - ts[0];
-  const d = Array.from({ length: n - 1 }, (_, i) => ts[i + 1] - ts[i]).sort((a, b) => a - b);
-  const median = d[Math.floor(d.length / 2)] ?? 0;
+  const median = medianInterval(ts);
   const where = clip.video ? `video ${clip.video}` : 'frame timestamps';
   if (median > MAX_FRAME_INTERVAL) {
     const unit = median > 5e7 ? 'nanoseconds' : median > 5e4 ? 'microseconds' : median > 50 ? 'milliseconds' : null;
