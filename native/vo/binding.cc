@@ -263,6 +263,8 @@ Napi::Object to_js(Napi::Env env, Output& o) {
     po.Set("roadSigma", p.road_sigma);
     po.Set("logRatio", p.log_ratio);
     po.Set("ratioSigma", p.ratio_sigma);
+    po.Set("directDistance", p.direct_distance);
+    po.Set("directScore", p.direct_score);
     pairs.Set(static_cast<uint32_t>(i), po);
   }
   out.Set("pairs", pairs);

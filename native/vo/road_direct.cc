@@ -15,12 +15,15 @@ constexpr int kStep = 3;            // sample grid (working pixels)
 constexpr size_t kMaxSamples = 4000;
 constexpr double kMinGradient = 1;  // grey levels per pixel along the parallax, on the blurred frame: textured road only
 constexpr int kCoarse = 64;         // grid points over [0, s_max]
-constexpr size_t kMinValid = 250;   // samples inside the current frame for a score (fewer correlate by chance)
+constexpr size_t kMinValid = 250;   // samples landing inside the previous frame for a score (fewer correlate by chance)
 constexpr int kGolden = 24;         // golden-section steps: the bracket of two coarse steps (s_max / 32) to 3e-7 s_max
 
+// Current-frame road samples and where each lands in the previous frame for a distance s:
+// p1(s) = a + c(s) b (homogeneous pixels), c(s) = s / (1 + s q), the plane homography's inverse.
 struct Samples {
-  std::vector<cv::Vec3d> a, b;  // p2(s) = a + s b (homogeneous pixels)
-  std::vector<float> v;         // previous-frame intensity
+  std::vector<cv::Vec3d> a, b;
+  std::vector<float> v;  // current-frame intensity
+  double q = 0;
 };
 
 float bilinear(const cv::Mat& img, double x, double y) {
@@ -31,17 +34,19 @@ float bilinear(const cv::Mat& img, double x, double y) {
   return (1 - fy) * ((1 - fx) * r0[x0] + fx * r0[x0 + 1]) + fy * ((1 - fx) * r1[x0] + fx * r1[x0 + 1]);
 }
 
-/// ZNCC of the samples' previous intensities against the current frame at p2(s); -inf when too few land inside.
-double score(const Samples& S, const cv::Mat& curr, int top, double s, int* valid_out) {
-  const double W = curr.cols - 2, H = curr.rows - 2, T = std::max(1, top);
+/// ZNCC of the samples' intensities against the previous frame at distance s; -inf when too few land inside.
+double score(const Samples& S, const cv::Mat& prev, int top, double s, int* valid_out) {
+  if (!(1 + s * S.q > 1e-6)) return -std::numeric_limits<double>::infinity();
+  const double c = s / (1 + s * S.q);
+  const double W = prev.cols - 2, H = prev.rows - 2, T = std::max(1, top);
   double sa = 0, sb = 0, saa = 0, sbb = 0, sab = 0;
   size_t n = 0;
   for (size_t i = 0; i < S.v.size(); ++i) {
-    const cv::Vec3d p = S.a[i] + s * S.b[i];
+    const cv::Vec3d p = S.a[i] + c * S.b[i];
     if (p[2] <= 1e-9) continue;
     const double iz = 1 / p[2], x = p[0] * iz, y = p[1] * iz;
     if (!(x >= 1 && y >= T && x < W && y < H)) continue;
-    const double va = S.v[i], vb = bilinear(curr, x, y);
+    const double va = S.v[i], vb = bilinear(prev, x, y);
     sa += va;
     sb += vb;
     saa += va * va;
@@ -79,28 +84,28 @@ DirectRoad direct_road_distance(const RoadImage& prevs, const RoadImage& currs, 
   DirectRoad out;
   const cv::Mat &p3 = prevs.coarse, &c3 = currs.coarse, &p1 = prevs.fine, &c1 = currs.fine;
   if (p3.empty() || c3.empty() || p3.size() != c3.size() || !(s_max > 0)) return out;
-  const cv::Mat& prev = p3;
-  const cv::Matx33d K = intr.K(), Ki = K.inv();
-  const cv::Matx33d KR = K * pm.R * Ki;
-  const cv::Vec3d Kt = K * pm.t_dir;
+  const cv::Matx33d K = intr.K(), Ki = K.inv(), Rt = pm.R.t();
+  // X2 = (R + s t w^T) X1 on the plane, so X1 = R^T X2 - c(s) (w . R^T X2) R^T t.
+  const cv::Vec3d u = Rt * pm.t_dir, Ku = K * u;
 
-  // Two scales: sigma 3 for the coarse search (a basin of several pixels), 1 for the refinement.
-  // Gradients below the prepared band's first row (the samples lie further down, in the road region).
-  cv::Mat gx = cv::Mat::zeros(p3.size(), CV_32F), gy = cv::Mat::zeros(p3.size(), CV_32F);
-  if (prevs.top + 1 < p3.rows) {
-    const cv::Range band(prevs.top + 1, p3.rows);
+  // Gradients of the current frame below the prepared band's first row (the samples lie further
+  // down, in the road region); sigma 3 for the coarse search (a basin of several pixels), 1 for the refinement.
+  cv::Mat gx = cv::Mat::zeros(c3.size(), CV_32F), gy = cv::Mat::zeros(c3.size(), CV_32F);
+  if (currs.top + 1 < c3.rows) {
+    const cv::Range band(currs.top + 1, c3.rows);
     cv::Mat bx = gx.rowRange(band), by = gy.rowRange(band);
-    cv::Sobel(p3.rowRange(band), bx, CV_32F, 1, 0, 3, 1.0 / 8);
-    cv::Sobel(p3.rowRange(band), by, CV_32F, 0, 1, 3, 1.0 / 8);
+    cv::Sobel(c3.rowRange(band), bx, CV_32F, 1, 0, 3, 1.0 / 8);
+    cv::Sobel(c3.rowRange(band), by, CV_32F, 0, 1, 3, 1.0 / 8);
   }
 
   Samples coarse, fine;
-  for (int v = kStep; v < prev.rows - kStep; v += kStep) {
-    if (v <= prevs.top + 1) continue;
-    for (int u = kStep; u < prev.cols - kStep; u += kStep) {
-      const cv::Vec3d x = Ki * cv::Vec3d(u, v, 1);
-      if (prior.dot(x) < depression) continue;
-      const cv::Vec3d a = KR * cv::Vec3d(u, v, 1), b = Kt * w.dot(x);
+  coarse.q = fine.q = w.dot(u);
+  for (int v = kStep; v < c3.rows - kStep; v += kStep) {
+    if (v <= currs.top + 1) continue;
+    for (int x = kStep; x < c3.cols - kStep; x += kStep) {
+      const cv::Vec3d ray = Ki * cv::Vec3d(x, v, 1);
+      if (prior.dot(ray) < depression) continue;
+      const cv::Vec3d r = Rt * ray, a = K * r, b = Ku * -w.dot(r);
       if (a[2] <= 1e-9) continue;
       // Only texture that changes along the point's parallax direction (the way it moves as s
       // grows) says anything about s: lane lines and road edges run through the focus of
@@ -108,27 +113,29 @@ DirectRoad direct_road_distance(const RoadImage& prevs, const RoadImage& currs, 
       const double du = (b[0] * a[2] - a[0] * b[2]) / (a[2] * a[2]), dv = (b[1] * a[2] - a[1] * b[2]) / (a[2] * a[2]);
       const double dn = std::hypot(du, dv);
       if (!(dn > 1e-12)) continue;
-      const double along = std::abs(gx.at<float>(v, u) * du + gy.at<float>(v, u) * dv) / dn;
-      if (along < kMinGradient || along < 0.5 * std::hypot(gx.at<float>(v, u), gy.at<float>(v, u))) continue;
+      const double along = std::abs(gx.at<float>(v, x) * du + gy.at<float>(v, x) * dv) / dn;
+      if (along < kMinGradient || along < 0.5 * std::hypot(gx.at<float>(v, x), gy.at<float>(v, x))) continue;
       coarse.a.push_back(a);
       coarse.b.push_back(b);
-      coarse.v.push_back(p3.at<float>(v, u));
-      fine.v.push_back(p1.at<float>(v, u));
+      coarse.v.push_back(c3.at<float>(v, x));
+      fine.v.push_back(c1.at<float>(v, x));
     }
   }
   if (coarse.v.size() < kMinValid) return out;
   if (coarse.v.size() > kMaxSamples) {  // an even thinning keeps the spatial spread
     const double keep = static_cast<double>(kMaxSamples) / static_cast<double>(coarse.v.size());
-    Samples c2, f2;
+    Samples c2;
+    c2.q = coarse.q;
+    std::vector<float> f2;
     for (size_t i = 0; i < coarse.v.size(); ++i) {
       if (static_cast<size_t>(static_cast<double>(i + 1) * keep) == static_cast<size_t>(static_cast<double>(i) * keep)) continue;
       c2.a.push_back(coarse.a[i]);
       c2.b.push_back(coarse.b[i]);
       c2.v.push_back(coarse.v[i]);
-      f2.v.push_back(fine.v[i]);
+      f2.push_back(fine.v[i]);
     }
     coarse = std::move(c2);
-    fine.v = std::move(f2.v);
+    fine.v = std::move(f2);
   }
   fine.a = coarse.a;
   fine.b = coarse.b;
@@ -137,7 +144,7 @@ DirectRoad direct_road_distance(const RoadImage& prevs, const RoadImage& currs, 
   double best_score = -std::numeric_limits<double>::infinity();
   const double step = s_max / kCoarse;
   for (int k = 1; k <= kCoarse; ++k) {
-    const double sc = score(coarse, c3, currs.top, k * step, nullptr);
+    const double sc = score(coarse, p3, prevs.top, k * step, nullptr);
     if (sc > best_score) {
       best_score = sc;
       best = k;
@@ -148,25 +155,25 @@ DirectRoad direct_road_distance(const RoadImage& prevs, const RoadImage& currs, 
   double lo = std::max(1e-3, (best - 1) * step), hi = std::min(s_max, (best + 1) * step);
   const double phi = 0.5 * (std::sqrt(5.0) - 1);
   double x1 = hi - phi * (hi - lo), x2 = lo + phi * (hi - lo);
-  double f1 = score(fine, c1, currs.top, x1, nullptr), f2 = score(fine, c1, currs.top, x2, nullptr);
+  double f1 = score(fine, p1, prevs.top, x1, nullptr), f2 = score(fine, p1, prevs.top, x2, nullptr);
   for (int it = 0; it < kGolden; ++it) {
     if (f1 >= f2) {
       hi = x2;
       x2 = x1;
       f2 = f1;
       x1 = hi - phi * (hi - lo);
-      f1 = score(fine, c1, currs.top, x1, nullptr);
+      f1 = score(fine, p1, prevs.top, x1, nullptr);
     } else {
       lo = x1;
       x1 = x2;
       f1 = f2;
       x2 = lo + phi * (hi - lo);
-      f2 = score(fine, c1, currs.top, x2, nullptr);
+      f2 = score(fine, p1, prevs.top, x2, nullptr);
     }
   }
   const double s = 0.5 * (lo + hi);
   int valid = 0;
-  const double sc = score(fine, c1, currs.top, s, &valid);
+  const double sc = score(fine, p1, prevs.top, s, &valid);
   if (!std::isfinite(sc)) return out;
   out.distance = s;
   out.score = sc;

@@ -262,6 +262,8 @@ void RoadScale::solve(std::vector<PairMotion>& pairs, const std::vector<double>&
   }
   for (size_t k = 0; k < np; ++k) {
     pairs[k].road_points = static_cast<int>(road_[k].size());
+    pairs[k].direct_distance = direct_[k].distance;
+    pairs[k].direct_score = direct_[k].score;
     if (k < ratios.size() && ratios[k].valid) {
       pairs[k].log_ratio = ratios[k].log_ratio;
       pairs[k].ratio_sigma = ratios[k].sigma;

@@ -176,6 +176,9 @@ struct PairMotion {
   // to the previous pair, log(|t_k| / |t_{k-1}|), with its standard error (0 = none).
   double road_distance = 0, road_sigma = 0;
   double log_ratio = 0, ratio_sigma = 0;
+  // The pair's direct road alignment where it ran (road_direct.h; 0 = not run or no optimum),
+  // whether or not the fusion used it, and its correlation there.
+  double direct_distance = 0, direct_score = 0;
   PairQuality quality = PairQuality::Ok;
 };
 

@@ -299,11 +299,12 @@ export interface NativeResult {
    * still pairs, NaN for 'none'). The scale stage's own measurements, before fusion (scale 'road'
    * only; 0 = none): roadDistance (m) from the road plane and roadSigma, the nominal standard
    * deviation of its log; logRatio, the three-frame relative scale log(distance / previous pair's
-   * distance), and ratioSigma, its standard error. They are `smoothSpeed`'s inputs.
+   * distance), and ratioSigma, its standard error. They are `smoothSpeed`'s inputs. directDistance
+   * (m; 0 = not run) and directScore: the pair's direct road alignment where it ran, used or not.
    */
   pairs: {
     quality: PairQuality; tracks: number; inliers: number; roadPoints: number; parallax: number; distance: number; speedSigma: number;
-    roadDistance: number; roadSigma: number; logRatio: number; ratioSigma: number;
+    roadDistance: number; roadSigma: number; logRatio: number; ratioSigma: number; directDistance: number; directScore: number;
   }[];
   /**
    * Per frame: speed (m/s) and longitudinal acceleration (m/s²) from the pair distances, with their
