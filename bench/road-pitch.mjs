@@ -6,7 +6,7 @@
 // poses.txt, and the tracked road distances' median log error against the true pair distances.
 // Far road corners (0.03 rad below the horizon) turn a 1 mrad pitch error into a 3% distance error.
 // Run: npm run build && node bench/road-pitch.mjs [--kitti ROOT] [--sets 00,01,06] [--frames 10,0]
-//      [--out bench/results/road-pitch.json]
+//      [--options '{"roadAboveScale":1}' (VoOptions)] [--out bench/results/road-pitch.json]
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -19,6 +19,7 @@ const { values: args } = parseArgs({
     kitti: { type: 'string', default: new URL('../../shared/data/kitti', import.meta.url).pathname },
     sets: { type: 'string', default: '00,01,06' },
     frames: { type: 'string', default: '10,0' },
+    options: { type: 'string', default: '{}' },
     out: { type: 'string', default: new URL('./results/road-pitch.json', import.meta.url).pathname },
   },
 });
@@ -30,7 +31,8 @@ const median = (a) => {
   const b = [...a].sort((x, y) => x - y);
   return b.length ? b[b.length >> 1] : NaN;
 };
-const results = { native: process.env.EGOGEO_NATIVE ?? 'build/Release', sets: {} };
+const options = JSON.parse(args.options);
+const results = { native: process.env.EGOGEO_NATIVE ?? 'build/Release', options, sets: {} };
 for (const s of args.sets.split(',')) {
   const root = join(args.kitti, s);
   const poses = readFileSync(join(root, 'poses.txt'), 'utf8').trim().split(/\r?\n/).map((l) => l.trim().split(/\s+/).map(Number));
@@ -52,7 +54,7 @@ for (const s of args.sets.split(',')) {
         if (n > 0.3) ys.push(dc[1] / n);
       }
       if (ys.length < 3) continue;
-      const est = estimateClip(clip, {});
+      const est = estimateClip(clip, options);
       pitchErr.push(1000 * (-est.native.roadNormal[2] - median(ys)));
       est.native.pairs.forEach((q, k) => {
         if (q.roadDistance > 0 && q.roadPoints >= 15 && dist[k] > 0.5) roadErr.push(100 * Math.log(q.roadDistance / dist[k]));
