@@ -3,7 +3,8 @@
 // studies of the speed smoother use it with EGOGEO_NATIVE pointing at another build of the addon
 // (a study branch) to compare it with this one, in one run of each on the same machine.
 // KITTI sets are SEQ[+SEQ]/FRAMES from ../shared/data/kitti; rendered sets are carla/FRAMES (40
-// clips) and nus/FRAMES (nuScenes-like, 50 clips), seed 2026, FRAMES 0 = all.
+// clips) and nus/FRAMES (nuScenes-like, 50 clips), seed 2026, FRAMES 0 = all. Each variant's time
+// in the engine (estimateClip, ms a clip) is printed beside its scores.
 // Run: npm run build && node bench/variants.mjs [--sets 00/31,01+06/31,carla/0] [--variants '{"engine":{}}']
 //      [--cache DIR (rendered sets kept there)] [--out bench/results/variants.json]
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -58,8 +59,11 @@ try {
     const line = [];
     for (const [name, opts] of Object.entries(variants)) {
       const preds = [];
+      let seconds = 0;
       for (const [i, clip] of clips.entries()) {
+        const t0 = performance.now();
         const est = estimateClip(clip, opts);
+        seconds += (performance.now() - t0) / 1000;
         const qaBase = i * questions.questions.length;
         preds.push(...(clip.labels
           ? predictionRecords(clip, questions, runOracle(est.trajectory, questions).labels, { truth: clip.labels, answer: null, qaBase })
@@ -70,9 +74,10 @@ try {
         clips: clips.length,
         subsetBalancedAcc: sub.global.balanced_acc,
         allBalancedAcc: all.global.balanced_acc,
+        msPerClip: (1000 * seconds) / clips.length,
         perQuestion: Object.fromEntries(Object.entries(all.per_question).map(([q, m]) => [q, m.balanced_acc])),
       };
-      line.push(`${name} ${sub.global.balanced_acc.toFixed(3)} / ${all.global.balanced_acc.toFixed(3)}`);
+      line.push(`${name} ${sub.global.balanced_acc.toFixed(3)} / ${all.global.balanced_acc.toFixed(3)} (${((1000 * seconds) / clips.length).toFixed(0)} ms a clip)`);
     }
     console.log(`${set.padEnd(12)} ${line.join('   ')}`);
   }

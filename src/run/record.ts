@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { InputError } from '../core/errors.js';
 import type { CarlaDomain } from '../datasets/records.js';
 import type { Device, EngineVersion, Photometric } from '../native/index.js';
-import { type EngineConfig, engineConfig, type engineRecord, type Method, type Scale } from '../vo/config.js';
+import { type EngineConfig, engineConfig, type engineRecord, type Method, type Resolution, type Scale } from '../vo/config.js';
 
 export const RUN_VERSION = 1;
 
@@ -35,6 +35,8 @@ export interface RunKey {
   /** The `--cameras` file's content, else null. */
   cameras: unknown;
   photometric: Photometric;
+  /** The tracker's resolution for frames far apart; absent = 'auto' (records before it existed). */
+  resolution?: Resolution;
   /** The engine that answered (a resume or merge with another build would mix two engines' answers). */
   engine: EngineVersion;
 }
@@ -73,7 +75,7 @@ export interface RunRecord {
 
 /** The engine configuration a run key names (a field an older record lacks takes today's default; tracking on the CPU). */
 export function keyEngine(key: RunKey): EngineConfig {
-  return engineConfig({ method: key.method, frames: key.frames, scale: key.scale, photometric: key.photometric }, 'run record');
+  return engineConfig({ method: key.method, frames: key.frames, scale: key.scale, photometric: key.photometric, resolution: key.resolution }, 'run record');
 }
 
 export const sidecar = {
@@ -103,10 +105,12 @@ export function keyDiff(a: RunKey, b: RunKey): string | null {
     const v = (e: EngineVersion | undefined) => (e ? `egogeo ${e.egogeo}, addon ${e.addon}` : 'an egogeo that did not record its engine');
     return `engine: ${v(b.engine)} then, ${v(a.engine)} now`;
   }
-  for (const k of Object.keys(a) as (keyof RunKey)[]) {
+  // Both keys' fields: an optional field (resolution) is absent at its default.
+  for (const k of new Set([...Object.keys(a), ...Object.keys(b)]) as Set<keyof RunKey>) {
     if (JSON.stringify(a[k]) === JSON.stringify(b[k])) continue;
-    if (k === 'config_sha256' && a.config === b.config) return `question file ${a.config}: its content changed (sha256 ${String(b[k]).slice(0, 12)}… then, ${a[k].slice(0, 12)}… now)`;
-    return `${k}: ${JSON.stringify(b[k])} then, ${JSON.stringify(a[k])} now`;
+    if (k === 'config_sha256' && a.config === b.config) return `question file ${a.config}: its content changed (sha256 ${String(b[k]).slice(0, 12)}… then, ${String(a[k]).slice(0, 12)}… now)`;
+    const shown = (v: unknown) => (v === undefined ? 'the default' : JSON.stringify(v));
+    return `${k}: ${shown(b[k])} then, ${shown(a[k])} now`;
   }
   return null;
 }

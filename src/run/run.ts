@@ -205,6 +205,8 @@ async function runLocked(o: RunOptions, lock: OutputLock, sig0: RunSignals): Pro
     carla_domain: published && all.some((c) => c.video) ? (o.carlaDomain ?? 'simulation') : null,
     cameras: o.cameras ? JSON.parse(readFileSync(o.cameras, 'utf8')) : null,
     photometric: engine.photometric,
+    // Only when not the default, so that runs recorded before the option existed still resume.
+    ...(engine.resolution !== 'auto' ? { resolution: engine.resolution } : {}),
     engine: engineVersion(),
   };
   const out = resolve(o.output);

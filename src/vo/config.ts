@@ -25,6 +25,14 @@ export type Method = (typeof METHODS)[number];
 export const SCALES = ['road', 'gt', 'none'] as const;
 export type Scale = (typeof SCALES)[number];
 
+/**
+ * The tracker's resolution for frames far apart (WIDE_BASELINE): 'auto' tracks them at half size
+ * (half the CPU), 'full' at the frames' own size (WIDE_BASELINE_FULL). Dense frames are always
+ * tracked at full size.
+ */
+export const RESOLUTIONS = ['auto', 'full'] as const;
+export type Resolution = (typeof RESOLUTIONS)[number];
+
 export interface EngineConfig {
   method: Method;
   /** Frames the estimator sees, spread evenly over the clip; null = every frame. */
@@ -34,6 +42,8 @@ export interface EngineConfig {
   photometric: Photometric;
   /** Where pyramids, FAST and KLT run (`--device auto` is resolved to one of these by native/device.ts first). */
   device: Device;
+  /** The tracker's resolution for frames far apart ('auto': half size; 'full'). */
+  resolution: Resolution;
 }
 
 /**
@@ -42,7 +52,7 @@ export interface EngineConfig {
  * brightness is constant (bench/photometric.mjs, docs/vo.md). The addon's own default is 'none'
  * (a raw processClip call changes no pixel unless asked).
  */
-export const ENGINE_DEFAULTS: Readonly<EngineConfig> = Object.freeze({ method: 'egogeo', frames: null, scale: 'road', photometric: 'pair', device: 'cpu' });
+export const ENGINE_DEFAULTS: Readonly<EngineConfig> = Object.freeze({ method: 'egogeo', frames: null, scale: 'road', photometric: 'pair', device: 'cpu', resolution: 'auto' });
 
 const FIELDS = Object.keys(ENGINE_DEFAULTS) as (keyof EngineConfig)[];
 
@@ -66,6 +76,7 @@ export function engineConfig(given: Partial<EngineConfig> = {}, where = 'engine 
     scale: oneOf(SCALES, c.scale, `${where}: scale`),
     photometric: oneOf(PHOTOMETRIC, c.photometric, `${where}: photometric`),
     device: oneOf(DEVICES.filter((d): d is Device => d !== 'auto'), c.device, `${where}: device`),
+    resolution: oneOf(RESOLUTIONS, c.resolution, `${where}: resolution`),
   };
 }
 
@@ -86,6 +97,7 @@ export interface EngineFlags {
   frames?: string;
   scale?: string;
   photometric?: string;
+  resolution?: string;
 }
 
 /** Command-line flags → a configuration; a bad value is one line naming the flag. */
@@ -100,6 +112,7 @@ export function engineFromFlags(f: EngineFlags, device: Device = ENGINE_DEFAULTS
     frames: parseFrames(f.frames),
     scale: flag(SCALES, f.scale, '--scale'),
     photometric: flag(PHOTOMETRIC, f.photometric, '--photometric'),
+    resolution: flag(RESOLUTIONS, f.resolution, '--resolution'),
     device,
   });
 }
@@ -124,6 +137,15 @@ export function engineFromFlags(f: EngineFlags, device: Device = ENGINE_DEFAULTS
  * (rendered highway at 10 frames, bench/RESULTS.md "Aliased road tracks at 10 frames").
  */
 export const WIDE_BASELINE: Readonly<VoOptions> = Object.freeze({ downsample: 2, kltWindow: 9, kltLevels: 3, minDistance: 4, guidedTracking: false, directCheck: true, ratioDrift: 0.6 });
+/**
+ * `resolution: 'full'`: frames far apart tracked at their own size. The pixel options WIDE_BASELINE
+ * halves are the addon's own again (corner spacing 8, KLT window 13), with one pyramid level more
+ * than its default: three times the flow of dense frames. The rest of WIDE_BASELINE (the ratios'
+ * model, the direct check, no guided tracking) stays. About twice the tracking time; at the
+ * published 10 frames it answers more of the 14 questions on KITTI 01+06 and both rendered sets,
+ * and fewer of the 6 on KITTI 00 (bench/RESULTS.md, "Full resolution at 10 frames").
+ */
+export const WIDE_BASELINE_FULL: Readonly<VoOptions> = Object.freeze({ downsample: 1, kltWindow: 13, kltLevels: 4, minDistance: 8 });
 /** Seconds: a clip whose median frame interval exceeds this gets WIDE_BASELINE (10 Hz frames do not). */
 export const WIDE_BASELINE_INTERVAL = 0.15;
 
@@ -154,7 +176,11 @@ export function engineRecord(c: EngineConfig) {
     photometric: c.photometric,
     scale: c.scale,
     frames: c.frames,
-    wide_baseline: { when: `median frame interval > ${WIDE_BASELINE_INTERVAL} s (after the frame selection)`, options: { ...WIDE_BASELINE } },
+    resolution: c.resolution,
+    wide_baseline: {
+      when: `median frame interval > ${WIDE_BASELINE_INTERVAL} s (after the frame selection)`,
+      options: { ...WIDE_BASELINE, ...(c.resolution === 'full' ? WIDE_BASELINE_FULL : {}) },
+    },
   };
 }
 
@@ -165,7 +191,8 @@ export function engineRecord(c: EngineConfig) {
 export function engineInput(full: LoadedClip, c: EngineConfig): { clip: LoadedClip; options: VoOptions } {
   const clip = c.frames === null ? full : selectFrames(full, evenFrames(full.frames.length, c.frames));
   const gtSpeeds = c.scale === 'gt' ? pairSpeeds(full.groundTruth, clip.timestamps) : undefined;
-  return { clip, options: { scale: c.scale, photometric: c.photometric, device: c.device, gtSpeeds } };
+  const fullSize = c.resolution === 'full' && isWideBaseline(clip.timestamps) ? WIDE_BASELINE_FULL : {};
+  return { clip, options: { scale: c.scale, photometric: c.photometric, device: c.device, gtSpeeds, ...fullSize } };
 }
 
 /** Ground-truth speed (m/s) per frame pair, from the clip's trajectory (for scale 'gt'). */

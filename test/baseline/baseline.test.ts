@@ -83,4 +83,9 @@ describe('egogeo baseline: bad input', () => {
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/--frames/);
   });
+  it('a bad --resolution value: one line naming the flag and its choices', async () => {
+    const r = await cli('baseline', '--kitti', '/nonexistent/seq', '--frames', '10', '--resolution', 'half');
+    expect(r.code).toBe(1);
+    expect(r.err).toBe("egogeo: --resolution must be one of auto, full, got 'half'\n");
+  });
 });

@@ -177,6 +177,19 @@ describe.skipIf(!NATIVE_BUILT)('egogeo run on a rendered dataset (bad clips incl
     expect(read(`${merged}.errors.jsonl`)).toBe('');
   });
 
+  it('--resolution full reaches the engine for frames far apart and is stored in the run key', () => {
+    const half = run('f6', '--frames', '6', '--workers', '2');
+    const full = run('f6full', '--frames', '6', '--resolution', 'full', '--workers', '2');
+    expect([half.code, full.code]).toEqual([1, 1]); // the bad clips, as above
+    const rec = JSON.parse(read(`${out('f6full')}.run.json`));
+    expect(rec.key.resolution).toBe('full');
+    expect(rec.engine_options.resolution).toBe('full');
+    expect(rec.engine_options.wide_baseline.options).toMatchObject({ downsample: 1, kltWindow: 13, kltLevels: 4, minDistance: 8, ratioDrift: 0.6 });
+    // 6 frames over 3 s are far apart: tracked at another size, the estimates differ.
+    const tum = (name: string) => GOOD.map((id) => read(join(`${out(name)}.trajectories`, `${id}.tum`))).join('');
+    expect(tum('f6full')).not.toBe(tum('f6'));
+  });
+
   it('refuses to resume an output made with other options, or one egogeo run did not write', () => {
     const r = run('w2', '--workers', '2', '--questions', 'subset');
     expect(r.code).toBe(1);
@@ -199,8 +212,11 @@ describe.skipIf(!NATIVE_BUILT)('egogeo run on a rendered dataset (bad clips incl
       photometric: 'pair',
       scale: 'road',
       frames: null,
+      resolution: 'auto',
       wide_baseline: { when: 'median frame interval > 0.15 s (after the frame selection)', options: { downsample: 2, kltWindow: 9, kltLevels: 3, minDistance: 4, guidedTracking: false, directCheck: true, ratioDrift: 0.6 } },
     });
+    // The default resolution stays out of the key (older records resume); another one is in it.
+    expect(rec.key).not.toHaveProperty('resolution');
     // The same output, its record edited to say another build wrote it: interrupted, so a rerun would resume.
     mkdirSync(join(tmp, 'old-engine'), { recursive: true });
     for (const f of ['', '.errors.jsonl', '.manifest.json']) writeFileSync(`${out('old-engine')}${f}`, read(`${out('w1')}${f}`));
@@ -214,6 +230,10 @@ describe.skipIf(!NATIVE_BUILT)('egogeo run on a rendered dataset (bad clips incl
     const { engine: _, ...noEngine } = rec.key;
     writeFileSync(`${out('old-engine')}.run.json`, JSON.stringify({ ...rec, status: 'interrupted', key: noEngine }));
     expect(run('old-engine', '--workers', '1').stderr).toMatch(/\(engine: an egogeo that did not record its engine then, egogeo /);
+    // A run made with --resolution full does not resume without it, nor the other way round.
+    writeFileSync(`${out('old-engine')}.run.json`, JSON.stringify({ ...rec, status: 'interrupted', key: { ...rec.key, resolution: 'full' } }));
+    expect(run('old-engine', '--workers', '1').stderr).toMatch(/other options \(resolution: "full" then, the default now\)/);
+    expect(run('old-engine', '--workers', '1', '--resolution', 'half').stderr).toBe("egogeo: --resolution must be one of auto, full, got 'half'\n");
     // Shards answered by two engines do not merge.
     mkdirSync(join(tmp, 's1-old'), { recursive: true });
     for (const f of ['', '.errors.jsonl', '.manifest.json']) writeFileSync(`${out('s1-old')}${f}`, read(`${out('s1')}${f}`));

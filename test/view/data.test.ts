@@ -22,13 +22,13 @@ describe.skipIf(!NATIVE_BUILT)('egogeo view: the engine as the run ran it', () =
   beforeAll(() => {
     ensureDist();
     ds = syntheticDataset(join(tmp, 'ds'), [{ id: 'left', speed: 8, yawRate: 0.3, seed: 2, frames: 16 }]);
-    const r = cli(['run', '--dataset', ds, '--frames', '6', '--photometric', 'none', '--workers', '1', '--no-progress', '-o', preds]);
+    const r = cli(['run', '--dataset', ds, '--frames', '6', '--photometric', 'none', '--resolution', 'full', '--workers', '1', '--no-progress', '-o', preds]);
     expect(r.code, r.stderr).toBe(0);
   });
 
-  it("reads the run's frames, scale and photometric stage; the engine and the frame files follow them", async () => {
+  it("reads the run's frames, scale, photometric stage and resolution; the engine and the frame files follow them", async () => {
     const v = new ViewData({ dataset: ds, predictions: [preds], log: () => {} });
-    expect(v.settings).toEqual({ method: 'egogeo', frames: 6, scale: 'road', photometric: 'none', device: 'cpu' });
+    expect(v.settings).toEqual({ method: 'egogeo', frames: 6, scale: 'road', photometric: 'none', device: 'cpu', resolution: 'full' });
     expect(v.warnings).toEqual([]);
     const c = v.byId.get('left')!;
     const eng = await v.runEngine(c);

@@ -3,12 +3,12 @@ import { describe, expect, it } from 'vitest';
 import type { Clip } from '../../src/core/clip.js';
 import { InputError } from '../../src/core/errors.js';
 import { PHOTOMETRIC } from '../../src/native/index.js';
-import { clipOptions, ENGINE_DEFAULTS, engineConfig, engineFromFlags, engineInput, engineRecord, WIDE_BASELINE } from '../../src/vo/config.js';
+import { clipOptions, ENGINE_DEFAULTS, engineConfig, engineFromFlags, engineInput, engineRecord, WIDE_BASELINE, WIDE_BASELINE_FULL } from '../../src/vo/config.js';
 import { loadFrames } from '../../src/vo/frames.js';
 
 describe('engineConfig', () => {
   it('fills the defaults and keeps what is given', () => {
-    expect(engineConfig()).toEqual({ method: 'egogeo', frames: null, scale: 'road', photometric: 'pair', device: 'cpu' });
+    expect(engineConfig()).toEqual({ method: 'egogeo', frames: null, scale: 'road', photometric: 'pair', device: 'cpu', resolution: 'auto' });
     expect(engineConfig({ frames: 10, photometric: 'gain', scale: undefined })).toEqual({ ...ENGINE_DEFAULTS, frames: 10, photometric: 'gain' });
   });
   it('refuses an unknown field or a bad value with one line naming it', () => {
@@ -17,6 +17,7 @@ describe('engineConfig', () => {
     expect(() => engineConfig({ frames: 1 })).toThrow(/frames must be null \(all\) or an integer >= 2, got 1/);
     expect(() => engineConfig({ device: 'auto' as never })).toThrow(/device must be one of cpu, gpu/);
     expect(() => engineConfig({ method: 'orb-slam' as never })).toThrow(InputError);
+    expect(() => engineConfig({ resolution: 'half' as never })).toThrow('engine configuration: resolution must be one of auto, full, got "half"');
   });
   it('from command-line flags: the flag names the error', () => {
     expect(engineFromFlags({ frames: '10', scale: 'none' }, 'gpu')).toEqual({ ...ENGINE_DEFAULTS, frames: 10, scale: 'none', device: 'gpu' });
@@ -25,12 +26,15 @@ describe('engineConfig', () => {
     expect(() => engineFromFlags({ scale: 'metric' })).toThrow("--scale must be one of road, gt, none, got 'metric'");
     expect(() => engineFromFlags({ photometric: 'x' })).toThrow(/^--photometric must be one of/);
     expect(() => engineFromFlags({ method: 'x' })).toThrow("--method must be one of egogeo, vo-proxy, flow-heuristic, got 'x'");
+    expect(engineFromFlags({ resolution: 'full' }).resolution).toBe('full');
+    expect(() => engineFromFlags({ resolution: 'half' })).toThrow("--resolution must be one of auto, full, got 'half'");
   });
   it('the run record names the method, the choices and the wide-baseline rule', () => {
     expect(engineRecord(engineConfig({ frames: 10 }))).toEqual({
-      method: 'egogeo', photometric: 'pair', scale: 'road', frames: 10,
+      method: 'egogeo', photometric: 'pair', scale: 'road', frames: 10, resolution: 'auto',
       wide_baseline: { when: 'median frame interval > 0.15 s (after the frame selection)', options: { ...WIDE_BASELINE } },
     });
+    expect(engineRecord(engineConfig({ frames: 10, resolution: 'full' })).wide_baseline.options).toEqual({ ...WIDE_BASELINE, ...WIDE_BASELINE_FULL });
   });
 });
 
@@ -50,5 +54,14 @@ describe('what a clip hands the engine', () => {
     expect(Array.from(sel.timestamps).map((t) => Math.round(t * 10))).toEqual([0, 3, 7, 10, 13, 17, 20, 23, 27, 30]);
     expect(options).toEqual({ scale: 'road', photometric: 'none', device: 'cpu', gtSpeeds: undefined });
     expect(() => engineInput(full, engineConfig({ scale: 'gt' }))).toThrow(/scale 'gt' needs the clip's ground-truth trajectory/);
+  });
+
+  it("resolution 'full' tracks frames far apart at their own size, and changes nothing for dense frames", () => {
+    const full = loadFrames(clip);
+    const wide = engineInput(full, engineConfig({ frames: 10, resolution: 'full' }));
+    expect(wide.options).toEqual({ scale: 'road', photometric: 'pair', device: 'cpu', gtSpeeds: undefined, ...WIDE_BASELINE_FULL });
+    // What the addon gets: the preset's model choices, the full-size pixel options over its half-size ones.
+    expect(clipOptions(clip, wide.clip.timestamps, wide.options)).toMatchObject({ ...WIDE_BASELINE, downsample: 1, kltWindow: 13, kltLevels: 4, minDistance: 8 });
+    expect(engineInput(full, engineConfig({ resolution: 'full' })).options).toEqual(engineInput(full, engineConfig()).options);
   });
 });

@@ -15,7 +15,7 @@ import { DEFAULT_QUESTIONS_PATH } from '../../oracle/index.js';
 import { defaultWorkers } from '../../pool/index.js';
 import { DEFAULT_QUEUE_NAME } from '../../queue/connection.js';
 import { engineFromFlags } from '../../vo/config.js';
-import { METHOD_HELP, PROTOCOL_HELP, runCommand } from './run.js';
+import { METHOD_HELP, PROTOCOL_HELP, RESOLUTION_HELP, runCommand } from './run.js';
 
 interface Opts {
   kitti: string;
@@ -26,6 +26,7 @@ interface Opts {
   questions: string;
   config: string;
   scale: string;
+  resolution?: string;
   workers?: string;
   progress?: boolean;
 }
@@ -42,13 +43,14 @@ export function registerBaseline(program: Command): void {
     .option('--questions <set>', "'subset' (the 6 geometric questions) or 'all' (14)", 'all')
     .option('--config <yaml>', 'question file', DEFAULT_QUESTIONS_PATH)
     .option('--scale <mode>', "metric scale: 'road' (camera height), 'gt' (ground-truth speed, diagnosis) or 'none'", 'road')
+    .option('--resolution <r>', RESOLUTION_HELP)
     .option('--workers <n>', `worker threads (default: the machine's cores, here ${defaultWorkers()})`)
     .option('--no-progress', 'no progress bar (default: shown on a terminal)')
     .action(async (o: Opts) => {
       // Bad flags and an output over an input are one line before anything is read.
       guardOutputs([o.output !== undefined ? { path: o.output, flag: '-o' } : undefined], [o.config, ...['poses.txt', 'times.txt', 'calib.txt'].map((f) => join(o.kitti, f))]);
       if (o.questions !== 'subset' && o.questions !== 'all') throw new InputError(`--questions must be 'subset' or 'all', got '${o.questions}'`);
-      engineFromFlags({ method: o.method, frames: o.frames, scale: o.scale });
+      engineFromFlags({ method: o.method, frames: o.frames, scale: o.scale, resolution: o.resolution });
       readKittiSequence(o.kitti); // a KITTI sequence, or one line saying what is missing
       const tmp = o.output === undefined ? mkdtempSync(join(tmpdir(), 'egogeo-baseline-')) : null;
       const output = o.output ?? join(tmp!, 'predictions.jsonl');
@@ -62,6 +64,7 @@ export function registerBaseline(program: Command): void {
           frames: o.frames,
           config: o.config,
           scale: o.scale,
+          resolution: o.resolution,
           workers: o.workers,
           device: 'auto',
           progress: o.progress,

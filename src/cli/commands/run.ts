@@ -13,7 +13,7 @@ import { parseShard, runBenchmark, sidecar } from '../../run/run.js';
 import { parseCarlaDomain } from '../../datasets/published.js';
 import { decideDevice } from '../../native/device.js';
 import { DEVICES, PHOTOMETRIC } from '../../native/index.js';
-import { ENGINE_DEFAULTS, engineFromFlags } from '../../vo/config.js';
+import { ENGINE_DEFAULTS, engineFromFlags, RESOLUTIONS } from '../../vo/config.js';
 import { DEFAULT_QUEUE_NAME, parseQueueUrl } from '../../queue/connection.js';
 
 /** With --queue the workers' engines run the clips: check the spelling only. */
@@ -44,6 +44,7 @@ export interface RunOpts {
   cameras?: string;
   cache?: string | boolean;
   photometric?: string;
+  resolution?: string;
   device: string;
   progress?: boolean;
   queue?: string;
@@ -56,6 +57,7 @@ export const METHOD_HELP =
   "how clips are answered: 'egogeo' (this engine: metric ego-motion, all 14 questions), or a published geometric baseline computed as the reference's Python computes it, answering its 6 questions from 10 evenly spaced frames: 'vo-proxy' (baselines/vo_proxy_baseline.py), 'flow-heuristic' (baselines/flow_heuristic.py). The learned baselines (raft-flow-heuristic, tartanvo) need network weights downloaded at run time and are not offered";
 
 /** --protocol's help (run and baseline). */
+export const RESOLUTION_HELP = `the tracker's resolution for frames far apart (the published 10 frames): ${RESOLUTIONS.join(', ')} (default ${ENGINE_DEFAULTS.resolution}: half size; full: the frames' own size, 2-3x the engine's time, more of the 14 questions answered on most sets: see the README)`;
 export const PROTOCOL_HELP = "'published': what the leaderboard's geometric rows used, for any method: 10 evenly spaced frames and the 6-question subset (overrides --frames and --questions); the run record, manifest and report name it";
 
 const positiveInt = (name: string, s: string): number => {
@@ -87,7 +89,7 @@ export async function runCommand(o: RunOpts): Promise<void> {
   // The published geometric rows' protocol: 10 evenly spaced frames, the 6-question subset.
   if (o.protocol === 'published') o = { ...o, frames: '10', questions: 'subset' };
   if (o.questions !== 'subset' && o.questions !== 'all') throw new InputError(`--questions must be 'subset' or 'all', got '${o.questions}'`);
-  const flags = { method: o.method, frames: o.frames, scale: o.scale, photometric: o.photometric };
+  const flags = { method: o.method, frames: o.frames, scale: o.scale, photometric: o.photometric, resolution: o.resolution };
   engineFromFlags(flags); // a bad flag is one line before the GPU is probed
   // Resolved once here (one clear error for a missing or failing GPU, not one per clip); recorded in the manifest.
   let device: 'cpu' | 'gpu';
@@ -154,6 +156,7 @@ export function registerRun(program: Command): void {
     .option('--method <m>', METHOD_HELP, 'egogeo')
     .option('--protocol <p>', PROTOCOL_HELP)
     .option('--photometric <mode>', `the tracker's photometric stage: ${PHOTOMETRIC.join(', ')} (default ${ENGINE_DEFAULTS.photometric}: gain-compensated KLT per frame pair)`)
+    .option('--resolution <r>', RESOLUTION_HELP)
     .option('--device <mode>', `where pyramids, FAST and KLT run: ${DEVICES.join(', ')} (auto: the GPU when libegogeo_gpu loads, sees a device and its tracks pass a self-check against the CPU's, else the CPU with a note; gpu: the same check, an error when it fails; with --queue auto means cpu and each worker checks its own GPU); pose and scale always run on the CPU`, 'auto')
     .requiredOption('-o, --output <path>', 'predictions JSONL (appended per clip while running, canonical order when complete)')
     .option('--source-label <label>', 'source recorded on every prediction (default: the record\'s source, else inferred from the clip id)')
