@@ -5,11 +5,12 @@
 // resized) beside KITTI's own size, in the same process.
 // At the published 10 frames, per domain: how many clips are off by more than 3 m/s in speed and
 // whether the quality verdict flags them, and whether any is written as standing still while moving.
-// Run: npm run build && node bench/published.mjs [--root DIR] [--workers N]  → bench/results/published.json
+// Run: npm run build && node bench/published.mjs [--root DIR] [--workers N] [--resolution auto|full (the 10-frame runs')]
+//      [--out FILE]  → bench/results/published.json
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import sharp from 'sharp';
 import { GEOMETRIC_SUBSET } from '../dist/baseline/baseline.js';
@@ -24,6 +25,8 @@ const { values: args } = parseArgs({
     root: { type: 'string', default: new URL('../../shared/data/published', import.meta.url).pathname },
     workers: { type: 'string', default: '2' },
     kitti: { type: 'string', default: new URL('../../shared/data/kitti/00', import.meta.url).pathname },
+    resolution: { type: 'string', default: 'auto' },
+    out: { type: 'string', default: new URL('./results/published.json', import.meta.url).pathname },
   },
 });
 const BIN = new URL('../bin/egogeo.js', import.meta.url).pathname;
@@ -81,7 +84,7 @@ const silent = {};
 for (const domain of ['simulation', 'transferred']) {
   const out = join(tmp, `${domain}-10.jsonl`);
   const argv = [BIN, 'run', '--dataset', join(args.root, 'egodyn-bench'), '--nuscenes-root', join(args.root, 'nuscenes'), '--carla-domain', domain,
-    '--cameras', cameras, '--cache', join(tmp, 'cache'), '--frames', '10', '--questions', 'subset', '--workers', args.workers, '--no-progress', '-o', out];
+    '--cameras', cameras, '--cache', join(tmp, 'cache'), '--frames', '10', '--resolution', args.resolution, '--questions', 'subset', '--workers', args.workers, '--no-progress', '-o', out];
   const r = spawnSync(process.execPath, argv, { encoding: 'utf8' });
   if (r.status !== 0) {
     console.error(r.stderr);
@@ -147,11 +150,11 @@ console.log('domain               clips  BAcc 6q  BAcc 14  acc 14');
 for (const [d, g] of Object.entries(domains)) console.log(`${d.padEnd(20)} ${String(g.clips).padStart(5)}  ${f3(g.bacc6).padStart(7)}  ${f3(g.bacc14).padStart(7)}  ${f3(g.acc14).padStart(6)}`);
 for (const d of ['simulation', 'transferred']) console.log(`run ${d} (${runs[d].model}): ${runs[d].clips} clips in ${runs[d].seconds.toFixed(1)} s = ${runs[d].clipsPerSecond.toFixed(2)} clips/s (process start and the nuScenes join included)`);
 console.log(`nuScenes answers identical in both runs: ${runs.nuscenesIdentical}`);
-console.log('\nthe published 10 frames (--frames 10 --questions subset): clips, speed RMSE > 3 m/s (flagged by the quality verdict), flagged, written standing still while moving, worst unflagged RMSE');
+console.log(`\nthe published 10 frames (--frames 10 --resolution ${args.resolution} --questions subset): clips, speed RMSE > 3 m/s (flagged by the quality verdict), flagged, written standing still while moving, worst unflagged RMSE`);
 for (const [d, r] of Object.entries(silent)) console.log(`${d.padEnd(12)} ${r.clips} clips: ${r.rmseOver3} (${r.rmseOver3Flagged} flagged), ${r.flagged} flagged, ${r.standingWhileMoving} standing while moving, ${r.worstUnflaggedRmse.toFixed(2)} m/s`);
 console.log('\nVO ms per frame (31-frame KITTI 00 clip, one thread, median of 5): size  total  decode  detect  track  pose  scale');
 for (const [n, s] of Object.entries(speed)) console.log(`${n.padEnd(10)} ${[s.msPerFrame, s.decode, s.detect, s.track, s.pose, s.scale].map((v) => v.toFixed(2).padStart(6)).join(' ')}`);
 
-mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
-writeFileSync(new URL('./results/published.json', import.meta.url), JSON.stringify({ date: new Date().toISOString(), root: args.root, workers: Number(args.workers), domains, runs, tenFrames: silent, speed }, null, 2) + '\n');
+mkdirSync(dirname(args.out), { recursive: true });
+writeFileSync(args.out, JSON.stringify({ date: new Date().toISOString(), root: args.root, workers: Number(args.workers), resolution: args.resolution, domains, runs, tenFrames: silent, speed }, null, 2) + '\n');
 rmSync(tmp, { recursive: true, force: true });
