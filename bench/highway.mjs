@@ -4,8 +4,8 @@
 // distance error (estimated path length / true - 1, all frames and the published 10), speed RMSE
 // on the oracle's 10 Hz grid, the graded answers (6 / 14 questions), and the clips off by more than
 // 3 m/s with how many of them the quality verdict (src/vo/quality.ts) flags. Engine option variants run
-// side by side on the same clips (`--variants name=json;...`), so an idea is measured against the
-// engine as it is in one run.
+// side by side on the same clips (`--variants name=json;...`: addon options, and `resolution`, the
+// run's --resolution), so an idea is measured against the engine as it is in one run.
 //
 //   npm run build && node bench/highway.mjs [--clips 40] [--seed 4242] [--speed 20:33] [--variants 'engine={}']
 // Writes bench/results/highway.json.
@@ -72,8 +72,9 @@ try {
       const records = [];
       await pool(
         clips.map((c, k) => async () => {
-          const { clip, options } = engineInput(loadFrames(c), engineConfig({ frames }));
-          const est = await estimateClipAsync(clip, { ...options, ...extra });
+          const { resolution, ...vo } = extra;
+          const { clip, options, alternative } = engineInput(loadFrames(c), engineConfig({ frames, resolution }));
+          const est = await estimateClipAsync(clip, { ...options, ...vo }, alternative && { ...alternative, ...vo });
           const g = truthOf.get(c.id);
           const idx = Array.from(clip.timestamps, (t) => g.t.findIndex((u) => Math.abs(u - t) < 1e-9));
           const gl = pathLength(idx.map((i) => g.x[i]), idx.map((i) => g.y[i]));

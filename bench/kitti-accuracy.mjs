@@ -13,6 +13,7 @@ import { evaluate } from '../dist/grade/index.js';
 import { loadQuestions } from '../dist/oracle/index.js';
 import { ate, dynamicsRmse, rpe } from '../dist/vo/errors.js';
 import { estimateClip } from '../dist/vo/estimate.js';
+import { engineConfig, engineInput } from '../dist/vo/config.js';
 
 const ROOT = process.argv[2] ?? new URL('../../shared/data/kitti', import.meta.url).pathname;
 const questions = loadQuestions();
@@ -26,7 +27,8 @@ function runSequences(seqs, frames) {
   for (const s of seqs) {
     for (const clip0 of kittiClips(readKittiSequence(join(ROOT, s)))) {
       const clip = selectFrames(clip0, evenFrames(clip0.frames.length, frames));
-      const est = estimateClip(clip);
+      const { options, alternative } = engineInput(clip, engineConfig()); // the run's defaults (both sizes at 10 frames)
+      const est = estimateClip(clip, options, alternative);
       preds.push(...predictClip(clip, est.trajectory, questions, null, qa));
       qa += questions.questions.length;
       const gt = clip0.groundTruth;

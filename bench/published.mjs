@@ -5,7 +5,7 @@
 // resized) beside KITTI's own size, in the same process.
 // At the published 10 frames, per domain: how many clips are off by more than 3 m/s in speed and
 // whether the quality verdict flags them, and whether any is written as standing still while moving.
-// Run: npm run build && node bench/published.mjs [--root DIR] [--workers N] [--resolution auto|full (the 10-frame runs')]
+// Run: npm run build && node bench/published.mjs [--root DIR] [--workers N] [--resolution auto|half|full (the 10-frame runs')]
 //      [--out FILE]  → bench/results/published.json
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -30,6 +30,7 @@ import { evaluate } from '../dist/grade/index.js';
 import { loadQuestions } from '../dist/oracle/index.js';
 import { dynamicsRmse } from '../dist/vo/errors.js';
 import { estimateClip } from '../dist/vo/estimate.js';
+import { engineConfig, engineInput } from '../dist/vo/config.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -74,7 +75,9 @@ function run(seqs, frames, variant) {
       const gt = clip0.groundTruth;
       const opts = { ...VARIANTS[variant] };
       if (variant === 'gt') opts.gtSpeeds = gtSpeeds(clip, gt);
-      const est = estimateClip(clip, opts);
+      // The run's defaults (both tracking sizes at 10 frames, the road scale only), the variant's options over them.
+      const { options, alternative } = engineInput(clip, engineConfig({ scale: opts.scale ?? 'road' }));
+      const est = estimateClip(clip, { ...options, ...opts }, alternative && { ...alternative, ...opts });
       preds.push(...predictClip(clip, est.trajectory, questions, null, qa));
       qa += questions.questions.length;
       const d = dynamicsRmse(est.trajectory, gt);

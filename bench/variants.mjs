@@ -1,5 +1,6 @@
 // Engine variants side by side on the same windows and rendered sets: pooled balanced accuracy
-// (6-question subset / all 14, the reference grader) per set for each VoOptions variant. The
+// (6-question subset / all 14, the reference grader) per set for each variant: VoOptions, and
+// `resolution` (the run's --resolution: half, full, or auto, both sizes and the surer estimate). The
 // studies of the speed smoother use it with EGOGEO_NATIVE pointing at another build of the addon
 // (a study branch) to compare it with this one, in one run of each on the same machine.
 // KITTI sets are SEQ[+SEQ]/FRAMES from ../shared/data/kitti; rendered sets are carla/FRAMES (40
@@ -20,6 +21,7 @@ import { loadQuestions } from '../dist/oracle/index.js';
 import { runOracle } from '../dist/oracle/oracle.js';
 import { synthesize } from '../dist/synth/index.js';
 import { estimateClip } from '../dist/vo/estimate.js';
+import { engineConfig, engineInput } from '../dist/vo/config.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -52,6 +54,14 @@ async function clipsOf(set) {
   return base.map((c) => (frames ? selectFrames(c, evenFrames(c.frames.length, frames)) : c));
 }
 
+/** A variant's options for estimateClip: addon options, or with `resolution` the run's choice of tracking sizes (engineInput). */
+function estimateArgs(clip, opts) {
+  const { resolution, ...vo } = opts;
+  if (!resolution) return [vo];
+  const { options, alternative } = engineInput(clip, engineConfig({ resolution }));
+  return [{ ...options, ...vo }, alternative && { ...alternative, ...vo }];
+}
+
 const results = { native: process.env.EGOGEO_NATIVE ?? 'build/Release', variants, sets: {} };
 try {
   for (const set of args.sets.split(',')) {
@@ -62,7 +72,7 @@ try {
       let seconds = 0;
       for (const [i, clip] of clips.entries()) {
         const t0 = performance.now();
-        const est = estimateClip(clip, opts);
+        const est = estimateClip(clip, ...estimateArgs(clip, opts));
         seconds += (performance.now() - t0) / 1000;
         const qaBase = i * questions.questions.length;
         preds.push(...(clip.labels

@@ -11,7 +11,7 @@
 // Seconds per clip = process wall time / windows; the ratio is proxy / egogeo per run, median
 // over runs. Pooled balanced accuracy of both (the reference grader's `global`) comes with it.
 //
-//   npm run build && node bench/vo-vs-proxy.mjs --ref DIR [--seq 00[,01,…]] [--runs 3] [--core 0]
+//   npm run build && node bench/vo-vs-proxy.mjs --ref DIR [--seq 00[,01,…]] [--runs 3] [--core 0] [--resolution auto[,half,full]]
 //     --ref  a working tree of TUM-AVS/EgoDyn-Bench (or EGODYN_REF); the proxy needs Debian's
 //            python3-opencv, python3-scipy, python3-yaml (/usr/bin/python3)
 // Writes bench/results/vo-vs-proxy.json.
@@ -31,6 +31,8 @@ const REF = arg('--ref', process.env.EGODYN_REF);
 const SEQS = arg('--seq', '00').split(',');
 const RUNS = Number(arg('--runs', '3'));
 const CORE = arg('--core', '0');
+// egogeo's --resolution, one or more (each timed in the same alternating runs, so every ratio is side by side).
+const RESOLUTIONS = arg('--resolution', 'auto').split(',');
 const PYTHON = arg('--python', '/usr/bin/python3');
 const KITTI = join(SHARED, 'data/kitti');
 const GOLD = join(SHARED, 'golden/oracle_cases.jsonl');
@@ -69,9 +71,9 @@ function proxy(seq, k) {
   return { seconds, clips: j.clips, secPerClipInsidePredict: j.sec_per_clip, bacc: j.bacc };
 }
 
-function egogeo(seq, k) {
-  const out = join(tmp, `egogeo-${seq}-${k}.jsonl`);
-  const { seconds } = timed([process.execPath, join(ROOT, 'bin/egogeo.js'), 'baseline', '--kitti', join(KITTI, seq), '--frames', '10', '--questions', 'all', '-o', out], `egogeo baseline on ${seq}`);
+function egogeo(seq, k, resolution) {
+  const out = join(tmp, `egogeo-${seq}-${k}-${resolution}.jsonl`);
+  const { seconds } = timed([process.execPath, join(ROOT, 'bin/egogeo.js'), 'baseline', '--kitti', join(KITTI, seq), '--frames', '10', '--resolution', resolution, '--questions', 'all', '-o', out], `egogeo baseline on ${seq}`);
   const lines = readFileSync(out, 'utf8').split('\n').filter(Boolean);
   const clips = new Set(lines.map((l) => JSON.parse(l).clip_id)).size;
   const g = spawnSync(process.execPath, [join(ROOT, 'bin/egogeo.js'), 'grade', out, '--json', `${out}.grade.json`], { encoding: 'utf8' });
@@ -85,26 +87,28 @@ console.log(`VO proxy vs egogeo, whole processes on core ${CORE}, 10 frames per 
 for (const seq of SEQS) {
   const runs = [];
   for (let k = 0; k < RUNS; k++) {
-    const order = k % 2 ? ['egogeo', 'proxy'] : ['proxy', 'egogeo'];
+    const who = ['proxy', ...RESOLUTIONS];
+    const order = k % 2 ? who.reverse() : who;
     const r = {};
-    for (const who of order) r[who] = who === 'proxy' ? proxy(seq, k) : egogeo(seq, k);
-    if (r.proxy.clips !== r.egogeo.clips) die(`${seq}: the proxy answered ${r.proxy.clips} windows, egogeo ${r.egogeo.clips}`);
-    const p = r.proxy.seconds / r.proxy.clips, e = r.egogeo.seconds / r.egogeo.clips;
-    runs.push({ clips: r.proxy.clips, proxySecPerClip: p, egogeoSecPerClip: e, ratio: p / e, proxySecPerClipInsidePredict: r.proxy.secPerClipInsidePredict, proxyBacc: r.proxy.bacc, egogeoBacc: r.egogeo.bacc });
-    console.log(`  ${seq} run ${k + 1}: proxy ${p.toFixed(3)} s/clip, egogeo ${e.toFixed(3)} s/clip -> ${(p / e).toFixed(2)}x`);
+    for (const w of order) r[w] = w === 'proxy' ? proxy(seq, k) : egogeo(seq, k, w);
+    const p = r.proxy.seconds / r.proxy.clips;
+    const run = { clips: r.proxy.clips, proxySecPerClip: p, proxySecPerClipInsidePredict: r.proxy.secPerClipInsidePredict, proxyBacc: r.proxy.bacc, egogeo: {} };
+    for (const res of RESOLUTIONS) {
+      if (r.proxy.clips !== r[res].clips) die(`${seq}: the proxy answered ${r.proxy.clips} windows, egogeo (--resolution ${res}) ${r[res].clips}`);
+      const e = r[res].seconds / r[res].clips;
+      run.egogeo[res] = { secPerClip: e, ratio: p / e, bacc: r[res].bacc };
+    }
+    runs.push(run);
+    console.log(`  ${seq} run ${k + 1}: proxy ${p.toFixed(3)} s/clip, ${RESOLUTIONS.map((res) => `egogeo --resolution ${res} ${run.egogeo[res].secPerClip.toFixed(3)} s/clip -> ${run.egogeo[res].ratio.toFixed(2)}x`).join(', ')}`);
   }
-  const row = {
-    sequence: seq,
-    clips: runs[0].clips,
-    proxySecPerClip: median(runs.map((r) => r.proxySecPerClip)),
-    egogeoSecPerClip: median(runs.map((r) => r.egogeoSecPerClip)),
-    ratioMedian: median(runs.map((r) => r.ratio)),
-    ratios: runs.map((r) => +r.ratio.toFixed(3)),
-    bacc14: { proxy: runs[0].proxyBacc, egogeo: runs[0].egogeoBacc },
-    runs,
-  };
+  const row = { sequence: seq, clips: runs[0].clips, proxySecPerClip: median(runs.map((r) => r.proxySecPerClip)), proxyBacc: runs[0].proxyBacc, egogeo: {}, runs };
+  for (const res of RESOLUTIONS) {
+    const ratios = runs.map((r) => r.egogeo[res].ratio);
+    row.egogeo[res] = { secPerClip: median(runs.map((r) => r.egogeo[res].secPerClip)), ratioMedian: median(ratios), ratios: ratios.map((x) => +x.toFixed(3)), bacc14: runs[0].egogeo[res].bacc };
+    const e = row.egogeo[res];
+    console.log(`${seq}: ${row.clips} windows  proxy ${row.proxySecPerClip.toFixed(3)} s/clip  egogeo --resolution ${res} ${e.secPerClip.toFixed(3)} s/clip: ${e.ratioMedian.toFixed(2)}x faster (runs ${e.ratios.join(', ')})  pooled BAcc: proxy ${row.proxyBacc?.toFixed(3)} (its questions), egogeo ${e.bacc14?.toFixed(3)} (all 14)`);
+  }
   results.push(row);
-  console.log(`${seq}: ${row.clips} windows  proxy ${row.proxySecPerClip.toFixed(3)} s/clip  egogeo ${row.egogeoSecPerClip.toFixed(3)} s/clip  egogeo is ${row.ratioMedian.toFixed(2)}x faster (runs ${row.ratios.join(', ')})  pooled BAcc: proxy ${row.bacc14.proxy?.toFixed(3)} (its questions), egogeo ${row.bacc14.egogeo?.toFixed(3)} (all 14)`);
 }
 rmSync(tmp, { recursive: true, force: true });
 mkdirSync(join(ROOT, 'bench/results'), { recursive: true });

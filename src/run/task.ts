@@ -146,10 +146,10 @@ export async function runClipTask(task: ClipTask, o: { async?: boolean } = {}): 
   checkTiming(full, truthT && truthT.length > 1 ? truthT[truthT.length - 1] - truthT[0] : undefined);
   if (task.engine.method !== 'egogeo') return referenceTask(task, full, gt, t0, o);
   const t1 = performance.now();
-  const { clip, options } = engineInput(full, task.engine);
+  const { clip, options, alternative } = engineInput(full, task.engine);
   let est;
   try {
-    est = o.async ? await estimateClipAsync(clip, options) : estimateClip(clip, options);
+    est = o.async ? await estimateClipAsync(clip, options, alternative) : estimateClip(clip, options, alternative);
   } catch (e) {
     // The engine names unreadable images and bad input: this clip cannot be answered. Its own
     // failure (tagged by the addon) is a bug: the run stops rather than filing it under the clip.

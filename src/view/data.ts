@@ -341,8 +341,9 @@ export class ViewData {
     if (p) return p;
     const job = async (): Promise<EngineRun> => {
       if (!c.problem && !c.frames && !c.video) throw new Error(`clip ${c.id} has no frames here (nuScenes clips of the published layout need --nuscenes-root)`);
-      const { clip, options } = engineInput(loadFrames(c), this.settings);
-      const est = await estimateClipAsync(clip, { ...options, keepMatches: true, keepFrames: true });
+      const { clip, options, alternative } = engineInput(loadFrames(c), this.settings);
+      const keep = { keepMatches: true, keepFrames: true };
+      const est = await estimateClipAsync(clip, { ...options, ...keep }, alternative && { ...alternative, ...keep });
       const o = runOracle(est.trajectory, this.questions);
       return { native: est.native, labels: o.labels, arrays: o.arrays, frames: clip.frames.length, timestamps: Array.from(clip.timestamps) };
     };

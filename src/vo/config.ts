@@ -26,11 +26,14 @@ export const SCALES = ['road', 'gt', 'none'] as const;
 export type Scale = (typeof SCALES)[number];
 
 /**
- * The tracker's resolution for frames far apart (WIDE_BASELINE): 'auto' tracks them at half size
- * (half the CPU), 'full' at the frames' own size (WIDE_BASELINE_FULL). Dense frames are always
- * tracked at full size.
+ * The tracker's resolution for frames far apart (WIDE_BASELINE): 'half' tracks them at half size,
+ * 'full' at the frames' own size (WIDE_BASELINE_FULL), 'auto' both, keeping the estimate whose
+ * speeds the smoother is surer of (vo/estimate.ts `speedUncertainty`; with the road scale only:
+ * other scales keep half size). Neither size wins on every clip, and the one that tracked the road
+ * worse leaves the smoother less sure (bench/RESULTS.md, "Both resolutions at 10 frames"). Dense
+ * frames are always tracked at full size.
  */
-export const RESOLUTIONS = ['auto', 'full'] as const;
+export const RESOLUTIONS = ['auto', 'half', 'full'] as const;
 export type Resolution = (typeof RESOLUTIONS)[number];
 
 export interface EngineConfig {
@@ -42,7 +45,7 @@ export interface EngineConfig {
   photometric: Photometric;
   /** Where pyramids, FAST and KLT run (`--device auto` is resolved to one of these by native/device.ts first). */
   device: Device;
-  /** The tracker's resolution for frames far apart ('auto': half size; 'full'). */
+  /** The tracker's resolution for frames far apart ('auto': both sizes, the surer estimate kept; 'half'; 'full'). */
   resolution: Resolution;
 }
 
@@ -142,8 +145,9 @@ export const WIDE_BASELINE: Readonly<VoOptions> = Object.freeze({ downsample: 2,
  * halves are the addon's own again (corner spacing 8, KLT window 13), with one pyramid level more
  * than its default: three times the flow of dense frames. The rest of WIDE_BASELINE (the ratios'
  * model, the direct check, no guided tracking) stays. About twice the tracking time; at the
- * published 10 frames it answers more of the 14 questions on KITTI 01+06 and both rendered sets,
- * and fewer of the 6 on KITTI 00 (bench/RESULTS.md, "Full resolution at 10 frames").
+ * published 10 frames alone it answers more of the 14 questions on KITTI 01+06 and both rendered
+ * sets, and fewer of the 6 on KITTI 00 (bench/RESULTS.md, "Full resolution at 10 frames"); 'auto'
+ * runs it beside half size.
  */
 export const WIDE_BASELINE_FULL: Readonly<VoOptions> = Object.freeze({ downsample: 1, kltWindow: 13, kltLevels: 4, minDistance: 8 });
 /** Seconds: a clip whose median frame interval exceeds this gets WIDE_BASELINE (10 Hz frames do not). */
@@ -180,19 +184,24 @@ export function engineRecord(c: EngineConfig) {
     wide_baseline: {
       when: `median frame interval > ${WIDE_BASELINE_INTERVAL} s (after the frame selection)`,
       options: { ...WIDE_BASELINE, ...(c.resolution === 'full' ? WIDE_BASELINE_FULL : {}) },
+      ...(c.resolution === 'auto' ? { also: { options: WIDE_BASELINE_FULL, kept: 'the estimate with the smaller mean relative speed uncertainty (scale road)' } } : {}),
     },
   };
 }
 
 /**
- * A clip as a run hands it to the engine: the frames the configuration selects (evenly spread) and
- * the options it passes. The one place both are decided: a run's workers and `egogeo view` use it.
+ * A clip as a run hands it to the engine: the frames the configuration selects (evenly spread), the
+ * options it passes and, where it tracks far-apart frames at both sizes (resolution 'auto', road
+ * scale), the other size's options (`alternative`: `estimateClip` runs both and keeps the surer).
+ * The one place these are decided: a run's workers and `egogeo view` use it.
  */
-export function engineInput(full: LoadedClip, c: EngineConfig): { clip: LoadedClip; options: VoOptions } {
+export function engineInput(full: LoadedClip, c: EngineConfig): { clip: LoadedClip; options: VoOptions; alternative?: VoOptions } {
   const clip = c.frames === null ? full : selectFrames(full, evenFrames(full.frames.length, c.frames));
   const gtSpeeds = c.scale === 'gt' ? pairSpeeds(full.groundTruth, clip.timestamps) : undefined;
-  const fullSize = c.resolution === 'full' && isWideBaseline(clip.timestamps) ? WIDE_BASELINE_FULL : {};
-  return { clip, options: { scale: c.scale, photometric: c.photometric, device: c.device, gtSpeeds, ...fullSize } };
+  const wide = isWideBaseline(clip.timestamps);
+  const options: VoOptions = { scale: c.scale, photometric: c.photometric, device: c.device, gtSpeeds, ...(c.resolution === 'full' && wide ? WIDE_BASELINE_FULL : {}) };
+  const both = c.resolution === 'auto' && wide && c.scale === 'road';
+  return { clip, options, ...(both ? { alternative: { ...options, ...WIDE_BASELINE_FULL } } : {}) };
 }
 
 /** Ground-truth speed (m/s) per frame pair, from the clip's trajectory (for scale 'gt'). */

@@ -55,15 +55,44 @@ function frameInput(frames: LoadedClip['frames']): { frames: (string | PixelFram
   return { video, frameIndices };
 }
 
-/** `opts` override what the clip and the run's defaults give (vo/config.ts `clipOptions`). */
-export function estimateClip(clip: Clip, opts: VoOptions = {}): Estimate {
+/**
+ * The engine over a clip; `opts` override what the clip and the run's defaults give (vo/config.ts
+ * `clipOptions`). With `alternative` (engineInput's other tracking size) it runs under both option
+ * sets and keeps the estimate whose speeds the smoother is surer of (`speedUncertainty`; the first
+ * on a tie).
+ */
+export function estimateClip(clip: Clip, opts: VoOptions = {}, alternative?: VoOptions): Estimate {
   const c = loaded(clip);
-  const nat = processClip(...request(c, opts));
+  const run = (o: VoOptions) => estimate(c, processClip(...request(c, o)));
+  return alternative ? surer(c.timestamps, run(opts), run(alternative)) : run(opts);
+}
+
+export async function estimateClipAsync(clip: Clip, opts: VoOptions = {}, alternative?: VoOptions): Promise<Estimate> {
+  const c = loaded(clip);
+  const run = async (o: VoOptions) => estimate(c, await processClipAsync(...request(c, o)));
+  return alternative ? surer(c.timestamps, await run(opts), await run(alternative)) : run(opts);
+}
+
+function estimate(c: LoadedClip, nat: NativeResult): Estimate {
   return { trajectory: withSpeed(planarFromCameraPoses(c.id, c.timestamps, nat.rotations, nat.positions), nat), native: nat };
 }
 
-export async function estimateClipAsync(clip: Clip, opts: VoOptions = {}): Promise<Estimate> {
-  const c = loaded(clip);
-  const nat = await processClipAsync(...request(c, opts));
-  return { trajectory: withSpeed(planarFromCameraPoses(c.id, c.timestamps, nat.rotations, nat.positions), nat), native: nat };
+/**
+ * How unsure the smoother is of a clip's speeds: the mean over its moving pairs (a pose with
+ * parallax) of the posterior standard deviation of the pair's speed relative to the speed; a moving
+ * pair without a metric distance counts as 1 (its speed unknown to within itself). Infinity when no
+ * pair moves or an uncertainty is not finite (scale 'none'); 0 with ground-truth speeds.
+ */
+export function speedUncertainty(nat: Pick<NativeResult, 'pairs'>, timestamps: ArrayLike<number>): number {
+  let sum = 0, n = 0;
+  nat.pairs.forEach((p, k) => {
+    if (p.quality !== 'ok') return;
+    n++;
+    sum += p.distance > 0 ? p.speedSigma / (p.distance / (timestamps[k + 1] - timestamps[k])) : 1;
+  });
+  return n > 0 && Number.isFinite(sum) ? sum / n : Infinity;
+}
+
+function surer(t: ArrayLike<number>, a: Estimate, b: Estimate): Estimate {
+  return speedUncertainty(b.native, t) < speedUncertainty(a.native, t) ? b : a;
 }

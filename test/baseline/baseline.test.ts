@@ -84,8 +84,8 @@ describe('egogeo baseline: bad input', () => {
     expect(r.err).toMatch(/--frames/);
   });
   it('a bad --resolution value: one line naming the flag and its choices', async () => {
-    const r = await cli('baseline', '--kitti', '/nonexistent/seq', '--frames', '10', '--resolution', 'half');
+    const r = await cli('baseline', '--kitti', '/nonexistent/seq', '--frames', '10', '--resolution', 'quarter');
     expect(r.code).toBe(1);
-    expect(r.err).toBe("egogeo: --resolution must be one of auto, full, got 'half'\n");
+    expect(r.err).toBe("egogeo: --resolution must be one of auto, half, full, got 'quarter'\n");
   });
 });

@@ -178,7 +178,7 @@ describe.skipIf(!NATIVE_BUILT)('egogeo run on a rendered dataset (bad clips incl
   });
 
   it('--resolution full reaches the engine for frames far apart and is stored in the run key', () => {
-    const half = run('f6', '--frames', '6', '--workers', '2');
+    const half = run('f6', '--frames', '6', '--resolution', 'half', '--workers', '2');
     const full = run('f6full', '--frames', '6', '--resolution', 'full', '--workers', '2');
     expect([half.code, full.code]).toEqual([1, 1]); // the bad clips, as above
     const rec = JSON.parse(read(`${out('f6full')}.run.json`));
@@ -188,6 +188,13 @@ describe.skipIf(!NATIVE_BUILT)('egogeo run on a rendered dataset (bad clips incl
     // 6 frames over 3 s are far apart: tracked at another size, the estimates differ.
     const tum = (name: string) => GOOD.map((id) => read(join(`${out(name)}.trajectories`, `${id}.tum`))).join('');
     expect(tum('f6full')).not.toBe(tum('f6'));
+    // The default, 'auto', tracks at both sizes and keeps one estimate per clip: each clip's
+    // trajectory is the half-size run's or the full-size run's, bit for bit.
+    const auto = run('f6auto', '--frames', '6', '--workers', '2');
+    expect(auto.code).toBe(1);
+    expect(JSON.parse(read(`${out('f6auto')}.run.json`)).key).not.toHaveProperty('resolution');
+    const one = (name: string, id: string) => read(join(`${out(name)}.trajectories`, `${id}.tum`));
+    for (const id of GOOD) expect([one('f6', id), one('f6full', id)]).toContain(one('f6auto', id));
   });
 
   it('refuses to resume an output made with other options, or one egogeo run did not write', () => {
@@ -213,7 +220,11 @@ describe.skipIf(!NATIVE_BUILT)('egogeo run on a rendered dataset (bad clips incl
       scale: 'road',
       frames: null,
       resolution: 'auto',
-      wide_baseline: { when: 'median frame interval > 0.15 s (after the frame selection)', options: { downsample: 2, kltWindow: 9, kltLevels: 3, minDistance: 4, guidedTracking: false, directCheck: true, ratioDrift: 0.6 } },
+      wide_baseline: {
+        when: 'median frame interval > 0.15 s (after the frame selection)',
+        options: { downsample: 2, kltWindow: 9, kltLevels: 3, minDistance: 4, guidedTracking: false, directCheck: true, ratioDrift: 0.6 },
+        also: { options: { downsample: 1, kltWindow: 13, kltLevels: 4, minDistance: 8 }, kept: 'the estimate with the smaller mean relative speed uncertainty (scale road)' },
+      },
     });
     // The default resolution stays out of the key (older records resume); another one is in it.
     expect(rec.key).not.toHaveProperty('resolution');
@@ -233,7 +244,8 @@ describe.skipIf(!NATIVE_BUILT)('egogeo run on a rendered dataset (bad clips incl
     // A run made with --resolution full does not resume without it, nor the other way round.
     writeFileSync(`${out('old-engine')}.run.json`, JSON.stringify({ ...rec, status: 'interrupted', key: { ...rec.key, resolution: 'full' } }));
     expect(run('old-engine', '--workers', '1').stderr).toMatch(/other options \(resolution: "full" then, the default now\)/);
-    expect(run('old-engine', '--workers', '1', '--resolution', 'half').stderr).toBe("egogeo: --resolution must be one of auto, full, got 'half'\n");
+    expect(run('old-engine', '--workers', '1', '--resolution', 'half').stderr).toMatch(/other options \(resolution: "full" then, "half" now\)/);
+    expect(run('old-engine', '--workers', '1', '--resolution', 'quarter').stderr).toBe("egogeo: --resolution must be one of auto, half, full, got 'quarter'\n");
     // Shards answered by two engines do not merge.
     mkdirSync(join(tmp, 's1-old'), { recursive: true });
     for (const f of ['', '.errors.jsonl', '.manifest.json']) writeFileSync(`${out('s1-old')}${f}`, read(`${out('s1')}${f}`));

@@ -17,7 +17,7 @@ describe('engineConfig', () => {
     expect(() => engineConfig({ frames: 1 })).toThrow(/frames must be null \(all\) or an integer >= 2, got 1/);
     expect(() => engineConfig({ device: 'auto' as never })).toThrow(/device must be one of cpu, gpu/);
     expect(() => engineConfig({ method: 'orb-slam' as never })).toThrow(InputError);
-    expect(() => engineConfig({ resolution: 'half' as never })).toThrow('engine configuration: resolution must be one of auto, full, got "half"');
+    expect(() => engineConfig({ resolution: 'quarter' as never })).toThrow('engine configuration: resolution must be one of auto, half, full, got "quarter"');
   });
   it('from command-line flags: the flag names the error', () => {
     expect(engineFromFlags({ frames: '10', scale: 'none' }, 'gpu')).toEqual({ ...ENGINE_DEFAULTS, frames: 10, scale: 'none', device: 'gpu' });
@@ -27,13 +27,19 @@ describe('engineConfig', () => {
     expect(() => engineFromFlags({ photometric: 'x' })).toThrow(/^--photometric must be one of/);
     expect(() => engineFromFlags({ method: 'x' })).toThrow("--method must be one of egogeo, vo-proxy, flow-heuristic, got 'x'");
     expect(engineFromFlags({ resolution: 'full' }).resolution).toBe('full');
-    expect(() => engineFromFlags({ resolution: 'half' })).toThrow("--resolution must be one of auto, full, got 'half'");
+    expect(engineFromFlags({ resolution: 'half' }).resolution).toBe('half');
+    expect(() => engineFromFlags({ resolution: 'quarter' })).toThrow("--resolution must be one of auto, half, full, got 'quarter'");
   });
   it('the run record names the method, the choices and the wide-baseline rule', () => {
     expect(engineRecord(engineConfig({ frames: 10 }))).toEqual({
       method: 'egogeo', photometric: 'pair', scale: 'road', frames: 10, resolution: 'auto',
-      wide_baseline: { when: 'median frame interval > 0.15 s (after the frame selection)', options: { ...WIDE_BASELINE } },
+      wide_baseline: {
+        when: 'median frame interval > 0.15 s (after the frame selection)',
+        options: { ...WIDE_BASELINE },
+        also: { options: { ...WIDE_BASELINE_FULL }, kept: 'the estimate with the smaller mean relative speed uncertainty (scale road)' },
+      },
     });
+    expect(engineRecord(engineConfig({ frames: 10, resolution: 'half' })).wide_baseline).toEqual({ when: expect.any(String), options: { ...WIDE_BASELINE } });
     expect(engineRecord(engineConfig({ frames: 10, resolution: 'full' })).wide_baseline.options).toEqual({ ...WIDE_BASELINE, ...WIDE_BASELINE_FULL });
   });
 });
@@ -63,5 +69,18 @@ describe('what a clip hands the engine', () => {
     // What the addon gets: the preset's model choices, the full-size pixel options over its half-size ones.
     expect(clipOptions(clip, wide.clip.timestamps, wide.options)).toMatchObject({ ...WIDE_BASELINE, downsample: 1, kltWindow: 13, kltLevels: 4, minDistance: 8 });
     expect(engineInput(full, engineConfig({ resolution: 'full' })).options).toEqual(engineInput(full, engineConfig()).options);
+    expect(wide.alternative).toBeUndefined();
+  });
+
+  it("resolution 'auto' (the default) hands frames far apart to the engine at both sizes, with the road scale only", () => {
+    const full = loadFrames(clip);
+    const auto = engineInput(full, engineConfig({ frames: 10 }));
+    const half = engineInput(full, engineConfig({ frames: 10, resolution: 'half' }));
+    expect(auto.options).toEqual(half.options);
+    expect(auto.alternative).toEqual({ ...half.options, ...WIDE_BASELINE_FULL });
+    expect(half.alternative).toBeUndefined();
+    // Dense frames: one size; other scales: half size only (their speeds carry no uncertainty to compare).
+    expect(engineInput(full, engineConfig()).alternative).toBeUndefined();
+    expect(engineInput(full, engineConfig({ frames: 10, scale: 'none' })).alternative).toBeUndefined();
   });
 });

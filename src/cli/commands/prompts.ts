@@ -46,8 +46,8 @@ function estimatedTrajectory(which: string): (c: Clip) => { arrays: ReturnType<t
   if (which === 'estimated') {
     return (c) => {
       try {
-        const { clip, options } = engineInput(loadFrames(c), engineConfig());
-        return of(estimateClip(clip, options).trajectory);
+        const { clip, options, alternative } = engineInput(loadFrames(c), engineConfig());
+        return of(estimateClip(clip, options, alternative).trajectory);
       } catch (e) {
         if (e instanceof ClipDataError || (e as { code?: string }).code === 'EGOGEO_INPUT') throw new InputError(`--trajectory estimated: clip ${c.id}: ${firstLine(e)}`);
         throw e;
