@@ -19,11 +19,11 @@ import { parseArgs } from 'node:util';
 import { GEOMETRIC_SUBSET, predictClip } from '../dist/baseline/baseline.js';
 import { kittiClips, readKittiSequence } from '../dist/datasets/kitti.js';
 import { evaluate } from '../dist/grade/index.js';
-import { makeTrajectory } from '../dist/core/trajectory.js';
 import { loadQuestions } from '../dist/oracle/index.js';
 import { engineConfig, engineInput, pairSpeeds } from '../dist/vo/config.js';
 import { estimateClip } from '../dist/vo/estimate.js';
 import { loadFrames } from '../dist/vo/frames.js';
+import { movingMean, steadied } from './lib/steadied.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -36,28 +36,12 @@ const subset = new Set(GEOMETRIC_SUBSET);
 const SPEED_QUESTIONS = ['braking_intensity', 'driving_smoothness', 'speed_peak_half', 'contrastive_sequence'];
 const BANDS = [[0, 6], [6, 9], [9, 12], [12, 40]];
 
-const movingMean = (v, half) => v.map((_, k) => {
-  let sum = 0, n = 0;
-  for (let i = Math.max(0, k - half); i <= Math.min(v.length - 1, k + half); i++, n++) sum += v[i];
-  return sum / n;
-});
 const sd = (v) => {
   const m = v.reduce((a, b) => a + b, 0) / v.length;
   return Math.sqrt(v.reduce((a, b) => a + (b - m) ** 2, 0) / Math.max(1, v.length - 1));
 };
 const median = (v) => { const s = [...v].sort((a, b) => a - b); return s.length ? s[Math.floor(s.length / 2)] : NaN; };
 
-// The ground truth with each step's length replaced by the mean of three consecutive steps.
-const steadied = (g) => {
-  const n = g.t.length, len = [], x = [g.x[0]], y = [g.y[0]];
-  for (let k = 0; k + 1 < n; k++) len.push(Math.hypot(g.x[k + 1] - g.x[k], g.y[k + 1] - g.y[k]) / (g.t[k + 1] - g.t[k]));
-  const mean = movingMean(len, 1);
-  for (let k = 0; k + 1 < n; k++) {
-    const f = len[k] > 0 ? mean[k] / len[k] : 1;
-    x.push(x[k] + f * (g.x[k + 1] - g.x[k])); y.push(y[k] + f * (g.y[k + 1] - g.y[k]));
-  }
-  return makeTrajectory(g.id, { t: g.t, x, y, yaw: g.yaw });
-};
 const clips = args.seqs.split(',').flatMap((s) => kittiClips(readKittiSequence(join(args.kitti, s))));
 const result = { date: new Date().toISOString(), seqs: args.seqs, windows: clips.length, sets: {} };
 
