@@ -80,6 +80,7 @@ void parse_options(napi::OptionReader& r, Options& o, bool& keep_frames) {
   o.direct_road = r.boolean("directRoad", o.direct_road);
   o.direct_check = r.boolean("directCheck", o.direct_check);
   o.guided_tracking = r.boolean("guidedTracking", o.guided_tracking);
+  o.klt_scale = r.boolean("kltScale", o.klt_scale);
   o.relative_scale = r.boolean("relativeScale", o.relative_scale);
   o.bundle_scale = r.boolean("bundleScale", o.bundle_scale);
   o.bundle_normal = r.boolean("bundleNormal", o.bundle_normal);

@@ -9,6 +9,59 @@
 #include <cmath>
 
 namespace egogeo::vo {
+namespace {
+
+template <typename T>
+float bilinear(const cv::Mat& m, float x, float y) {
+  const int x0 = static_cast<int>(std::floor(x)), y0 = static_cast<int>(std::floor(y));
+  const float fx = x - x0, fy = y - y0;
+  const T* a = m.ptr<T>(y0);
+  const T* b = m.ptr<T>(y0 + 1);
+  return (1 - fy) * ((1 - fx) * a[x0] + fx * a[x0 + 1]) + fy * ((1 - fx) * b[x0] + fx * b[x0 + 1]);
+}
+
+/// Gauss-Newton on I1(q + s u) = g I0(p + u) + b over the window u in [-half, half]^2: the track's
+/// end q refined together with the patch's scale change s, gain g and offset b (gx, gy: I1's
+/// gradients). False (q unchanged) when a sample leaves the image, the system is singular, or the
+/// answer moves q by more than `max_shift` or s outside [0.6, 1.6].
+bool refine_scaled(const cv::Mat& I0, const cv::Mat& I1, const cv::Mat& gx, const cv::Mat& gy, cv::Point2f p, cv::Point2f& q,
+                   int half, float max_shift) {
+  const int side = 2 * half + 1;
+  if (p.x - half < 0 || p.y - half < 0 || p.x + half + 1 >= I0.cols || p.y + half + 1 >= I0.rows) return false;
+  std::vector<float> tmpl(static_cast<size_t>(side) * side);
+  for (int v = -half, i = 0; v <= half; ++v)
+    for (int u = -half; u <= half; ++u, ++i) tmpl[i] = bilinear<uchar>(I0, p.x + u, p.y + v);
+  double qx = q.x, qy = q.y, s = 1, g = 1, b = 0;
+  for (int it = 0; it < 8; ++it) {
+    cv::Matx<double, 5, 5> H = cv::Matx<double, 5, 5>::zeros();
+    cv::Vec<double, 5> r5(0, 0, 0, 0, 0);
+    const double reach = s * half + 1;
+    if (qx - reach < 0 || qy - reach < 0 || qx + reach + 1 >= I1.cols || qy + reach + 1 >= I1.rows) return false;
+    for (int v = -half, i = 0; v <= half; ++v)
+      for (int u = -half; u <= half; ++u, ++i) {
+        const float x = static_cast<float>(qx + s * u), y = static_cast<float>(qy + s * v);
+        const double ix = bilinear<float>(gx, x, y), iy = bilinear<float>(gy, x, y);
+        const double e = bilinear<uchar>(I1, x, y) - g * tmpl[i] - b;
+        const cv::Vec<double, 5> J(ix, iy, ix * u + iy * v, -tmpl[i], -1.0);
+        H += J * J.t();
+        r5 += J * e;
+      }
+    cv::Vec<double, 5> d;
+    if (!cv::solve(H, -r5, d, cv::DECOMP_CHOLESKY)) return false;
+    qx += d[0];
+    qy += d[1];
+    s += d[2];
+    g += d[3];
+    b += d[4];
+    if (!(s > 0.6 && s < 1.6) || !std::isfinite(qx + qy)) return false;
+    if (d[0] * d[0] + d[1] * d[1] < 1e-4) break;
+  }
+  if (std::hypot(qx - q.x, qy - q.y) > max_shift) return false;
+  q = cv::Point2f(static_cast<float>(qx), static_cast<float>(qy));
+  return true;
+}
+
+}  // namespace
 
 Tracker::Tracker(const Options& opt) : opt_(opt), photometric_(opt), threshold_(opt.fast_threshold) {
   if (opt.detector == Detector::Orb) {
@@ -205,6 +258,14 @@ Matches Tracker::step(const cv::Mat& raw, StageTimes& ms, bool last, const std::
         }
       } else {
         klt(pts_, nullptr, fwd, back, st1, st2);
+      }
+      if (opt_.klt_scale) {  // on the CPU after either device's KLT (with the GPU, pyr[0] is the frame)
+        const cv::Mat& cur = (*track_pyr)[0];
+        cv::Mat gx, gy;
+        cv::Scharr(cur, gx, CV_32F, 1, 0, 1.0 / 32);
+        cv::Scharr(cur, gy, CV_32F, 0, 1, 1.0 / 32);
+        for (size_t i = 0; i < pts_.size(); ++i)
+          if (passed(i)) refine_scaled(prev_pyr_[0], cur, gx, gy, pts_[i], fwd[i], opt_.klt_window / 2, 2.0f);
       }
       std::vector<cv::Point2f> keep_pts;
       std::vector<int> keep_ids, keep_ages;

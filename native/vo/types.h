@@ -90,6 +90,10 @@ struct Options {
   int klt_iterations = 10;        // KLT iterations per level (stops earlier below 0.03 px)
   double fb_threshold = 1.0;      // forward-backward check (px)
   bool guided_tracking = true;    // KLT starts where the previous pair's motion and the road plane predict (tracker.h)
+  // Each track KLT keeps is refined at full working resolution with the patch's scale change as
+  // a parameter (tracker.cc refine_scaled): frames far apart grow near patches by 10-30%, which a
+  // translation-only window fits with an error common to the pair's points (bench/RESULTS.md).
+  bool klt_scale = false;
   double redetect_ratio = 0.7;    // re-detect when live tracks < ratio * max_features
   PoseMethod pose_method = PoseMethod::Usac;  // USAC: local optimisation + final least squares
   double ransac_threshold = 1.0;  // essential-matrix inlier threshold (px)

@@ -130,6 +130,13 @@ export interface VoOptions {
    * stay within its reach; a corner the guided search loses gets an unguided try. Default true.
    */
   guidedTracking?: boolean;
+  /**
+   * Refine every kept track at full working resolution with the patch's scale change (and gain,
+   * offset) as parameters: frames 0.33 s apart grow near patches by 10-30%, which KLT's
+   * translation-only window fits with an error shared by the pair's points. Default false; the
+   * wide-baseline preset turns it on at full size (WIDE_BASELINE_FULL, vo/config.ts). Runs on the CPU after either device's KLT.
+   */
+  kltScale?: boolean;
   /** Fuse three-frame relative scales with the road distances (default true). */
   relativeScale?: boolean;
   /**
@@ -224,6 +231,7 @@ export const VO_OPTION_KINDS = {
   directRoad: 'boolean',
   directCheck: 'boolean',
   guidedTracking: 'boolean',
+  kltScale: 'boolean',
   relativeScale: 'boolean',
   bundleScale: 'boolean',
   bundleNormal: 'boolean',

@@ -144,12 +144,17 @@ export const WIDE_BASELINE: Readonly<VoOptions> = Object.freeze({ downsample: 2,
  * `resolution: 'full'`: frames far apart tracked at their own size. The pixel options WIDE_BASELINE
  * halves are the addon's own again (corner spacing 8, KLT window 13), with one pyramid level more
  * than its default: three times the flow of dense frames. The rest of WIDE_BASELINE (the ratios'
- * model, the direct check, no guided tracking) stays. About twice the tracking time; at the
+ * model, the direct check, no guided tracking) stays. Kept tracks are refined with the patch's
+ * scale change (kltScale): 0.33 s apart near patches grow by 10-30%, and KLT's translation-only
+ * window misplaces them by an error the pair's points share, which the relative scales inherit
+ * (bench/RESULTS.md "Tracks on growing patches"). At half size its 9-px window holds too little of
+ * a patch's growth: road distances there got worse (test/vo/synthetic.test.ts, 37% on one pair);
+ * dense frames keep plain KLT too (their patches grow by a few percent). About twice the tracking time; at the
  * published 10 frames alone it answers more of the 14 questions on KITTI 01+06 and both rendered
  * sets, and fewer of the 6 on KITTI 00 (bench/RESULTS.md, "Full resolution at 10 frames"); 'auto'
  * runs it beside half size.
  */
-export const WIDE_BASELINE_FULL: Readonly<VoOptions> = Object.freeze({ downsample: 1, kltWindow: 13, kltLevels: 4, minDistance: 8 });
+export const WIDE_BASELINE_FULL: Readonly<VoOptions> = Object.freeze({ downsample: 1, kltWindow: 13, kltLevels: 4, minDistance: 8, kltScale: true });
 /** Seconds: a clip whose median frame interval exceeds this gets WIDE_BASELINE (10 Hz frames do not). */
 export const WIDE_BASELINE_INTERVAL = 0.15;
 

@@ -223,7 +223,7 @@ describe.skipIf(!NATIVE_BUILT)('egogeo run on a rendered dataset (bad clips incl
       wide_baseline: {
         when: 'median frame interval > 0.15 s (after the frame selection)',
         options: { downsample: 2, kltWindow: 9, kltLevels: 3, minDistance: 4, guidedTracking: false, directCheck: true, ratioDrift: 0.6 },
-        also: { options: { downsample: 1, kltWindow: 13, kltLevels: 4, minDistance: 8 }, kept: 'the estimate with the smaller mean relative speed uncertainty (scale road)' },
+        also: { options: { downsample: 1, kltWindow: 13, kltLevels: 4, minDistance: 8, kltScale: true }, kept: 'the estimate with the smaller mean relative speed uncertainty (scale road)' },
       },
     });
     // The default resolution stays out of the key (older records resume); another one is in it.
