@@ -14,7 +14,8 @@
 //   st-ratios+N%     the same with white noise of N% added to every steadied log ratio (--noise):
 //                    how precise the relative scales must be for a score, against the engine's own
 //                    error, printed per run (log-ratio error sd against the truth and the steadied
-//                    truth; with both tracking sizes at 10 frames also their shared part);
+//                    truth; with both tracking sizes at 10 frames also their shared part; per
+//                    sequence their mean, a drift of the scale chain, and sd);
 //   full-res, auto   (10 frames only) the engine tracking at full resolution instead of half, and
 //                    both sizes with the surer estimate kept (--resolution auto, the run's default;
 //                    'engine' above is half size there).
@@ -51,7 +52,8 @@ const SPEED_QUESTIONS = ['speed_trend', 'speed_regime', 'mean_speed_low', 'braki
 const NOMINAL_ROAD_SIGMA = 0.06, NOMINAL_RATIO_SIGMA = 0.01;
 const HALF_SIZE = { downsample: WIDE_BASELINE.downsample, kltWindow: WIDE_BASELINE.kltWindow, kltLevels: WIDE_BASELINE.kltLevels, minDistance: WIDE_BASELINE.minDistance };
 
-const clips = args.seqs.split(',').flatMap((s) => kittiClips(readKittiSequence(join(args.kitti, s))));
+const seqOf = new Map(); // clip -> its KITTI sequence
+const clips = args.seqs.split(',').flatMap((s) => kittiClips(readKittiSequence(join(args.kitti, s))).map((c) => (seqOf.set(c, s), c)));
 const result = { seqs: args.seqs, windows: clips.length, options: JSON.parse(args.options), sets: {}, ratioErrors: {} };
 const extra = JSON.parse(args.options);
 const noise = args.noise ? args.noise.split(',').map(Number) : [];
@@ -110,13 +112,14 @@ for (const frames of args.frames.split(',').map((f) => (f === 'all' ? null : Num
   ];
   // The engine's relative scales against the truth and the steadied truth (log-ratio errors), and
   // where both tracking sizes run, the part of their errors the two sizes share (their covariance).
-  const errs = { truth: [], steadied: [], other: [] };
+  const errs = { truth: [], steadied: [], other: [], seq: [] };
   for (const w of windows) {
     const t = logRatiosOf(w.gtDist), st = logRatiosOf(w.stDist);
     w.est.native.pairs.forEach((x, k) => {
       if (k === 0 || !(x.ratioSigma > 0)) return;
       errs.truth.push(x.logRatio - t[k]);
       errs.steadied.push(x.logRatio - st[k]);
+      errs.seq.push(seqOf.get(w.full));
       const o = w.other.native.pairs[k];
       errs.other.push(o && o.ratioSigma > 0 ? o.logRatio - st[k] : NaN);
     });
@@ -129,6 +132,14 @@ for (const frames of args.frames.split(',').map((f) => (f === 'all' ? null : Num
     sdVsTruth: sd(errs.truth),
     sdVsSteadied: sd(errs.steadied),
     ...(both.length ? { otherSizeSdVsSteadied: sd(both.map(([, b]) => b)), sharedSd: Math.sqrt(Math.max(0, cov)), pairsBoth: both.length } : {}),
+    // Per sequence against the steadied truth: a mean away from zero is a drift of the scale chain
+    // (the speed read as growing or shrinking by that much a pair), which the road distances must undo.
+    perSequence: Object.fromEntries(
+      args.seqs.split(',').map((q) => {
+        const e = errs.steadied.filter((_, i) => errs.seq[i] === q);
+        return [q, { n: e.length, mean: e.length ? mean(e) : NaN, sd: e.length ? sd(e) : NaN }];
+      }),
+    ),
   };
   if (frames !== null) {
     rows.push(grade('full-res', (w) => w.other.trajectory));
@@ -141,6 +152,7 @@ for (const frames of args.frames.split(',').map((f) => (f === 'all' ? null : Num
   console.log(`${'variant'.padEnd(15)} ${'6q'.padStart(6)} ${'14q'.padStart(6)}  ${SPEED_QUESTIONS.map((q) => q.slice(0, 12).padStart(12)).join(' ')}`);
   const re = result.ratioErrors[label];
   console.log(`relative scales (log-ratio error sd, ${re.n} pairs): ${(100 * re.sdVsTruth).toFixed(2)}% against the truth, ${(100 * re.sdVsSteadied).toFixed(2)}% against the steadied truth; the other size ${(100 * re.otherSizeSdVsSteadied).toFixed(2)}%, shared by both ${(100 * re.sharedSd).toFixed(2)}%`);
+  console.log(`  per sequence, mean / sd against the steadied truth: ${Object.entries(re.perSequence).map(([q, v]) => `${q} ${v.mean >= 0 ? '+' : ''}${(100 * v.mean).toFixed(2)}% / ${(100 * v.sd).toFixed(2)}% (${v.n})`).join(', ')}`);
   for (const r of rows) console.log(`${r.name.padEnd(15)} ${r.subset.toFixed(3).padStart(6)} ${r.all14.toFixed(3).padStart(6)}  ${SPEED_QUESTIONS.map((q) => r.perQuestion[q].toFixed(3).padStart(12)).join(' ')}`);
 }
 mkdirSync(dirname(args.out), { recursive: true });
