@@ -3,7 +3,9 @@
 // mean away from zero is a speed read as growing or shrinking by that much a pair. Windows are
 // binned by the truth's mean |yaw rate|. Run on the KITTI windows and on rendered clips (--preset),
 // whose intrinsics are exact, each with the focal length the engine is given scaled by --focal
-// (how sensitive the chain is to a calibration error, in turns and on the straight).
+// (how sensitive the chain is to a calibration error, in turns and on the straight), and the windowed
+// bundle adjustment's reprojection error under each (NativeResult.bundleResidual): which focal length
+// the images themselves prefer, per band (how many windows have their lowest residual at each).
 //
 //   npm run build && node bench/turn-drift.mjs [--kitti ROOT] [--seqs 00,01,06] [--clips 30] [--seed 313] [--preset carla] [--speed MIN:MAX] [--focal 0.98,1,1.02]
 // Writes bench/results/turn-drift.json.
@@ -49,13 +51,13 @@ function windowDrift(frames, truth, focal) {
   const i0 = truth.t.findIndex((u) => Math.abs(u - ts[0]) < 1e-6), i1 = truth.t.findIndex((u) => Math.abs(u - ts.at(-1)) < 1e-6);
   let turn = 0;
   for (let i = i0; i < i1; i++) turn += Math.abs(Math.atan2(Math.sin(truth.yaw[i + 1] - truth.yaw[i]), Math.cos(truth.yaw[i + 1] - truth.yaw[i])));
-  return errs.length ? { drift: mean(errs), yawRate: turn / (ts.at(-1) - ts[0]) } : null;
+  return errs.length ? { id: frames.id, drift: mean(errs), yawRate: turn / (ts.at(-1) - ts[0]), residual: est.native.bundleResidual } : null;
 }
 
 function summarize(windows) {
   const bins = BINS.map(([lo, hi]) => {
     const w = windows.filter((x) => x.yawRate >= lo && x.yawRate < hi);
-    return { yawRate: [lo, hi], windows: w.length, meanDrift: w.length ? mean(w.map((x) => x.drift)) : NaN };
+    return { yawRate: [lo, hi], windows: w.length, meanDrift: w.length ? mean(w.map((x) => x.drift)) : NaN, meanResidual: w.length ? mean(w.map((x) => x.residual)) : NaN };
   });
   const a = windows.map((x) => x.drift), b = windows.map((x) => x.yawRate), ma = mean(a), mb = mean(b);
   const corr = a.reduce((s, x, i) => s + (x - ma) * (b[i] - mb), 0) / Math.sqrt(a.reduce((s, x) => s + (x - ma) ** 2, 0) * b.reduce((s, x) => s + (x - mb) ** 2, 0));
@@ -63,6 +65,7 @@ function summarize(windows) {
 }
 
 const focals = args.focal.split(',').map(Number);
+const perWindow = { kitti: {}, rendered: {} };
 const result = { seqs: args.seqs, clips: Number(args.clips), seed: Number(args.seed), preset: args.preset, speed: args.speed ?? null, sets: {} };
 const kitti = args.seqs.split(',').flatMap((s) => kittiClips(readKittiSequence(join(args.kitti, s))));
 const tmp = mkdtempSync(join(tmpdir(), 'egogeo-bench-turn-'));
@@ -74,7 +77,18 @@ try {
     const k = kitti.map((c) => windowDrift(loadFrames(c), c.groundTruth, focal)).filter(Boolean);
     const r = rendered.map((c) => windowDrift(loadFrames(c), truthOf.get(c.id), focal)).filter(Boolean);
     result.sets[`focal x${focal}`] = { kitti: summarize(k), rendered: summarize(r) };
+    for (const [set, w] of [['kitti', k], ['rendered', r]]) for (const x of w) ((perWindow[set][x.id] ??= { yawRate: x.yawRate, residual: {} }).residual[focal] = x.residual);
   }
+  // Per band, how many windows have their lowest reprojection error at each focal scale.
+  result.lowestResidual = Object.fromEntries(['kitti', 'rendered'].map((set) => [set, BINS.map(([lo, hi]) => {
+    const counts = Object.fromEntries(focals.map((f) => [f, 0]));
+    for (const w of Object.values(perWindow[set])) {
+      if (w.yawRate < lo || w.yawRate >= hi || !focals.every((f) => w.residual[f] > 0)) continue;
+      counts[focals.reduce((a, b) => (w.residual[b] < w.residual[a] ? b : a))]++;
+    }
+    return counts;
+  })]));
+  result.perWindow = perWindow;
 } finally {
   rmSync(tmp, { recursive: true, force: true });
 }
@@ -88,4 +102,11 @@ for (const [name, v] of Object.entries(result.sets)) {
     const r = v[set];
     console.log(`${name.padEnd(12)} ${set.padEnd(9)} ${r.bins.map((b) => `${pct(b.meanDrift)} (${b.windows})`.padStart(16)).join('')}   ${r.corrDriftYawRate.toFixed(2)}`);
   }
+}
+console.log(`bundle adjustment's reprojection error (px, mean over the band's windows), then where each band's windows have their lowest`);
+for (const [name, v] of Object.entries(result.sets)) {
+  for (const set of ['kitti', 'rendered']) console.log(`${name.padEnd(12)} ${set.padEnd(9)} ${v[set].bins.map((b) => (Number.isFinite(b.meanResidual) ? b.meanResidual.toFixed(4) : '—').padStart(16)).join('')}`);
+}
+for (const set of ['kitti', 'rendered']) {
+  console.log(`${'lowest at'.padEnd(12)} ${set.padEnd(9)} ${result.lowestResidual[set].map((c) => Object.entries(c).filter(([, n]) => n).map(([f, n]) => `x${f}:${n}`).join(' ') || '—').join(' | ')}`);
 }

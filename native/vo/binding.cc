@@ -326,6 +326,7 @@ Napi::Object to_js(Napi::Env env, Output& o) {
   Napi::Array normal = Napi::Array::New(env, 3);
   for (uint32_t j = 0; j < 3; ++j) normal.Set(j, r.road_normal[j]);
   out.Set("roadNormal", normal);
+  out.Set("bundleResidual", r.bundle_residual);
   Napi::Object ms = Napi::Object::New(env);
   ms.Set("decode", r.ms.decode);
   ms.Set("detect", r.ms.detect);

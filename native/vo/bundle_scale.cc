@@ -142,6 +142,9 @@ class Window {
     return std::isfinite(sigma_px_) && sigma_px_ > 0;
   }
 
+  /// The robust sigma (pixels) of the reprojection errors at the solution.
+  double residual_px() const { return sigma_px_; }
+
   /// The adjusted log ratio of pair k's length to pair k-1's, and its standard error (k global).
   bool ratio(int k, const cv::Mat& cov, double& log_ratio, double& sigma) const {
     const int c1 = k - first_;
@@ -410,8 +413,11 @@ class Window {
 
 std::vector<ScaleRatio> bundle_relative_scales(const std::vector<Matches>& matches, const std::vector<std::vector<uchar>>& inliers,
                                                const std::vector<PairMotion>& pairs, const Intrinsics& intr,
-                                               const std::vector<ScaleRatio>& three_frame, std::vector<cv::Vec3d>* headings) {
+                                               const std::vector<ScaleRatio>& three_frame, std::vector<cv::Vec3d>* headings,
+                                               double* residual_px) {
   std::vector<ScaleRatio> out = three_frame;
+  double residual_sum = 0;
+  int solved = 0;
   if (headings) headings->assign(pairs.size(), cv::Vec3d(0, 0, 0));
   std::vector<int> heading_margin(pairs.size(), -1);
   const int np = static_cast<int>(pairs.size());
@@ -429,6 +435,8 @@ std::vector<ScaleRatio> bundle_relative_scales(const std::vector<Matches>& match
         const int ws = std::min(s, b - W + 1), we = ws + W - 1;
         Window win(matches, inliers, pairs, intr, three_frame, ws, we);
         if (win.solve()) {
+          residual_sum += win.residual_px();
+          ++solved;
           if (headings)  // each pair from the window in which it lies farthest from the ends
             for (int k = ws; k <= we; ++k) {
               const int margin = std::min(k - ws, we - k);
@@ -453,6 +461,7 @@ std::vector<ScaleRatio> bundle_relative_scales(const std::vector<Matches>& match
     }
     a = b + 1;
   }
+  if (residual_px) *residual_px = solved > 0 ? residual_sum / solved : 0.0;
   return out;
 }
 

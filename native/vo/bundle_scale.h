@@ -20,9 +20,12 @@ namespace egogeo::vo {
 /// `headings`, when given, receives each pair's adjusted translation direction (zero for a pair no
 /// window adjusted): over a window the directions scatter about half as much as the per-pair
 /// essential matrices' (RoadScale::solve takes the road's pitch from them).
+/// `residual_px`, when given, receives the windows' robust reprojection error (pixels, the mean over
+/// the windows solved of each one's residual sigma; 0 when none was): in a turn it is lowest at the
+/// true focal length (bench/RESULTS.md, "The scale chain in turns, and the focal length").
 std::vector<ScaleRatio> bundle_relative_scales(const std::vector<Matches>& matches, const std::vector<std::vector<uchar>>& inliers,
                                                const std::vector<PairMotion>& pairs, const Intrinsics& intr,
                                                const std::vector<ScaleRatio>& three_frame,
-                                               std::vector<cv::Vec3d>* headings = nullptr);
+                                               std::vector<cv::Vec3d>* headings = nullptr, double* residual_px = nullptr);
 
 }  // namespace egogeo::vo

@@ -171,7 +171,7 @@ ClipResult process_clip(const ClipInput& in, const Options& opt) {
       auto ratios = opt.relative_scale ? relative_scales(all, inliers, res.pairs, intr) : std::vector<ScaleRatio>{};
       std::vector<cv::Vec3d> headings;
       if (opt.relative_scale && opt.bundle_scale)
-        ratios = bundle_relative_scales(all, inliers, res.pairs, intr, ratios, opt.bundle_normal ? &headings : nullptr);
+        ratios = bundle_relative_scales(all, inliers, res.pairs, intr, ratios, opt.bundle_normal ? &headings : nullptr, &res.bundle_residual);
       road.solve(res.pairs, in.timestamps, ratios, headings, res.road_normal);
       res.jerk_psd = road.speed_fit().ok ? road.speed_fit().jerk_psd : 0.0;
       res.noise_scale = road.speed_fit().ok ? std::sqrt(road.speed_fit().road_scale * road.speed_fit().ratio_scale) : 0.0;

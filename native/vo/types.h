@@ -213,6 +213,7 @@ struct ClipResult {
   std::vector<double> speed, speed_sigma, accel, accel_sigma;
   double jerk_psd = 0;               // the speed smoother's jerk PSD (m^2/s^5), 0 when it did not run
   double noise_scale = 0;            // its factor on the measurements' nominal variances
+  double bundle_residual = 0;        // the windowed bundle adjustment's robust reprojection error (px), 0 when it did not run
   double road_corr_time = 0;         // and the road errors' correlation time it chose (s; 0 = white)
   std::vector<PairMatches> matches;  // per pair, with Options::keep_matches only (else empty)
   StageTimes ms;

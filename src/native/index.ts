@@ -322,6 +322,12 @@ export interface NativeResult {
   speedProfile: { speed: Float64Array; speedSigma: Float64Array; accel: Float64Array; accelSigma: Float64Array; jerkPsd: number; noiseScale: number; roadCorrTime: number };
   tracks: { meanLength: number; created: number };
   roadNormal: [number, number, number];
+  /**
+   * The windowed bundle adjustment's robust reprojection error in pixels (the mean over its windows
+   * of each one's residual sigma; 0 when it did not run). Where the clip turns it is lowest at the
+   * true focal length: a check of the intrinsics (bench/turn-drift.mjs --residual).
+   */
+  bundleResidual: number;
   /** Milliseconds per stage over the whole clip. */
   timing: { decode: number; detect: number; track: number; pose: number; scale: number; total: number };
   /** Video clips only: what was decoded (frame count, container frame rate, 0 when none). */
