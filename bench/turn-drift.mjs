@@ -16,10 +16,10 @@ import { parseArgs } from 'node:util';
 import { readDataset } from '../dist/datasets/benchmark.js';
 import { kittiClips, readKittiSequence } from '../dist/datasets/kitti.js';
 import { groundTruth, synthesize } from '../dist/synth/index.js';
-import { engineConfig, engineInput, pairSpeeds } from '../dist/vo/config.js';
+import { engineConfig, engineInput } from '../dist/vo/config.js';
 import { estimateClip } from '../dist/vo/estimate.js';
 import { loadFrames } from '../dist/vo/frames.js';
-import { steadied } from './lib/steadied.mjs';
+import { ratioDrift } from './lib/drift.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -36,22 +36,13 @@ const { values: args } = parseArgs({
 const BINS = [[0, 0.05], [0.05, 0.2], [0.2, 0.35], [0.35, Infinity]]; // mean |yaw rate|, rad/s
 const mean = (a) => a.reduce((x, y) => x + y, 0) / a.length;
 
-/** One window's mean relative-scale error (log, a pair) and the truth's mean |yaw rate|. */
+/** One window's mean relative-scale error (log, a pair), the truth's mean |yaw rate| and the bundle's residual. */
 function windowDrift(frames, truth, focal) {
   const I = frames.camera.intrinsics;
   const input = engineInput({ ...frames, camera: { ...frames.camera, intrinsics: { ...I, fx: I.fx * focal, fy: I.fy * focal } } }, engineConfig({ frames: null }));
   const est = estimateClip(input.clip, input.options);
-  const ts = input.clip.timestamps;
-  const dt = Array.from(ts, (t, k) => (k + 1 < ts.length ? ts[k + 1] - t : 0)).slice(0, -1);
-  const d = pairSpeeds(steadied(truth), ts).map((v, k) => v * dt[k]);
-  const errs = [];
-  est.native.pairs.forEach((p, k) => {
-    if (k > 0 && p.ratioSigma > 0 && d[k] > 0 && d[k - 1] > 0) errs.push(p.logRatio - Math.log(d[k] / d[k - 1]));
-  });
-  const i0 = truth.t.findIndex((u) => Math.abs(u - ts[0]) < 1e-6), i1 = truth.t.findIndex((u) => Math.abs(u - ts.at(-1)) < 1e-6);
-  let turn = 0;
-  for (let i = i0; i < i1; i++) turn += Math.abs(Math.atan2(Math.sin(truth.yaw[i + 1] - truth.yaw[i]), Math.cos(truth.yaw[i + 1] - truth.yaw[i])));
-  return errs.length ? { id: frames.id, drift: mean(errs), yawRate: turn / (ts.at(-1) - ts[0]), residual: est.native.bundleResidual } : null;
+  const d = ratioDrift(est, truth, input.clip.timestamps);
+  return d ? { id: frames.id, ...d, residual: est.native.bundleResidual } : null;
 }
 
 function summarize(windows) {
