@@ -13,6 +13,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GEOMETRIC_SUBSET, predictionRecords } from '../dist/baseline/baseline.js';
+import { pathLength } from '../dist/core/trajectory.js';
 import { readDataset } from '../dist/datasets/benchmark.js';
 import { evaluate } from '../dist/grade/index.js';
 import { computeDynamics, runOracle } from '../dist/oracle/index.js';
@@ -42,11 +43,6 @@ const VARIANTS = Object.fromEntries(
 const CONCURRENCY = Number(opt('--concurrency', 2));
 const subset = new Set(GEOMETRIC_SUBSET);
 
-const pathLength = (x, y) => {
-  let d = 0;
-  for (let i = 1; i < x.length; i++) d += Math.hypot(x[i] - x[i - 1], y[i] - y[i - 1]);
-  return d;
-};
 const median = (v) => {
   const s = [...v].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
@@ -77,8 +73,8 @@ try {
           const est = await estimateClipAsync(clip, { ...options, ...vo }, alternative && { ...alternative, ...vo });
           const g = truthOf.get(c.id);
           const idx = Array.from(clip.timestamps, (t) => g.t.findIndex((u) => Math.abs(u - t) < 1e-9));
-          const gl = pathLength(idx.map((i) => g.x[i]), idx.map((i) => g.y[i]));
-          const el = pathLength(est.trajectory.x, est.trajectory.y);
+          const gl = pathLength({ x: idx.map((i) => g.x[i]), y: idx.map((i) => g.y[i]) });
+          const el = pathLength(est.trajectory);
           const ea = computeDynamics(est.trajectory), ga = computeDynamics(g);
           let se = 0;
           for (let i = 0; i < ea.speed.length; i++) se += (ea.speed[i] - ga.speed[i]) ** 2;

@@ -16,6 +16,7 @@
 //
 //   npm run build && node bench/image-perturb.mjs [--kitti ROOT] [--sets 00,01+06]
 //       [--variants original,jpeg:95,jpeg:98,noise:0.5:1,noise:0.5:2,noise:0.5:3,shift:0.5,radial:0.01]
+//       [--frames all,10] [--config '{"resolution":"full"}' (engine configuration, vo/config.ts)]
 // Writes bench/results/image-perturb.json.
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,7 +28,7 @@ import { Rng } from '../dist/core/random.js';
 import { kittiClips, readKittiSequence } from '../dist/datasets/kitti.js';
 import { evaluate } from '../dist/grade/index.js';
 import { loadQuestions } from '../dist/oracle/index.js';
-import { engineConfig, engineInput } from '../dist/vo/config.js';
+import { engineConfig, engineInput, parseFrames } from '../dist/vo/config.js';
 import { estimateClip } from '../dist/vo/estimate.js';
 import { loadFrames } from '../dist/vo/frames.js';
 import { ratioDrift } from './lib/drift.mjs';
@@ -37,6 +38,8 @@ const { values: args } = parseArgs({
     kitti: { type: 'string', default: new URL('../../shared/data/kitti', import.meta.url).pathname },
     sets: { type: 'string', default: '00,01+06' },
     variants: { type: 'string', default: 'original,jpeg:95,jpeg:98,noise:0.5:1,noise:0.5:2,noise:0.5:3,shift:0.5,radial:0.01' },
+    frames: { type: 'string', default: 'all,10' },
+    config: { type: 'string', default: '{}' },
     out: { type: 'string', default: new URL('./results/image-perturb.json', import.meta.url).pathname },
   },
 });
@@ -44,6 +47,8 @@ const TURNING = 0.2; // rad/s, truth's mean |yaw rate|
 const IMPERCEPTIBLE = /^(original|jpeg|noise)/;
 const questions = loadQuestions();
 const subset = new Set(GEOMETRIC_SUBSET);
+const config = JSON.parse(args.config);
+const modes = args.frames.split(',').map((f) => ({ key: f === 'all' ? 'all' : `f${f}`, frames: parseFrames(f) }));
 const mean = (a) => (a.length ? a.reduce((x, y) => x + y, 0) / a.length : NaN);
 
 /** Bilinear sample of a greyscale image at (x, y), coordinates clamped to the image (no black border to track). */
@@ -92,7 +97,7 @@ async function variantSequence(variant, seq, root) {
 function gradeSet(clips, frames) {
   const preds = [], turning = [];
   clips.forEach((full, i) => {
-    const input = engineInput(loadFrames(full), engineConfig({ frames }));
+    const input = engineInput(loadFrames(full), engineConfig({ ...config, frames }, '--config'));
     const est = estimateClip(input.clip, input.options, input.alternative);
     preds.push(...predictClip(full, est.trajectory, questions, null, i * questions.questions.length));
     const d = frames === null ? ratioDrift(est, full.groundTruth, input.clip.timestamps) : null;
@@ -108,7 +113,7 @@ function gradeSet(clips, frames) {
 }
 
 const sets = args.sets.split(',').map((s) => s.split('+'));
-const result = { date: new Date().toISOString(), kitti: args.kitti, turningAbove: TURNING, variants: {} };
+const result = { date: new Date().toISOString(), kitti: args.kitti, config, turningAbove: TURNING, variants: {} };
 const tmp = mkdtempSync(join(tmpdir(), 'egogeo-bench-perturb-'));
 try {
   for (const variant of args.variants.split(',')) {
@@ -118,10 +123,11 @@ try {
     result.variants[variant] = {};
     for (const set of sets) {
       const clips = set.flatMap((seq) => kittiClips(readKittiSequence(dirs[seq])));
-      const row = { windows: clips.length, all: gradeSet(clips, null), ten: gradeSet(clips, 10) };
+      const row = { windows: clips.length };
+      for (const m of modes) row[m.key] = gradeSet(clips, m.frames);
       result.variants[variant][set.join('+')] = row;
       const t = row.all;
-      console.log(`${variant.padEnd(12)} ${set.join('+').padEnd(6)} all frames ${t.six.toFixed(3)} / ${t.fourteen.toFixed(3)}  10 frames ${row.ten.six.toFixed(3)} / ${row.ten.fourteen.toFixed(3)}  turning (${t.turningWindows}): drift ${(100 * t.turningDrift).toFixed(2)}%/pair, residual ${t.turningResidual.toFixed(4)} px`);
+      console.log(`${variant.padEnd(12)} ${set.join('+').padEnd(6)} ${modes.map((m) => `${m.frames ?? 'all'} frames ${row[m.key].six.toFixed(3)} / ${row[m.key].fourteen.toFixed(3)}`).join('  ')}${t ? `  turning (${t.turningWindows}): drift ${(100 * t.turningDrift).toFixed(2)}%/pair, residual ${t.turningResidual.toFixed(4)} px` : ''}`);
     }
     rmSync(root, { recursive: true, force: true });
   }
@@ -133,10 +139,10 @@ result.noiseFloor = {};
 const floor = Object.entries(result.variants).filter(([v]) => IMPERCEPTIBLE.test(v));
 for (const set of sets.map((s) => s.join('+'))) {
   result.noiseFloor[set] = {};
-  for (const [mode, key] of [['all', 'six'], ['all', 'fourteen'], ['ten', 'six'], ['ten', 'fourteen']]) {
-    const v = floor.map(([, r]) => r[set][mode][key]), m = mean(v);
+  for (const mode of modes) for (const key of ['six', 'fourteen']) {
+    const v = floor.map(([, r]) => r[set][mode.key][key]), m = mean(v);
     const sd = Math.sqrt(v.reduce((s, x) => s + (x - m) ** 2, 0) / Math.max(1, v.length - 1));
-    result.noiseFloor[set][`${mode === 'all' ? 'all frames' : '10 frames'} ${key === 'six' ? '6q' : '14q'}`] = { n: v.length, mean: m, sd, min: Math.min(...v), max: Math.max(...v) };
+    result.noiseFloor[set][`${mode.frames ?? 'all'} frames ${key === 'six' ? '6q' : '14q'}`] = { n: v.length, mean: m, sd, min: Math.min(...v), max: Math.max(...v) };
   }
 }
 console.log(`noise floor over ${floor.length} imperceptible variants (${floor.map(([v]) => v).join(', ')}): mean ± SD [min–max]`);

@@ -78,3 +78,10 @@ function toFloatArray(v: unknown, where: string, name: string): Float64Array {
   }
   return out;
 }
+
+/** The planar distance travelled along the samples (metres). */
+export function pathLength(traj: Pick<Trajectory, 'x' | 'y'>): number {
+  let s = 0;
+  for (let i = 1; i < traj.x.length; i++) s += Math.hypot(traj.x[i] - traj.x[i - 1], traj.y[i] - traj.y[i - 1]);
+  return s;
+}

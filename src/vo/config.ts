@@ -27,11 +27,12 @@ export type Scale = (typeof SCALES)[number];
 
 /**
  * The tracker's resolution for frames far apart (WIDE_BASELINE): 'half' tracks them at half size,
- * 'full' at the frames' own size (WIDE_BASELINE_FULL), 'auto' both, keeping the estimate whose
- * speeds the smoother is surer of (vo/estimate.ts `speedUncertainty`; with the road scale only:
- * other scales keep half size). Neither size wins on every clip, and the one that tracked the road
- * worse leaves the smoother less sure (bench/RESULTS.md, "Both resolutions at 10 frames"). Dense
- * frames are always tracked at full size.
+ * 'full' at the frames' own size (WIDE_BASELINE_FULL), 'auto' both, keeping full size's estimate
+ * unless its scale failed or the two disagree grossly on the distance travelled, when the one
+ * whose speeds the smoother is surer of is kept (vo/estimate.ts `kept`; with the road scale only:
+ * other scales keep half size). Full size is the more precise where both track; half size catches
+ * the clips where full size loses the road (bench/RESULTS.md, "Full size first at 10 frames").
+ * Dense frames are always tracked at full size.
  */
 export const RESOLUTIONS = ['auto', 'half', 'full'] as const;
 export type Resolution = (typeof RESOLUTIONS)[number];
@@ -45,7 +46,7 @@ export interface EngineConfig {
   photometric: Photometric;
   /** Where pyramids, FAST and KLT run (`--device auto` is resolved to one of these by native/device.ts first). */
   device: Device;
-  /** The tracker's resolution for frames far apart ('auto': both sizes, the surer estimate kept; 'half'; 'full'). */
+  /** The tracker's resolution for frames far apart ('auto': both sizes, full size's estimate kept unless one failed; 'half'; 'full'). */
   resolution: Resolution;
 }
 
@@ -178,8 +179,21 @@ export function clipOptions(clip: Pick<Clip, 'camera'>, timestamps: ArrayLike<nu
   };
 }
 
+/**
+ * Two sizes' distances travelled that differ by more than this factor (a third) are a failure of
+ * one of them, not a disagreement between measurements: where both track, full and half size
+ * differ by at most 23% (KITTI 00, 01, 06 and rendered highway at 10 frames); a size that lost the
+ * road or the scale read 0.06, 0.47 and 0.66 of the other's distance there (bench/RESULTS.md
+ * "Full size first at 10 frames").
+ */
+export const GROSS_DISAGREEMENT = 4 / 3;
+
+/** How resolution 'auto' chooses between its two estimates (vo/estimate.ts `kept`), as a run record states it. */
+const AUTO_KEPT = `full size, unless its scale failed or the two sizes' distances travelled differ by more than a third: then the estimate with the smaller mean relative speed uncertainty (scale road)`;
+
 /** What a run record stores of its configuration: the values, and the rule that switched clips to the wide-baseline preset. */
 export function engineRecord(c: EngineConfig) {
+  const both = bothSizes(c);
   return {
     method: c.method,
     photometric: c.photometric,
@@ -188,25 +202,29 @@ export function engineRecord(c: EngineConfig) {
     resolution: c.resolution,
     wide_baseline: {
       when: `median frame interval > ${WIDE_BASELINE_INTERVAL} s (after the frame selection)`,
-      options: { ...WIDE_BASELINE, ...(c.resolution === 'full' ? WIDE_BASELINE_FULL : {}) },
-      ...(c.resolution === 'auto' ? { also: { options: WIDE_BASELINE_FULL, kept: 'the estimate with the smaller mean relative speed uncertainty (scale road)' } } : {}),
+      options: { ...WIDE_BASELINE, ...(c.resolution === 'full' || both ? WIDE_BASELINE_FULL : {}) },
+      ...(both ? { also: { options: { ...WIDE_BASELINE }, kept: AUTO_KEPT } } : {}),
     },
   };
 }
 
+/** Whether frames far apart are tracked at both sizes (resolution 'auto' with the road scale: other scales' speeds carry no uncertainty to compare). */
+const bothSizes = (c: EngineConfig) => c.resolution === 'auto' && c.scale === 'road';
+
 /**
  * A clip as a run hands it to the engine: the frames the configuration selects (evenly spread), the
  * options it passes and, where it tracks far-apart frames at both sizes (resolution 'auto', road
- * scale), the other size's options (`alternative`: `estimateClip` runs both and keeps the surer).
+ * scale), full size's options first and half size's as the `alternative` (`estimateClip` runs both
+ * and keeps one, vo/estimate.ts `kept`).
  * The one place these are decided: a run's workers and `egogeo view` use it.
  */
 export function engineInput(full: LoadedClip, c: EngineConfig): { clip: LoadedClip; options: VoOptions; alternative?: VoOptions } {
   const clip = c.frames === null ? full : selectFrames(full, evenFrames(full.frames.length, c.frames));
   const gtSpeeds = c.scale === 'gt' ? pairSpeeds(full.groundTruth, clip.timestamps) : undefined;
   const wide = isWideBaseline(clip.timestamps);
-  const options: VoOptions = { scale: c.scale, photometric: c.photometric, device: c.device, gtSpeeds, ...(c.resolution === 'full' && wide ? WIDE_BASELINE_FULL : {}) };
-  const both = c.resolution === 'auto' && wide && c.scale === 'road';
-  return { clip, options, ...(both ? { alternative: { ...options, ...WIDE_BASELINE_FULL } } : {}) };
+  const options: VoOptions = { scale: c.scale, photometric: c.photometric, device: c.device, gtSpeeds };
+  if (wide && bothSizes(c)) return { clip, options: { ...options, ...WIDE_BASELINE_FULL }, alternative: options };
+  return { clip, options: { ...options, ...(c.resolution === 'full' && wide ? WIDE_BASELINE_FULL : {}) } };
 }
 
 /** Ground-truth speed (m/s) per frame pair, from the clip's trajectory (for scale 'gt'). */

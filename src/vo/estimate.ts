@@ -1,11 +1,12 @@
 /** Clip → estimated planar trajectory in the oracle's frame, through the native engine. */
 import type { Clip, LoadedClip } from '../core/clip.js';
-import type { Trajectory } from '../core/trajectory.js';
+import { pathLength, type Trajectory } from '../core/trajectory.js';
 import type { SpeedProfile } from '../io/trajectories.js';
 import { type NativeResult, type PixelFrame, processClip, processClipAsync, type VoOptions } from '../native/index.js';
-import { clipOptions } from './config.js';
+import { clipOptions, GROSS_DISAGREEMENT } from './config.js';
 import { loadFrames } from './frames.js';
 import { planarFromCameraPoses } from './planar.js';
+import { clipQuality } from './quality.js';
 import { DEFAULT_DYNAMICS } from '../oracle/dynamics.js';
 import { denseTimes, fromPairRates, profileAt, sparseFrames } from './densify.js';
 
@@ -57,24 +58,38 @@ function frameInput(frames: LoadedClip['frames']): { frames: (string | PixelFram
 
 /**
  * The engine over a clip; `opts` override what the clip and the run's defaults give (vo/config.ts
- * `clipOptions`). With `alternative` (engineInput's other tracking size) it runs under both option
- * sets and keeps the estimate whose speeds the smoother is surer of (`speedUncertainty`; the first
- * on a tie).
+ * `clipOptions`). With `alternative` (engineInput's half size beside full size, frames far apart)
+ * it runs under both option sets and keeps the first (`kept`).
  */
 export function estimateClip(clip: Clip, opts: VoOptions = {}, alternative?: VoOptions): Estimate {
   const c = loaded(clip);
   const run = (o: VoOptions) => estimate(c, processClip(...request(c, o)));
-  return alternative ? surer(c.timestamps, run(opts), run(alternative)) : run(opts);
+  const first = run(opts);
+  return alternative ? kept(c.timestamps, first, run(alternative)) : first;
 }
 
 export async function estimateClipAsync(clip: Clip, opts: VoOptions = {}, alternative?: VoOptions): Promise<Estimate> {
   const c = loaded(clip);
   const run = async (o: VoOptions) => estimate(c, await processClipAsync(...request(c, o)));
-  return alternative ? surer(c.timestamps, await run(opts), await run(alternative)) : run(opts);
+  const first = await run(opts);
+  return alternative ? kept(c.timestamps, first, await run(alternative)) : first;
 }
 
 function estimate(c: LoadedClip, nat: NativeResult): Estimate {
   return { trajectory: withSpeed(planarFromCameraPoses(c.id, c.timestamps, nat.rotations, nat.positions), nat), native: nat };
+}
+
+/**
+ * The first estimate (full size: its relative scales err half as much as half size's, which the
+ * smoother's uncertainty does not see because the errors a size's pairs share are not in its
+ * model), unless its scale failed or the two disagree grossly on the distance travelled: then one
+ * of them failed, and the one whose speeds the smoother is surer of is kept (the first on a tie).
+ */
+export function kept(timestamps: ArrayLike<number>, first: Estimate, second: Estimate): Estimate {
+  const ratio = pathLength(first.trajectory) / pathLength(second.trajectory);
+  const agree = ratio <= GROSS_DISAGREEMENT && ratio >= 1 / GROSS_DISAGREEMENT;
+  if (agree && clipQuality(first.native).verdict !== 'failed') return first;
+  return speedUncertainty(second.native, timestamps) < speedUncertainty(first.native, timestamps) ? second : first;
 }
 
 /**
@@ -93,6 +108,3 @@ export function speedUncertainty(nat: Pick<NativeResult, 'pairs'>, timestamps: A
   return n > 0 && Number.isFinite(sum) ? sum / n : Infinity;
 }
 
-function surer(t: ArrayLike<number>, a: Estimate, b: Estimate): Estimate {
-  return speedUncertainty(b.native, t) < speedUncertainty(a.native, t) ? b : a;
-}

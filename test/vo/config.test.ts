@@ -35,12 +35,14 @@ describe('engineConfig', () => {
       method: 'egogeo', photometric: 'pair', scale: 'road', frames: 10, resolution: 'auto',
       wide_baseline: {
         when: 'median frame interval > 0.15 s (after the frame selection)',
-        options: { ...WIDE_BASELINE },
-        also: { options: { ...WIDE_BASELINE_FULL }, kept: 'the estimate with the smaller mean relative speed uncertainty (scale road)' },
+        options: { ...WIDE_BASELINE, ...WIDE_BASELINE_FULL },
+        also: { options: { ...WIDE_BASELINE }, kept: "full size, unless its scale failed or the two sizes' distances travelled differ by more than a third: then the estimate with the smaller mean relative speed uncertainty (scale road)" },
       },
     });
     expect(engineRecord(engineConfig({ frames: 10, resolution: 'half' })).wide_baseline).toEqual({ when: expect.any(String), options: { ...WIDE_BASELINE } });
     expect(engineRecord(engineConfig({ frames: 10, resolution: 'full' })).wide_baseline.options).toEqual({ ...WIDE_BASELINE, ...WIDE_BASELINE_FULL });
+    // Other scales track at half size alone under 'auto'.
+    expect(engineRecord(engineConfig({ frames: 10, scale: 'none' })).wide_baseline).toEqual({ when: expect.any(String), options: { ...WIDE_BASELINE } });
   });
 });
 
@@ -58,7 +60,8 @@ describe('what a clip hands the engine', () => {
     const full = loadFrames(clip);
     const { clip: sel, options } = engineInput(full, engineConfig({ frames: 10, photometric: 'none' }));
     expect(Array.from(sel.timestamps).map((t) => Math.round(t * 10))).toEqual([0, 3, 7, 10, 13, 17, 20, 23, 27, 30]);
-    expect(options).toEqual({ scale: 'road', photometric: 'none', device: 'cpu', gtSpeeds: undefined });
+    // Frames far apart, resolution 'auto': full size first (half size is the alternative).
+    expect(options).toEqual({ scale: 'road', photometric: 'none', device: 'cpu', gtSpeeds: undefined, ...WIDE_BASELINE_FULL });
     expect(() => engineInput(full, engineConfig({ scale: 'gt' }))).toThrow(/scale 'gt' needs the clip's ground-truth trajectory/);
   });
 
@@ -72,12 +75,12 @@ describe('what a clip hands the engine', () => {
     expect(wide.alternative).toBeUndefined();
   });
 
-  it("resolution 'auto' (the default) hands frames far apart to the engine at both sizes, with the road scale only", () => {
+  it("resolution 'auto' (the default) hands frames far apart to the engine at both sizes, full size first, with the road scale only", () => {
     const full = loadFrames(clip);
     const auto = engineInput(full, engineConfig({ frames: 10 }));
     const half = engineInput(full, engineConfig({ frames: 10, resolution: 'half' }));
-    expect(auto.options).toEqual(half.options);
-    expect(auto.alternative).toEqual({ ...half.options, ...WIDE_BASELINE_FULL });
+    expect(auto.options).toEqual(engineInput(full, engineConfig({ frames: 10, resolution: 'full' })).options);
+    expect(auto.alternative).toEqual(half.options);
     expect(half.alternative).toBeUndefined();
     // Dense frames: one size; other scales: half size only (their speeds carry no uncertainty to compare).
     expect(engineInput(full, engineConfig()).alternative).toBeUndefined();

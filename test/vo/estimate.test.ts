@@ -1,11 +1,13 @@
 /**
  * Both tracking sizes (resolution 'auto', src/vo/estimate.ts): the engine runs a clip under both
- * option sets and keeps the estimate whose speeds the smoother is surer of.
+ * option sets and keeps full size's estimate unless its scale failed or the two disagree grossly on
+ * the distance travelled, then the one whose speeds the smoother is surer of.
  */
 import { describe, expect, it } from 'vitest';
 import type { Clip } from '../../src/core/clip.js';
-import { engineConfig, engineInput } from '../../src/vo/config.js';
-import { estimateClip, estimateClipAsync, speedUncertainty } from '../../src/vo/estimate.js';
+import { engineConfig, engineInput, GROSS_DISAGREEMENT } from '../../src/vo/config.js';
+import { pathLength } from '../../src/core/trajectory.js';
+import { estimateClip, estimateClipAsync, kept, speedUncertainty } from '../../src/vo/estimate.js';
 import { drivingClip } from '../helpers/render.js';
 import { NATIVE_BUILT } from '../run/fixtures.js';
 
@@ -27,29 +29,71 @@ describe('speedUncertainty', () => {
   });
 });
 
-describe.skipIf(!NATIVE_BUILT)('estimateClip with the other tracking size', () => {
-  // 10 frames 0.33 s apart on a rendered road at 8 m/s: frames far apart, so 'auto' hands both sizes.
-  const sim = drivingClip({ frames: 10, speed: 8, yawRate: 0.05, seed: 11, fps: 3 });
-  const clip: Clip = {
-    id: 'wide', source: 'synthetic', index: 0, qa: [],
-    camera: { intrinsics: sim.intrinsics, height: sim.cameraHeight }, frames: sim.frames, timestamps: sim.timestamps,
-  };
-  const input = engineInput(clip as never, engineConfig({ resolution: 'auto' }));
+describe('kept: which of the two sizes\' estimates stands', () => {
+  const t = [0, 1, 2];
+  type P = Pair & { roadDistance: number; roadPoints: number };
+  const road = (distance: number, speedSigma: number): P => ({ ...ok(distance, speedSigma), roadDistance: distance, roadPoints: 40 });
+  const unscaled: P = { ...ok(0, 0), roadDistance: 0, roadPoints: 0 };
+  // A straight path of `metres` whose two pairs carry `ps`.
+  const est = (metres: number, ps: P[]) => ({ trajectory: { x: Float64Array.from([0, metres / 2, metres]), y: new Float64Array(3) }, native: { pairs: ps } }) as never;
 
-  it('keeps the estimate the smoother is surer of, bit for bit the one that size gives alone', async () => {
-    expect(input.alternative).toBeDefined();
-    const half = estimateClip(input.clip, input.options), full = estimateClip(input.clip, input.alternative);
-    const u = [speedUncertainty(half.native, input.clip.timestamps), speedUncertainty(full.native, input.clip.timestamps)];
-    expect(u.every(Number.isFinite), JSON.stringify(u)).toBe(true);
-    // The two sizes measure differently: the rule has something to choose.
-    expect(u[0]).not.toBe(u[1]);
-    const kept = u[1] < u[0] ? full : half;
-    const both = estimateClip(input.clip, input.options, input.alternative);
-    expect(Array.from(both.trajectory.x)).toEqual(Array.from(kept.trajectory.x));
-    expect(Array.from(both.native.positions)).toEqual(Array.from(kept.native.positions));
-    const bothAsync = await estimateClipAsync(input.clip, input.options, input.alternative);
-    expect(Array.from(bothAsync.native.positions)).toEqual(Array.from(kept.native.positions));
-    // Listed the other way round, the same estimate is kept.
-    expect(Array.from(estimateClip(input.clip, input.alternative, input.options).native.positions)).toEqual(Array.from(kept.native.positions));
+  it('the first (full size) where the two agree on the distance, even when the smoother is surer of the second', () => {
+    const first = est(10, [road(5, 1), road(5, 1)]), second = est(12, [road(6, 0.1), road(6, 0.1)]);
+    expect(kept(t, first, second)).toBe(first);
+    // A factor of exactly GROSS_DISAGREEMENT still agrees.
+    const far = est(10 * GROSS_DISAGREEMENT, [road(7.5, 0.1), road(7.5, 0.1)]);
+    expect(kept(t, first, far)).toBe(first);
+  });
+  it('the surer where they disagree grossly: one of them lost the road or the scale', () => {
+    const collapsed = est(0.6, [road(0.3, 0.2), road(0.3, 0.2)]), good = est(10, [road(5, 0.2), road(5, 0.2)]);
+    expect(kept(t, collapsed, good)).toBe(good);
+    const long = est(20, [road(10, 0.5), road(10, 0.5)]), half = est(10, [road(5, 2), road(5, 2)]);
+    expect(kept(t, long, half)).toBe(long);
+  });
+  it('the surer where the first one\'s scale failed, whatever the distances', () => {
+    const failed = est(10, [unscaled, unscaled]), second = est(11, [road(5.5, 0.3), road(5.5, 0.3)]);
+    expect(kept(t, failed, second)).toBe(second);
+  });
+});
+
+describe.skipIf(!NATIVE_BUILT)('estimateClip with the other tracking size', () => {
+  // 10 frames 0.33 s apart on a rendered road at 8 m/s (24 m): frames far apart, so 'auto' hands both sizes.
+  const input = (seed: number) => {
+    const sim = drivingClip({ frames: 10, speed: 8, yawRate: 0.05, seed, fps: 3 });
+    const clip: Clip = {
+      id: `wide${seed}`, source: 'synthetic', index: 0, qa: [],
+      camera: { intrinsics: sim.intrinsics, height: sim.cameraHeight }, frames: sim.frames, timestamps: sim.timestamps,
+    };
+    return engineInput(clip as never, engineConfig({ resolution: 'auto' }));
+  };
+  const sizes = (i: ReturnType<typeof input>) => {
+    expect(i.alternative).toBeDefined();
+    const full = estimateClip(i.clip, i.options), half = estimateClip(i.clip, i.alternative);
+    return { full, half, ratio: pathLength(full.trajectory) / pathLength(half.trajectory) };
+  };
+
+  it('keeps full size where both sizes track, bit for bit the estimate that size gives alone', async () => {
+    const i = input(12);
+    const { full, half, ratio } = sizes(i);
+    // Both sizes measured the drive, and differently (here the smoother is about as sure of either).
+    expect(pathLength(full.trajectory)).toBeGreaterThan(22);
+    expect(ratio).toBeGreaterThan(1 / GROSS_DISAGREEMENT);
+    expect(ratio).toBeLessThan(GROSS_DISAGREEMENT);
+    expect(Array.from(full.native.positions)).not.toEqual(Array.from(half.native.positions));
+    const both = estimateClip(i.clip, i.options, i.alternative);
+    expect(Array.from(both.trajectory.x)).toEqual(Array.from(full.trajectory.x));
+    expect(Array.from(both.native.positions)).toEqual(Array.from(full.native.positions));
+    const bothAsync = await estimateClipAsync(i.clip, i.options, i.alternative);
+    expect(Array.from(bothAsync.native.positions)).toEqual(Array.from(full.native.positions));
+  }, 60_000);
+
+  it('keeps the surer where full size lost the road: its distance a third short of half size\'s', () => {
+    const i = input(11);
+    const { full, half, ratio } = sizes(i);
+    // Full size's road points read a consistent 1.7 m a pair where the car drives 2.67 m.
+    expect(ratio).toBeLessThan(1 / GROSS_DISAGREEMENT);
+    expect(Math.abs(pathLength(half.trajectory) / 24 - 1)).toBeLessThan(0.05);
+    expect(speedUncertainty(half.native, i.clip.timestamps)).toBeLessThan(speedUncertainty(full.native, i.clip.timestamps));
+    expect(Array.from(estimateClip(i.clip, i.options, i.alternative).native.positions)).toEqual(Array.from(half.native.positions));
   }, 60_000);
 });
