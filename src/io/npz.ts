@@ -11,8 +11,7 @@
  * `np.savez_compressed` does for float64 arrays (version 1.0 headers, deflated members), with a
  * fixed timestamp so the same arrays always give the same bytes. May import: core/.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { checkInputFile } from './safety.js';
+import { readInputBytes } from './safety.js';
 import { createRequire } from 'node:module';
 import type { Zippable } from 'fflate';
 
@@ -40,14 +39,7 @@ const MAGIC = [0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59]; // \x93NUMPY
 
 /** Reads every array of an `.npz` file. Errors name the file and the member. */
 export function readNpz(path: string): Record<string, NpyArray> {
-  let bytes: Uint8Array;
-  if (existsSync(path)) checkInputFile(path, 'NumPy file');
-  try {
-    bytes = readFileSync(path);
-  } catch (e) {
-    throw new InputError(`${path}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-  }
-  return decodeNpz(bytes, path);
+  return decodeNpz(readInputBytes(path, 'NumPy file'), path);
 }
 
 /** Decodes npz bytes; `where` prefixes error messages. */
@@ -69,14 +61,7 @@ export function decodeNpz(bytes: Uint8Array, where = 'npz'): Record<string, NpyA
 
 /** Reads one `.npy` file. */
 export function readNpy(path: string): NpyArray {
-  let bytes: Uint8Array;
-  if (existsSync(path)) checkInputFile(path, 'NumPy file');
-  try {
-    bytes = readFileSync(path);
-  } catch (e) {
-    throw new InputError(`${path}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-  }
-  return decodeNpy(bytes, path);
+  return decodeNpy(readInputBytes(path, 'NumPy file'), path);
 }
 
 interface Dtype {

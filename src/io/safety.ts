@@ -198,6 +198,16 @@ export function checkInputFile(path: string, what = 'file', maxBytes = MAX_INPUT
   return s;
 }
 
+/** Reads a binary input whole after `checkInputFile` (an npz, an image); errors name the file. */
+export function readInputBytes(path: string, what = 'file', maxBytes = MAX_INPUT_BYTES): Buffer {
+  checkInputFile(path, what, maxBytes);
+  try {
+    return readFileSync(path);
+  } catch (e) {
+    throw new InputError(`${path}: cannot read (${errnoText(e)})`);
+  }
+}
+
 /** Reads a text input whole after `checkInputFile`; lines longer than `MAX_LINE_CHARS` are refused. */
 export function readInputText(path: string, what = 'file', maxBytes = MAX_INPUT_BYTES): string {
   checkInputFile(path, what, maxBytes);

@@ -16,6 +16,7 @@ import type { Clip } from '../core/clip.js';
 import { readDataset } from '../datasets/benchmark.js';
 import { groundTruthArrays, type NpzArraysReader, readNpzArrays } from '../datasets/groundtruth.js';
 import { readPredictions } from '../io/predictions.js';
+import { readInputText } from '../io/safety.js';
 import { parseTum, qualityFromTum } from '../io/trajectories.js';
 import type { DynamicsArrays } from '../oracle/index.js';
 import { readRunRecord, sidecar } from '../run/run.js';
@@ -177,13 +178,7 @@ export function loadReportInputs(o: LoadOptions): Loaded {
 
 /** Reads and validates a leaderboard file (`--leaderboard`). */
 export function readLeaderboard(file: string): LeaderboardRow[] {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new InputError(`${file}: cannot read (${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : (code ?? String(e))})`);
-  }
+  const text = readInputText(file, 'leaderboard JSON file');
   let data: unknown;
   try {
     data = JSON.parse(text);
