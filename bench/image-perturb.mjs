@@ -17,8 +17,12 @@
 //   npm run build && node bench/image-perturb.mjs [--kitti ROOT] [--sets 00,01+06]
 //       [--variants original,jpeg:95,jpeg:98,noise:0.5:1,noise:0.5:2,noise:0.5:3,shift:0.5,radial:0.01]
 //       [--frames all,10] [--config '{"resolution":"full"}' (engine configuration, vo/config.ts)]
-// Writes bench/results/image-perturb.json.
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+//       [--options '{"ratioDrift":0.4}' (addon options over the run's, both tracking sizes: VoOptions)]
+//       [--against bench/results/image-perturb-auto-10.json (a previous run: the differences
+//        variant by variant, paired, mean ± SD and how many copies rose and fell)]
+// Writes bench/results/image-perturb.json. Two engines compared over the same copies differ far less
+// than either moves over them: the paired difference is what decides (bench/RESULTS.md).
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -40,6 +44,8 @@ const { values: args } = parseArgs({
     variants: { type: 'string', default: 'original,jpeg:95,jpeg:98,noise:0.5:1,noise:0.5:2,noise:0.5:3,shift:0.5,radial:0.01' },
     frames: { type: 'string', default: 'all,10' },
     config: { type: 'string', default: '{}' },
+    options: { type: 'string', default: '{}' },
+    against: { type: 'string' },
     out: { type: 'string', default: new URL('./results/image-perturb.json', import.meta.url).pathname },
   },
 });
@@ -48,6 +54,7 @@ const IMPERCEPTIBLE = /^(original|jpeg|noise)/;
 const questions = loadQuestions();
 const subset = new Set(GEOMETRIC_SUBSET);
 const config = JSON.parse(args.config);
+const options = JSON.parse(args.options);
 const modes = args.frames.split(',').map((f) => ({ key: f === 'all' ? 'all' : `f${f}`, frames: parseFrames(f) }));
 const mean = (a) => (a.length ? a.reduce((x, y) => x + y, 0) / a.length : NaN);
 
@@ -98,7 +105,7 @@ function gradeSet(clips, frames) {
   const preds = [], turning = [];
   clips.forEach((full, i) => {
     const input = engineInput(loadFrames(full), engineConfig({ ...config, frames }, '--config'));
-    const est = estimateClip(input.clip, input.options, input.alternative);
+    const est = estimateClip(input.clip, { ...input.options, ...options }, input.alternative && { ...input.alternative, ...options });
     preds.push(...predictClip(full, est.trajectory, questions, null, i * questions.questions.length));
     const d = frames === null ? ratioDrift(est, full.groundTruth, input.clip.timestamps) : null;
     if (d && d.yawRate > TURNING) turning.push({ drift: d.drift, residual: est.native.bundleResidual });
@@ -113,7 +120,7 @@ function gradeSet(clips, frames) {
 }
 
 const sets = args.sets.split(',').map((s) => s.split('+'));
-const result = { date: new Date().toISOString(), kitti: args.kitti, config, turningAbove: TURNING, variants: {} };
+const result = { date: new Date().toISOString(), kitti: args.kitti, config, options, turningAbove: TURNING, variants: {} };
 const tmp = mkdtempSync(join(tmpdir(), 'egogeo-bench-perturb-'));
 try {
   for (const variant of args.variants.split(',')) {
@@ -148,6 +155,20 @@ for (const set of sets.map((s) => s.join('+'))) {
 console.log(`noise floor over ${floor.length} imperceptible variants (${floor.map(([v]) => v).join(', ')}): mean ± SD [min–max]`);
 for (const [set, figs] of Object.entries(result.noiseFloor)) {
   console.log(`${set.padEnd(6)} ${Object.entries(figs).map(([k, s]) => `${k} ${s.mean.toFixed(3)} ± ${s.sd.toFixed(3)} [${s.min.toFixed(3)}–${s.max.toFixed(3)}]`).join('  ')}`);
+}
+// Paired against a previous run: the same copies, so each difference is the engines' alone.
+if (args.against) {
+  const before = JSON.parse(readFileSync(args.against, 'utf8')).variants;
+  result.against = { file: args.against, differences: {} };
+  console.log(`paired against ${args.against}: mean ± SD of the differences over the variants both ran (rose / fell)`);
+  for (const set of sets.map((s) => s.join('+'))) for (const mode of modes) for (const key of ['six', 'fourteen']) {
+    const d = Object.entries(result.variants).filter(([v]) => before[v]?.[set]?.[mode.key]).map(([v, r]) => r[set][mode.key][key] - before[v][set][mode.key][key]);
+    if (!d.length) continue;
+    const m = mean(d), sd = Math.sqrt(d.reduce((s, x) => s + (x - m) ** 2, 0) / Math.max(1, d.length - 1));
+    const name = `${set} ${mode.frames ?? 'all'} frames ${key === 'six' ? '6q' : '14q'}`;
+    result.against.differences[name] = { n: d.length, mean: m, sd, rose: d.filter((x) => x > 0).length, fell: d.filter((x) => x < 0).length };
+    console.log(`${name.padEnd(24)} ${m >= 0 ? '+' : ''}${m.toFixed(4)} ± ${sd.toFixed(4)} (${d.filter((x) => x > 0).length} / ${d.filter((x) => x < 0).length} of ${d.length})`);
+  }
 }
 mkdirSync(join(args.out, '..'), { recursive: true });
 writeFileSync(args.out, `${JSON.stringify(result, null, 1)}\n`);
