@@ -14,18 +14,16 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { makeTrajectory } = await import(join(root, 'dist/core/trajectory.js'));
 const { loadQuestions, runOracle } = await import(join(root, 'dist/oracle/index.js'));
 const { mulberry32: prng } = await import(join(root, 'dist/core/random.js'));
 
-const arg = (name, dflt) => {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? Number(process.argv[i + 1]) : dflt;
-};
-const N = arg('--n', 100_000);
-const RUNS = arg('--runs', 5);
+const { values: args } = parseArgs({ options: { n: { type: 'string', default: '100000' }, runs: { type: 'string', default: '5' } } });
+const N = Number(args.n);
+const RUNS = Number(args.runs);
 
 
 function generate(n, seed = 20260) {

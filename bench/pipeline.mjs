@@ -23,18 +23,16 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = join(ROOT, 'bin/egogeo.js');
 const RUSAGE = join(ROOT, 'bench/lib/rusage.mjs');
-const arg = (name, dflt) => {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? process.argv[i + 1] : dflt;
-};
+const { values: args } = parseArgs({ options: { runs: { type: 'string', default: '3' }, limit: { type: 'string', default: '40' } } });
 
 // ---- parent ------------------------------------------------------------------------------------
-const RUNS = Number(arg('--runs', '3'));
-const LIMIT = Number(arg('--limit', '40'));
+const RUNS = Number(args.runs);
+const LIMIT = Number(args.limit);
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;

@@ -15,19 +15,26 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SHARED = join(ROOT, '../shared');
-const arg = (name, dflt) => {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? process.argv[i + 1] : dflt;
-};
-const REF = arg('--ref', process.env.EGODYN_REF);
-const SEQ = arg('--seq', '00');
-const METHODS = arg('--methods', 'vo-proxy,flow-heuristic').split(',');
-const RUNS = Number(arg('--runs', '3'));
-const CORE = arg('--core', '0');
-const PYTHON = arg('--python', '/usr/bin/python3');
+const { values: args } = parseArgs({
+  options: {
+    ref: { type: 'string', default: process.env.EGODYN_REF },
+    seq: { type: 'string', default: '00' },
+    methods: { type: 'string', default: 'vo-proxy,flow-heuristic' },
+    runs: { type: 'string', default: '3' },
+    core: { type: 'string', default: '0' },
+    python: { type: 'string', default: '/usr/bin/python3' },
+  },
+});
+const REF = args.ref;
+const SEQ = args.seq;
+const METHODS = args.methods.split(',');
+const RUNS = Number(args.runs);
+const CORE = args.core;
+const PYTHON = args.python;
 const KITTI = join(SHARED, 'data/kitti');
 const GOLD = join(SHARED, 'golden/oracle_cases.jsonl');
 const ANCHOR = join(SHARED, 'tools/anchor_baseline.py');

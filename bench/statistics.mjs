@@ -20,19 +20,17 @@ import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync,
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const arg = (name, dflt) => {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? process.argv[i + 1] : dflt;
-};
+const { values: args } = parseArgs({ options: { ref: { type: 'string', default: process.env.EGODYN_REF }, runs: { type: 'string', default: '3' }, python: { type: 'string', default: '/usr/bin/python3' } } });
 const die = (m) => {
   console.error(`bench/statistics: ${m}`);
   process.exit(1);
 };
-const REF = arg('--ref', process.env.EGODYN_REF);
-const RUNS = Number(arg('--runs', '3'));
-const PYTHON = arg('--python', '/usr/bin/python3');
+const REF = args.ref;
+const RUNS = Number(args.runs);
+const PYTHON = args.python;
 const SHARED = join(root, '..', 'shared');
 if (!REF || !existsSync(join(REF, 'scripts/bootstrap_confidence.py'))) die('--ref DIR (or EGODYN_REF) must be a working tree of TUM-AVS/EgoDyn-Bench');
 if (!existsSync(join(SHARED, 'golden/reference_results/vod.jsonl'))) die(`${SHARED} lacks golden/reference_results/vod.jsonl`);

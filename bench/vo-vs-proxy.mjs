@@ -20,20 +20,27 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SHARED = join(ROOT, '../shared');
-const arg = (name, dflt) => {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? process.argv[i + 1] : dflt;
-};
-const REF = arg('--ref', process.env.EGODYN_REF);
-const SEQS = arg('--seq', '00').split(',');
-const RUNS = Number(arg('--runs', '3'));
-const CORE = arg('--core', '0');
+const { values: args } = parseArgs({
+  options: {
+    ref: { type: 'string', default: process.env.EGODYN_REF },
+    seq: { type: 'string', default: '00' },
+    runs: { type: 'string', default: '3' },
+    core: { type: 'string', default: '0' },
+    resolution: { type: 'string', default: 'auto' },
+    python: { type: 'string', default: '/usr/bin/python3' },
+  },
+});
+const REF = args.ref;
+const SEQS = args.seq.split(',');
+const RUNS = Number(args.runs);
+const CORE = args.core;
 // egogeo's --resolution, one or more (each timed in the same alternating runs, so every ratio is side by side).
-const RESOLUTIONS = arg('--resolution', 'auto').split(',');
-const PYTHON = arg('--python', '/usr/bin/python3');
+const RESOLUTIONS = args.resolution.split(',');
+const PYTHON = args.python;
 const KITTI = join(SHARED, 'data/kitti');
 const GOLD = join(SHARED, 'golden/oracle_cases.jsonl');
 const PROXY = join(SHARED, 'tools/anchor_vo_proxy.py');
