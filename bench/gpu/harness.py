@@ -19,6 +19,7 @@ without --reference: prints "no CUDA device" and exits 2.
 import argparse
 import ctypes as C
 import glob
+import hashlib
 import json
 import multiprocessing as mp
 import os
@@ -28,6 +29,10 @@ import time
 
 import cv2
 import numpy as np
+
+# Before any other cv2 call: the throughput step's CPU pool forks this process, and a fork taken
+# after cv2's thread pool has started can hang in the children (seen on the H200 machine).
+cv2.setNumThreads(1)
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
 # The agreement bar, shared with the self-check --device auto|gpu runs (src/native/device.ts).
@@ -94,7 +99,7 @@ class Gpu:
         self.ctx = P()
         rc = lib.egogeo_gpu_create(C.byref(p), C.byref(self.ctx))
         if rc != 0:
-            msg = lib.egogeo_gpu_last_error(self.ctx).decode()
+            msg = lib.egogeo_gpu_last_error(self.ctx).decode(errors='replace')
             lib.egogeo_gpu_destroy(self.ctx)
             self.ctx = None
             raise RuntimeError(f'create: {msg}')
@@ -107,7 +112,7 @@ class Gpu:
 
     def _ok(self, rc, what):
         if rc != 0:
-            raise RuntimeError(f'{what}: {self.lib.egogeo_gpu_last_error(self.ctx).decode()}')
+            raise RuntimeError(f'{what}: {self.lib.egogeo_gpu_last_error(self.ctx).decode(errors="replace")}')
 
     def push(self, items):  # [(slot, buffer, img)]
         arr = (Frame * len(items))(*[Frame(s, b, img.ctypes.data, img.shape[1], img.shape[0], img.strides[0]) for s, b, img in items])
@@ -148,7 +153,7 @@ def reference_track(lib, a, b, pts, levels):
     rc = lib.egogeo_gpu_reference_track(C.byref(p), a.ctypes.data, b.ctypes.data, a.shape[1], a.shape[0], len(pts), pts.ctypes.data,
                                         f.ctypes.data, bk.ctypes.data, st.ctypes.data, err, 256)
     if rc != 0:
-        raise RuntimeError(err.value.decode())
+        raise RuntimeError(err.value.decode(errors='replace'))
     return f, bk, st
 
 
@@ -159,7 +164,7 @@ def reference_detect(lib, img, max_features, existing=np.zeros((0, 2), np.float3
     job = DetectJob(0, 0, FAST_T, max_features, 10, 4, 8, len(ex), ex.ctypes.data if len(ex) else None, cap, xy.ctypes.data, sc.ctypes.data,
                     C.addressof(cnt), C.addressof(fnd))
     if lib.egogeo_gpu_reference_detect(img.ctypes.data, img.shape[1], img.shape[0], C.byref(job), err, 256) != 0:
-        raise RuntimeError(err.value.decode())
+        raise RuntimeError(err.value.decode(errors='replace'))
     return xy[:cnt.value], sc[:cnt.value], fnd.value
 
 
@@ -273,22 +278,32 @@ def throughput(lib, frames, sizes, clips, length, batch, workers):
         n = clips * length
         # GPU: `batch` clips at a time; per time step one push, one detect, one track for all of them.
         g = Gpu(lib, w, h, 3, batch, max_points=MAXF)
+        steps = {'push': 0.0, 'track': 0.0, 'detect': 0.0}
         try:
             def run_gpu():
+                for k in steps:
+                    steps[k] = 0.0
                 for at in range(0, clips, batch):
                     group = clip_list[at:at + batch]
                     pts = [np.zeros((0, 2), np.float32)] * len(group)
                     for t in range(length):
+                        t0 = time.perf_counter()
                         g.push([(i, t % 2, c[t]) for i, c in enumerate(group)])
+                        t1 = time.perf_counter()
                         if t > 0:
                             g.track([(i, (t - 1) % 2, t % 2, p) for i, p in enumerate(pts)])
+                        t2 = time.perf_counter()
                         pts = [xy for xy, _, _ in g.detect([(i, t % 2, np.zeros((0, 2))) for i in range(len(group))])]
+                        steps['push'] += t1 - t0
+                        steps['track'] += t2 - t1
+                        steps['detect'] += time.perf_counter() - t2
             run_gpu()  # warm-up (first launches, page-in)
             t0 = time.perf_counter()
             run_gpu()
             gpu_s = time.perf_counter() - t0
         finally:
             g.close()
+        calls = length * ((clips + batch - 1) // batch)
         with mp.get_context('fork').Pool(workers) as pool:
             pool.map(_cpu_clip, [(clip_list[0], 3)] * workers)  # warm-up
             t0 = time.perf_counter()
@@ -300,9 +315,11 @@ def throughput(lib, frames, sizes, clips, length, batch, workers):
         once_s = max(1e-9, cpu_s - 4 * pyr_s / workers)
         res.append({'width': w, 'height': h, 'clips': clips, 'frames_per_clip': length, 'frames': n, 'gpu_batch': batch,
                     'gpu_fps': n / gpu_s, 'cpu_fps': done / cpu_s, 'cpu_fps_pyramids_once': done / once_s, 'cpu_processes': workers,
-                    'speedup': (n / gpu_s) / (done / cpu_s), 'speedup_vs_pyramids_once': (n / gpu_s) / (done / once_s)})
+                    'speedup': (n / gpu_s) / (done / cpu_s), 'speedup_vs_pyramids_once': (n / gpu_s) / (done / once_s),
+                    'gpu_ms_per_call': {k: 1000 * v / calls for k, v in steps.items()}})
         print(f'  {w}x{h}: GPU {n / gpu_s:.0f} frames/s, CPU ({workers} processes) {done / cpu_s:.0f} frames/s '
-              f'({done / once_s:.0f} with one pyramid per frame, estimated)', flush=True)
+              f'({done / once_s:.0f} with one pyramid per frame, estimated); GPU ms per call of {batch} clips: '
+              + ', '.join(f'{k} {1000 * v / calls:.2f}' for k, v in steps.items()), flush=True)
     return res
 
 
@@ -319,6 +336,7 @@ def main():
     ap.add_argument('--length', type=int, default=10, help='frames per clip')
     ap.add_argument('--batch', type=int, default=32, help='clips in flight on the GPU')
     ap.add_argument('--workers', type=int, default=os.cpu_count() or 1)
+    ap.add_argument('--sizes', default='1241x376,1600x900', help='throughput frame sizes, WxH,WxH')
     a = ap.parse_args()
 
     result = {'started': time.strftime('%Y-%m-%dT%H:%M:%S'), 'cv2': cv2.__version__}
@@ -328,11 +346,15 @@ def main():
         for cmd in (['cmake', '-S', os.path.join(ROOT, 'native', 'gpu'), '-B', b, '-G', 'Ninja', f'-DCMAKE_CUDA_ARCHITECTURES={a.arch}'],
                     ['cmake', '--build', b]):
             subprocess.run(cmd, check=True)
-        t = subprocess.run(['ctest', '--test-dir', b, '--output-on-failure'], capture_output=True, text=True)
+        # Whatever its bytes (a test may print a buffer that is not UTF-8).
+        t = subprocess.run(['ctest', '--test-dir', b, '--output-on-failure'], capture_output=True, text=True, errors='replace')
         print(t.stdout[-3000:], flush=True)
         result['build_s'] = time.perf_counter() - t0
-        result['ctest'] = {'ok': t.returncode == 0, 'output': t.stdout[-4000:]}
+        result['ctest'] = {'ok': t.returncode == 0, 'output': t.stdout[-12000:]}
     lib = load(a.lib)
+    with open(a.lib, 'rb') as f:
+        result['library'] = {'path': os.path.relpath(a.lib, ROOT), 'sha256': hashlib.sha256(f.read()).hexdigest(),
+                             'reference_backend': os.environ.get('EGOGEO_GPU_REFERENCE') == '1'}
     devices = lib.egogeo_gpu_device_count()
     if devices == 0 and not a.reference:
         print('no CUDA device')
@@ -340,7 +362,7 @@ def main():
     if devices:
         name = C.create_string_buffer(256)
         lib.egogeo_gpu_device_name(0, name, 256)
-        result['device'] = name.value.decode()
+        result['device'] = name.value.decode(errors='replace')
         print(f'device: {result["device"]}', flush=True)
     d = os.path.join(a.frames, 'image_0') if os.path.isdir(os.path.join(a.frames, 'image_0')) else a.frames
     files = sorted(glob.glob(os.path.join(d, '*.jpg')) + glob.glob(os.path.join(d, '*.png')))[: a.max_frames]
@@ -349,19 +371,26 @@ def main():
     frames = [cv2.imread(f, cv2.IMREAD_GRAYSCALE) for f in files]
     result['frames'] = {'dir': d, 'count': len(frames), 'size': [frames[0].shape[1], frames[0].shape[0]]}
     t0 = time.perf_counter()
-    result['accuracy'] = accuracy(lib, frames, a.reference or devices == 0, min(a.batch, 16))
-    result['accuracy']['mode'] = 'host reference' if (a.reference or devices == 0) else 'device'
-    result['accuracy_s'] = time.perf_counter() - t0
-    print(json.dumps(result['accuracy'], indent=1), flush=True)
-    if not a.reference:
-        result['throughput'] = throughput(lib, frames, [(1241, 376), (1600, 900)], a.clips, a.length, a.batch, a.workers)
+    try:
+        result['accuracy'] = accuracy(lib, frames, a.reference or devices == 0, min(a.batch, 16))
+        result['accuracy']['mode'] = 'host reference' if (a.reference or devices == 0) else 'device'
+        result['accuracy_s'] = time.perf_counter() - t0
+        print(json.dumps(result['accuracy'], indent=1), flush=True)
+        if not a.reference:
+            sizes = [tuple(int(v) for v in s.split('x')) for s in a.sizes.split(',')]
+            result['throughput'] = throughput(lib, frames, sizes, a.clips, a.length, a.batch, a.workers)
+    except RuntimeError as e:  # the library's message (a failed self-test, say): keep it in the JSON
+        result['error'] = str(e)
+        print(f'error: {e}', flush=True)
     result['finished'] = time.strftime('%Y-%m-%dT%H:%M:%S')
     os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
     with open(a.out, 'w') as f:
         json.dump(result, f, indent=1)
     print(f'wrote {a.out}')
-    failed = [k for k, v in result['accuracy'].items() if isinstance(v, dict) and v.get('pass') is False]
-    if not result['accuracy']['detection']['identical'] == result['accuracy']['detection']['frames']:
+    acc = result.get('accuracy', {})
+    failed = ['error'] if 'error' in result else []
+    failed += [k for k, v in acc.items() if isinstance(v, dict) and v.get('pass') is False]
+    if 'detection' in acc and acc['detection']['identical'] != acc['detection']['frames']:
         failed.append('detection')
     if not result.get('ctest', {'ok': True})['ok']:
         failed.append('ctest')

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <new>
 #include <string>
 #include <vector>
@@ -110,6 +111,8 @@ size_t align_up(size_t v) { return (v + 255) & ~size_t(255); }
 struct egogeo_gpu_context {
   egogeo_gpu_params p{};
   std::string error;
+  bool ready = false;                 // created and self-tested: calls are accepted
+  std::unique_ptr<HostBackend> host;  // EGOGEO_GPU_REFERENCE=1: the host reference instead of CUDA
   cudaStream_t stream = nullptr;
   cudaEvent_t staged = nullptr;  // recorded after the last copy out of pinned staging
   bool started = false;          // `staged` has been recorded at least once
@@ -172,6 +175,7 @@ extern "C" {
 int egogeo_gpu_abi_version(void) { return EGOGEO_GPU_ABI; }
 
 int egogeo_gpu_device_count(void) {
+  if (env_flag("EGOGEO_GPU_REFERENCE")) return 1;  // the host reference stands in for device 0
   int n = 0;
   if (cudaGetDeviceCount(&n) != cudaSuccess) {
     cudaGetLastError();
@@ -182,6 +186,10 @@ int egogeo_gpu_device_count(void) {
 
 int egogeo_gpu_device_name(int device, char* buf, size_t len) {
   const int n = egogeo_gpu_device_count();
+  if (env_flag("EGOGEO_GPU_REFERENCE") && device == 0) {
+    put_message(buf, len, "host reference (EGOGEO_GPU_REFERENCE=1, no CUDA)");
+    return EGOGEO_GPU_OK;
+  }
   if (device < 0 || device >= n) {
     put_message(buf, len, n == 0 ? "no CUDA device" : "no CUDA device " + std::to_string(device) + " (" + std::to_string(n) + " present)");
     return EGOGEO_GPU_ENODEV;
@@ -231,17 +239,27 @@ void egogeo_gpu_destroy(egogeo_gpu_context* ctx) {
   delete ctx;
 }
 
-int egogeo_gpu_create(const egogeo_gpu_params* params, egogeo_gpu_context** out) {
-  if (!out) return EGOGEO_GPU_EINVAL;
-  *out = nullptr;
-  auto* ctx = new (std::nothrow) egogeo_gpu_context();
-  if (!ctx) return EGOGEO_GPU_ENOMEM;
-  *out = ctx;
+}  // extern "C"
+
+namespace {
+
+/// Everything create does but the self-test: checks, then CUDA's stream, pools and staging (or
+/// the host reference's buffers).
+int create_context(const egogeo_gpu_params* params, egogeo_gpu_context* ctx) {
   if (!params) return ctx->fail(EGOGEO_GPU_EINVAL, "create: params is NULL");
   const std::string bad = check_params(*params);
   if (!bad.empty()) return ctx->fail(EGOGEO_GPU_EINVAL, "create: " + bad);
   ctx->p = *params;
   const egogeo_gpu_params& p = ctx->p;
+  const size_t slots = static_cast<size_t>(p.batch) * p.buffers;
+  if (env_flag("EGOGEO_GPU_REFERENCE")) {
+    if (p.device != 0) return ctx->fail(EGOGEO_GPU_ENODEV, "no device " + std::to_string(p.device) + " (EGOGEO_GPU_REFERENCE=1 has device 0 only)");
+    ctx->host.reset(new (std::nothrow) HostBackend(p));
+    if (!ctx->host) return ctx->fail(EGOGEO_GPU_ENOMEM, "create: out of host memory");
+    ctx->buffers.resize(slots);
+    ctx->ready = true;
+    return EGOGEO_GPU_OK;
+  }
   int count = 0;
   const cudaError_t ce = cudaGetDeviceCount(&count);
   if (ce != cudaSuccess || count == 0) {
@@ -255,12 +273,12 @@ int egogeo_gpu_create(const egogeo_gpu_params* params, egogeo_gpu_context** out)
 
   ctx->max_top = pyramid_top(p.max_width, p.max_height, p.levels, p.window);
   level_sizes(p.max_width, p.max_height, ctx->max_top, ctx->mw, ctx->mh);
-  const size_t slots = static_cast<size_t>(p.batch) * p.buffers;
   const size_t pts = static_cast<size_t>(p.batch) * p.max_points;
   const size_t pixels = static_cast<size_t>(p.max_width) * p.max_height;
   // Strict 3x3 maxima are never 8-adjacent: at most one per 2x2 block, so no corner is ever lost.
   ctx->corner_cap = static_cast<size_t>((p.max_width + 1) / 2) * ((p.max_height + 1) / 2);
-  ctx->ops_cap = static_cast<size_t>(p.batch) * (ctx->max_top + 1) * 2;
+  // push_frames takes up to batch x buffers frames: pyrDown and Scharr ops for every level of each.
+  ctx->ops_cap = slots * (ctx->max_top + 1) * 2;
 
   // One device allocation carved into every area (nothing is allocated after creation).
   size_t per_buffer = 0;
@@ -307,7 +325,7 @@ int egogeo_gpu_create(const egogeo_gpu_params* params, egogeo_gpu_context** out)
     hsize += align_up(bytes);
     return at;
   };
-  const size_t h_frames = hcarve(pixels * p.batch);
+  const size_t h_frames = hcarve(pixels * slots);
   const size_t h_ops = hcarve(sizeof(PlaneOp) * ctx->ops_cap);
   const size_t h_jobs = hcarve(sizeof(TrackDesc) * p.batch);
   const size_t h_pts = hcarve(sizeof(float2) * pts), h_fwd = hcarve(sizeof(float2) * pts), h_back = hcarve(sizeof(float2) * pts);
@@ -323,26 +341,97 @@ int egogeo_gpu_create(const egogeo_gpu_params* params, egogeo_gpu_context** out)
   ctx->h_back = reinterpret_cast<float2*>(h + h_back);
   ctx->h_status = h + h_status;
   ctx->h_counts = reinterpret_cast<int*>(h + h_counts);
+  ctx->ready = true;
+  return EGOGEO_GPU_OK;
+}
+
+/// The FAST score plane of job 0 of the last detect call (the self-test reads it back).
+bool read_scores(egogeo_gpu_context* ctx, std::vector<uint16_t>& out) {
+  if (ctx->host) {
+    out = ctx->host->scores(0);
+    return true;
+  }
+  const int w = kSelfTestW, h = kSelfTestH;
+  out.assign(static_cast<size_t>(w) * h, 0);
+  if (ctx->cuda(cudaMemcpy2DAsync(out.data(), sizeof(uint16_t) * w, ctx->d_score, sizeof(uint16_t) * ctx->mw[0], sizeof(uint16_t) * w, h,
+                                  cudaMemcpyDeviceToHost, ctx->stream),
+                "download scores") != EGOGEO_GPU_OK)
+    return false;
+  return ctx->cuda(cudaStreamSynchronize(ctx->stream), "download scores") == EGOGEO_GPU_OK;
+}
+
+/// The self-test every context passes before it is used: "" or the one line saying what differed.
+std::string selftest(const egogeo_gpu_params& p) {
+  const egogeo_gpu_params q = selftest_params(p);
+  std::unique_ptr<egogeo_gpu_context> inner(new (std::nothrow) egogeo_gpu_context());
+  if (!inner) return "device self-test: out of host memory";
+  struct Destroy {
+    std::unique_ptr<egogeo_gpu_context>& c;
+    ~Destroy() { egogeo_gpu_destroy(c.release()); }
+  } destroy{inner};
+  if (create_context(&q, inner.get()) != EGOGEO_GPU_OK) return "device self-test: " + inner->error;
+  SelfTestRun got;
+  const std::string e = selftest_run(inner.get(), got, read_scores);
+  if (!e.empty()) return "device self-test: " + e;
+  if (env_flag("EGOGEO_GPU_SELFTEST_INJECT")) {
+    // The test hook: a failing device (one FAST score off by one).
+    size_t i = 0;
+    while (i + 1 < got.scores.size() && got.scores[i] == 0) ++i;
+    got.scores[i] = static_cast<uint16_t>(got.scores[i] + 1);
+  }
+  return selftest_compare(selftest_reference(q), got);
+}
+
+}  // namespace
+
+extern "C" {
+
+int egogeo_gpu_create(const egogeo_gpu_params* params, egogeo_gpu_context** out) {
+  if (!out) return EGOGEO_GPU_EINVAL;
+  *out = nullptr;
+  auto* ctx = new (std::nothrow) egogeo_gpu_context();
+  if (!ctx) return EGOGEO_GPU_ENOMEM;
+  *out = ctx;
+  EGG_TRY(create_context(params, ctx));
+  const std::string e = selftest(ctx->p);
+  if (!e.empty()) {
+    ctx->ready = false;
+    return ctx->fail(EGOGEO_GPU_ESELFTEST, e);
+  }
   return EGOGEO_GPU_OK;
 }
 
 int egogeo_gpu_push_frames(egogeo_gpu_context* ctx, const egogeo_gpu_frame* frames, int n) {
   if (!ctx) return EGOGEO_GPU_EINVAL;
   ctx->error.clear();
-  if (!ctx->dpool) return ctx->fail(EGOGEO_GPU_EINVAL, "push_frames: the context was not created successfully");
-  if (n < 0 || n > ctx->p.batch || (n > 0 && !frames)) return ctx->fail(EGOGEO_GPU_EINVAL, "push_frames: n must be in [0, batch] with frames not NULL");
+  if (!ctx->ready) return ctx->fail(EGOGEO_GPU_EINVAL, "push_frames: the context was not created successfully");
   const egogeo_gpu_params& p = ctx->p;
+  const int most = p.batch * p.buffers;
+  if (n < 0 || n > most || (n > 0 && !frames))
+    return ctx->fail(EGOGEO_GPU_EINVAL, "push_frames: n must be in [0, batch x buffers = " + std::to_string(most) + "] with frames not NULL, got " + std::to_string(n));
+  std::vector<int> seen(static_cast<size_t>(most), -1);
   for (int i = 0; i < n; ++i) {
     const egogeo_gpu_frame& f = frames[i];
     const std::string at = "push_frames: frame " + std::to_string(i) + ": ";
     if (!ctx->buffer(f.slot, f.buffer)) return ctx->fail(EGOGEO_GPU_EINVAL, at + "slot/buffer out of range");
-    for (int j = 0; j < i; ++j)
-      if (frames[j].slot == f.slot && frames[j].buffer == f.buffer) return ctx->fail(EGOGEO_GPU_EINVAL, at + "same slot/buffer as frame " + std::to_string(j));
+    int& first = seen[static_cast<size_t>(f.slot) * p.buffers + f.buffer];
+    if (first >= 0) return ctx->fail(EGOGEO_GPU_EINVAL, at + "same slot/buffer as frame " + std::to_string(first));
+    first = i;
     if (!f.data) return ctx->fail(EGOGEO_GPU_EINVAL, at + "data is NULL");
     if (f.width < 32 || f.height < 32 || f.width > p.max_width || f.height > p.max_height)
       return ctx->fail(EGOGEO_GPU_EINVAL, at + std::to_string(f.width) + "x" + std::to_string(f.height) + " is not within 32x32 .. " +
                                               std::to_string(p.max_width) + "x" + std::to_string(p.max_height));
     if (f.stride < f.width) return ctx->fail(EGOGEO_GPU_EINVAL, at + "stride is below width");
+  }
+  if (ctx->host) {
+    for (int i = 0; i < n; ++i) {
+      Buffer& B = *ctx->buffer(frames[i].slot, frames[i].buffer);
+      B.w = frames[i].width;
+      B.h = frames[i].height;
+      B.top = pyramid_top(B.w, B.h, p.levels, p.window);
+    }
+    ctx->host->push(frames, n);
+    return EGOGEO_GPU_OK;
   }
   EGG_TRY(ctx->cuda(cudaSetDevice(p.device), "cudaSetDevice"));
   EGG_TRY(ctx->wait_staging());
@@ -400,7 +489,7 @@ int egogeo_gpu_push_frames(egogeo_gpu_context* ctx, const egogeo_gpu_frame* fram
 int egogeo_gpu_track(egogeo_gpu_context* ctx, const egogeo_gpu_track_job* jobs, int n) {
   if (!ctx) return EGOGEO_GPU_EINVAL;
   ctx->error.clear();
-  if (!ctx->dpool) return ctx->fail(EGOGEO_GPU_EINVAL, "track: the context was not created successfully");
+  if (!ctx->ready) return ctx->fail(EGOGEO_GPU_EINVAL, "track: the context was not created successfully");
   const egogeo_gpu_params& p = ctx->p;
   if (n < 0 || n > p.batch || (n > 0 && !jobs)) return ctx->fail(EGOGEO_GPU_EINVAL, "track: n must be in [0, batch] with jobs not NULL");
   int max_n = 0;
@@ -414,7 +503,15 @@ int egogeo_gpu_track(egogeo_gpu_context* ctx, const egogeo_gpu_track_job* jobs, 
     if (A->w != B->w || A->h != B->h) return ctx->fail(EGOGEO_GPU_EINVAL, at + "the two frames differ in size");
     if (j.n < 0 || j.n > p.max_points) return ctx->fail(EGOGEO_GPU_EINVAL, at + "n must be in [0, max_points]");
     if (j.n > 0 && (!j.pts || !j.fwd || !j.status)) return ctx->fail(EGOGEO_GPU_EINVAL, at + "pts, fwd and status must not be NULL");
+    for (int k = 0; k < j.n; ++k) {
+      const float x = j.pts[2 * k], y = j.pts[2 * k + 1];
+      if (!(x > -1e6f && x < 1e6f && y > -1e6f && y < 1e6f)) return ctx->fail(EGOGEO_GPU_EINVAL, at + "point " + std::to_string(k) + " is not finite");
+    }
     max_n = std::max(max_n, j.n);
+  }
+  if (ctx->host) {
+    const std::string e = ctx->host->track(jobs, n);
+    return e.empty() ? EGOGEO_GPU_OK : ctx->fail(EGOGEO_GPU_EINVAL, "track: " + e);
   }
   EGG_TRY(ctx->cuda(cudaSetDevice(p.device), "cudaSetDevice"));
   EGG_TRY(ctx->wait_staging());
@@ -435,11 +532,7 @@ int egogeo_gpu_track(egogeo_gpu_context* ctx, const egogeo_gpu_track_job* jobs, 
     D.offset = total;
     D.w = A.w;
     D.h = A.h;
-    for (int k = 0; k < j.n; ++k) {
-      const float x = j.pts[2 * k], y = j.pts[2 * k + 1];
-      if (!(x > -1e6f && x < 1e6f && y > -1e6f && y < 1e6f)) return ctx->fail(EGOGEO_GPU_EINVAL, "track: job " + std::to_string(i) + ": point " + std::to_string(k) + " is not finite");
-      ctx->h_pts[total + k] = make_float2(x, y);
-    }
+    for (int k = 0; k < j.n; ++k) ctx->h_pts[total + k] = make_float2(j.pts[2 * k], j.pts[2 * k + 1]);
     total += j.n;
   }
   if (total == 0) return EGOGEO_GPU_OK;
@@ -475,17 +568,23 @@ int egogeo_gpu_track(egogeo_gpu_context* ctx, const egogeo_gpu_track_job* jobs, 
 int egogeo_gpu_detect(egogeo_gpu_context* ctx, const egogeo_gpu_detect_job* jobs, int n) {
   if (!ctx) return EGOGEO_GPU_EINVAL;
   ctx->error.clear();
-  if (!ctx->dpool) return ctx->fail(EGOGEO_GPU_EINVAL, "detect: the context was not created successfully");
+  if (!ctx->ready) return ctx->fail(EGOGEO_GPU_EINVAL, "detect: the context was not created successfully");
   const egogeo_gpu_params& p = ctx->p;
   if (n < 0 || n > p.batch || (n > 0 && !jobs)) return ctx->fail(EGOGEO_GPU_EINVAL, "detect: n must be in [0, batch] with jobs not NULL");
   for (int i = 0; i < n; ++i) {
     const Buffer* B = ctx->buffer(jobs[i].slot, jobs[i].buffer);
     if (!B) return ctx->fail(EGOGEO_GPU_EINVAL, "detect: job " + std::to_string(i) + ": slot/buffer out of range");
     if (B->top < 0) return ctx->fail(EGOGEO_GPU_EINVAL, "detect: job " + std::to_string(i) + ": the buffer holds no frame yet");
+    if (jobs[i].max_features > 0 && jobs[i].n_existing > p.max_points)
+      return ctx->fail(EGOGEO_GPU_EINVAL, "detect: job " + std::to_string(i) + ": n_existing must be at most max_points (" + std::to_string(p.max_points) + ")");
     const std::string e = check_detect_job(jobs[i], B->w, B->h);
     if (!e.empty()) return ctx->fail(EGOGEO_GPU_EINVAL, e + " (job " + std::to_string(i) + ")");
   }
   if (n == 0) return EGOGEO_GPU_OK;
+  if (ctx->host) {
+    ctx->host->detect(jobs, n);
+    return EGOGEO_GPU_OK;
+  }
   EGG_TRY(ctx->cuda(cudaSetDevice(p.device), "cudaSetDevice"));
   EGG_TRY(ctx->wait_staging());
   const size_t pixels = static_cast<size_t>(p.max_width) * p.max_height;

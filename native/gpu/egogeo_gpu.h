@@ -13,6 +13,27 @@
  * Numerics follow OpenCV 4.6 (cv::buildOpticalFlowPyramid, cv::calcOpticalFlowPyrLK with
  * minEigThreshold 1e-4, cv::FAST with non-max suppression), see klt_core.h.
  *
+ * Units: `batch` counts slots (clips), `buffers` pyramid buffers per slot. push_frames takes up to
+ * batch x buffers frames per call (each into its own (slot, buffer)); track and detect take up to
+ * batch jobs per call (any slots, a slot may appear in several jobs).
+ *
+ * Right by construction: egogeo_gpu_create proves the device's arithmetic once per context. A
+ * built-in deterministic textured pair (160 x 120) goes through the same entry points (push, detect,
+ * track) on a small inner context, and the FAST score plane, the corners (raw and after the
+ * selection) and the KLT tracks must equal the host reference -- scores and corners bit for bit,
+ * tracks within 1e-3 px with the same status bits -- else create fails with EGOGEO_GPU_ESELFTEST
+ * and one line saying what differed ("device self-test failed (...): FAST score at (x, y) is ..").
+ * (A compiler once broke FAST on the device: ptxas mis-folded its unrolled min/max chains.)
+ *
+ * Environment:
+ *   EGOGEO_GPU_REFERENCE=1       the library runs its host reference (klt_core.h on the CPU) behind
+ *                                the same batched interface instead of CUDA: device_count is 1,
+ *                                device 0 is named "host reference (...)", create needs no device,
+ *                                and push/detect/track compute on the host -- the whole GPU path of
+ *                                a caller can be tested on any machine (slow: one CPU thread).
+ *   EGOGEO_GPU_SELFTEST_INJECT=1 test hook: the self-test perturbs one FAST score of the device's
+ *                                answer, so create fails as on a device whose arithmetic is wrong.
+ *
  * Errors: every call returns an EGOGEO_GPU_* code; the message of the last failure on a context is
  * egogeo_gpu_last_error(ctx). Nothing aborts. A context is not thread-safe; use one per thread. */
 #ifndef EGOGEO_GPU_H
@@ -38,7 +59,8 @@ enum {
   EGOGEO_GPU_EINVAL = 1,  /* bad argument (message says which) */
   EGOGEO_GPU_ENODEV = 2,  /* no CUDA device or driver */
   EGOGEO_GPU_ECUDA = 3,   /* a CUDA call failed (message has CUDA's text) */
-  EGOGEO_GPU_ENOMEM = 4   /* device or pinned host allocation failed */
+  EGOGEO_GPU_ENOMEM = 4,  /* device or pinned host allocation failed */
+  EGOGEO_GPU_ESELFTEST = 5 /* create: the device's arithmetic differs from the host reference (message says what) */
 };
 
 /* Track status bits; a track is kept when all four are set (EGOGEO_GPU_KEEP), as Tracker::step. */
@@ -61,8 +83,8 @@ typedef struct egogeo_gpu_params {
   float min_eig;       /* OpenCV's minEigThreshold (default 1e-4) */
   float fb_threshold;  /* forward-backward threshold, px (default 1.0) */
   int max_points;      /* points per track job (default 2048) */
-  int batch;           /* slots: clips in flight (default 1) */
-  int buffers;         /* pyramid buffers per slot (default 3) */
+  int batch;           /* slots: clips in flight (default 1); also the most jobs per track/detect call */
+  int buffers;         /* pyramid buffers per slot (default 3); push_frames takes up to batch x buffers frames */
 } egogeo_gpu_params;
 
 typedef struct egogeo_gpu_context egogeo_gpu_context;
@@ -88,7 +110,8 @@ typedef struct egogeo_gpu_track_job {
  * they are then bucketed as Tracker::detect does: at most max(1, max_features / (grid_cols *
  * grid_rows)) per grid cell counting the `existing` tracks, none within one min_distance cell
  * (3x3 cells) of a track or of a corner already taken, 4 px from the border, and at most
- * max_features - n_existing in all. With max_features == 0 every corner is returned. */
+ * max_features - n_existing in all (n_existing <= max_points of the context). With max_features
+ * == 0 every corner is returned (up to capacity). */
 typedef struct egogeo_gpu_detect_job {
   int slot, buffer;
   int threshold;          /* FAST threshold 1..255 */
@@ -117,10 +140,12 @@ EGOGEO_GPU_API void egogeo_gpu_destroy(egogeo_gpu_context* ctx);
 /* The last failure's message ("" when none); valid until the next call on ctx. */
 EGOGEO_GPU_API const char* egogeo_gpu_last_error(const egogeo_gpu_context* ctx);
 
-/* Uploads frames (through pinned staging) and builds their pyramids and derivatives on the device.
- * Returns once the copies are queued; later calls on the context see the results. */
+/* Uploads n frames, 0 <= n <= batch x buffers, each into a distinct (slot, buffer), through pinned
+ * staging, and builds their pyramids and derivatives on the device. Returns once the copies are
+ * queued; later calls on the context see the results. */
 EGOGEO_GPU_API int egogeo_gpu_push_frames(egogeo_gpu_context* ctx, const egogeo_gpu_frame* frames, int n);
-/* Forward and backward KLT for every job in one launch; returns when the outputs are written. */
+/* Forward and backward KLT for every job (n <= batch) in one launch; returns when the outputs are
+ * written. detect: n <= batch jobs; returns when the outputs are written. */
 EGOGEO_GPU_API int egogeo_gpu_track(egogeo_gpu_context* ctx, const egogeo_gpu_track_job* jobs, int n);
 EGOGEO_GPU_API int egogeo_gpu_detect(egogeo_gpu_context* ctx, const egogeo_gpu_detect_job* jobs, int n);
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 
 namespace egogeo::gpu {
@@ -135,6 +136,31 @@ void put_message(char* buf, size_t len, const std::string& msg) {
   buf[n] = 0;
 }
 
+void host_fast(const uint8_t* img, int w, int h, int pitch, int threshold, std::vector<uint16_t>& score, std::vector<Corner>& corners) {
+  score.assign(static_cast<size_t>(w) * h, 0);
+  for (int y = 3; y < h - 3; ++y)
+    for (int x = 3; x < w - 3; ++x) score[static_cast<size_t>(y) * w + x] = static_cast<uint16_t>(fast_score(img, pitch, x, y, threshold));
+  corners.clear();
+  for (int y = 3; y < h - 3; ++y)
+    for (int x = 3; x < w - 3; ++x) {
+      const uint16_t s = score[static_cast<size_t>(y) * w + x];
+      if (s == 0) continue;
+      bool max = true;
+      for (int dy = -1; dy <= 1 && max; ++dy)
+        for (int dx = -1; dx <= 1; ++dx)
+          if ((dx || dy) && score[static_cast<size_t>(y + dy) * w + x + dx] >= s) {
+            max = false;
+            break;
+          }
+      if (max) corners.push_back(Corner{static_cast<uint16_t>(x), static_cast<uint16_t>(y), s, 0});
+    }
+}
+
+bool env_flag(const char* name) {
+  const char* v = std::getenv(name);
+  return v && std::strcmp(v, "1") == 0;
+}
+
 namespace {
 
 /// A host pyramid: levels 0..top with their derivatives, as the device keeps them.
@@ -144,13 +170,14 @@ struct HostPyramid {
   std::vector<Level> levels;
 };
 
-HostPyramid build(const unsigned char* data, int w, int h, int top) {
+HostPyramid build(const unsigned char* data, int w, int h, int top, int pitch) {
   HostPyramid P;
   int ws[kMaxLevels + 1], hs[kMaxLevels + 1];
   level_sizes(w, h, top, ws, hs);
   P.img.resize(static_cast<size_t>(top) + 1);
   P.der.resize(static_cast<size_t>(top) + 1);
-  P.img[0].assign(data, data + static_cast<size_t>(w) * h);
+  P.img[0].resize(static_cast<size_t>(w) * h);
+  for (int y = 0; y < h; ++y) std::memcpy(P.img[0].data() + static_cast<size_t>(y) * w, data + static_cast<size_t>(y) * pitch, static_cast<size_t>(w));
   for (int l = 1; l <= top; ++l) {
     P.img[l].resize(static_cast<size_t>(ws[l]) * hs[l]);
     for (int y = 0; y < hs[l]; ++y)
@@ -168,7 +195,239 @@ HostPyramid build(const unsigned char* data, int w, int h, int top) {
   return P;
 }
 
+/// Forward KLT, backward KLT from the forward result, and the four checks, as k_track.
+void track_points(const HostPyramid& A, const HostPyramid& B, int top, const egogeo_gpu_params& p, int width, int height, int n, const float* pts,
+                  float* fwd, float* back, unsigned char* status) {
+  std::vector<int16_t> scratch(3 * static_cast<size_t>(p.window) * p.window);
+  const double eps2 = static_cast<double>(p.epsilon) * p.epsilon;
+  const float fb2 = p.fb_threshold * p.fb_threshold;
+  for (int i = 0; i < n; ++i) {
+    const float x = pts[2 * i], y = pts[2 * i + 1];
+    float fx, fy, bx, by;
+    const bool s1 = lk_point(A.levels.data(), B.levels.data(), top, p.window, p.iterations, static_cast<float>(eps2), p.min_eig, x, y, 0, 0, false,
+                             scratch.data(), &fx, &fy);
+    const bool s2 = lk_point(B.levels.data(), A.levels.data(), top, p.window, p.iterations, static_cast<float>(eps2), p.min_eig, fx, fy, x, y, true,
+                             scratch.data(), &bx, &by);
+    fwd[2 * i] = fx;
+    fwd[2 * i + 1] = fy;
+    if (back) {
+      back[2 * i] = bx;
+      back[2 * i + 1] = by;
+    }
+    const float dx = bx - x, dy = by - y;
+    status[i] = static_cast<unsigned char>((s1 ? EGOGEO_GPU_FWD : 0) | (s2 ? EGOGEO_GPU_BACK : 0) |
+                                           (fx >= 0 && fy >= 0 && fx < width - 1 && fy < height - 1 ? EGOGEO_GPU_INSIDE : 0) |
+                                           (dx * dx + dy * dy < fb2 ? EGOGEO_GPU_FB : 0));
+  }
+}
+
 }  // namespace
+
+struct HostBackend::Impl {
+  egogeo_gpu_params p;
+  std::vector<HostPyramid> pyr;  // slot * buffers + buffer
+  std::vector<int> top;
+  std::vector<std::vector<uint16_t>> scores;  // per detect job of the last call
+};
+
+HostBackend::HostBackend(const egogeo_gpu_params& p) : m(new Impl) {
+  m->p = p;
+  m->pyr.resize(static_cast<size_t>(p.batch) * p.buffers);
+  m->top.assign(m->pyr.size(), -1);
+}
+
+HostBackend::~HostBackend() { delete m; }
+
+void HostBackend::push(const egogeo_gpu_frame* frames, int n) {
+  for (int i = 0; i < n; ++i) {
+    const egogeo_gpu_frame& f = frames[i];
+    const size_t k = static_cast<size_t>(f.slot) * m->p.buffers + f.buffer;
+    m->top[k] = pyramid_top(f.width, f.height, m->p.levels, m->p.window);
+    m->pyr[k] = build(f.data, f.width, f.height, m->top[k], f.stride);
+  }
+}
+
+std::string HostBackend::track(const egogeo_gpu_track_job* jobs, int n) {
+  for (int i = 0; i < n; ++i) {
+    const egogeo_gpu_track_job& j = jobs[i];
+    const size_t a = static_cast<size_t>(j.slot) * m->p.buffers + j.from, b = static_cast<size_t>(j.slot) * m->p.buffers + j.to;
+    const Level& L = m->pyr[a].levels[0];
+    track_points(m->pyr[a], m->pyr[b], m->top[a], m->p, L.w, L.h, j.n, j.pts, j.fwd, j.back, j.status);
+  }
+  return "";
+}
+
+void HostBackend::detect(const egogeo_gpu_detect_job* jobs, int n) {
+  m->scores.resize(static_cast<size_t>(n));
+  std::vector<Corner> corners;
+  for (int i = 0; i < n; ++i) {
+    const egogeo_gpu_detect_job& j = jobs[i];
+    const Level& L = m->pyr[static_cast<size_t>(j.slot) * m->p.buffers + j.buffer].levels[0];
+    host_fast(L.img, L.w, L.h, L.pitch, j.threshold, m->scores[static_cast<size_t>(i)], corners);
+    finish_detect(corners, L.w, L.h, j);
+  }
+}
+
+const std::vector<uint16_t>& HostBackend::scores(int job) const { return m->scores[static_cast<size_t>(job)]; }
+
+// ---- the self-test --------------------------------------------------------------------------
+
+namespace {
+
+/// Smooth sinusoids (trackable) plus hashed 7 px blocks (FAST corners), sampled at (x + sx, y + sy).
+std::vector<uint8_t> selftest_image(float sx, float sy) {
+  const int w = kSelfTestW, h = kSelfTestH;
+  std::vector<uint8_t> img(static_cast<size_t>(w) * h);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      const double u = x + sx, v = y + sy;
+      double s = 0;
+      for (int k = 0; k < 12; ++k) s += std::sin((0.05 + 0.021 * k) * u + 0.7 * k) * std::cos((0.04 + 0.017 * (11 - k)) * v + 1.3 * k);
+      const int bx = static_cast<int>(std::floor(u / 7)), by = static_cast<int>(std::floor(v / 7));
+      const uint32_t hsh = (static_cast<uint32_t>(bx) * 73856093u) ^ (static_cast<uint32_t>(by) * 19349663u);
+      const int blk = static_cast<int>((hsh >> 7) % 3) - 1;
+      img[static_cast<size_t>(y) * w + x] = static_cast<uint8_t>(std::lround(std::fmin(255.0, std::fmax(0.0, 128 + 14 * s + 30 * blk))));
+    }
+  return img;
+}
+
+constexpr int kSelMaxFeatures = 60, kSelCols = 4, kSelRows = 3, kSelMinDistance = 8;
+
+}  // namespace
+
+void selftest_inputs(std::vector<uint8_t>& a, std::vector<uint8_t>& b, std::vector<float>& pts, std::vector<float>& existing) {
+  a = selftest_image(0, 0);
+  b = selftest_image(0.6f, -0.4f);
+  pts.clear();
+  for (int k = 0; k < kSelfTestPoints; ++k) {  // an 8 x 6 grid, sub-pixel offsets, a few near the border
+    pts.push_back(2.5f + (k % 8) * 22.f + 0.25f * (k % 3));
+    pts.push_back(1.75f + (k / 8) * 23.f + 0.5f * (k % 2));
+  }
+  existing = {20.f, 20.f, 81.5f, 40.25f, 150.f, 100.f, 41.f, 99.9f};
+}
+
+egogeo_gpu_params selftest_params(const egogeo_gpu_params& p) {
+  egogeo_gpu_params q = p;
+  q.max_width = kSelfTestW;
+  q.max_height = kSelfTestH;
+  q.batch = 2;
+  q.buffers = 2;
+  q.max_points = kSelfTestPoints;
+  return q;
+}
+
+namespace {
+
+void detect_jobs(SelfTestRun& r, const std::vector<float>& existing, egogeo_gpu_detect_job* jobs) {
+  for (int k = 0; k < 2; ++k) {
+    r.xy[k].assign(2 * kSelfTestCapacity, 0.f);
+    r.score[k].assign(kSelfTestCapacity, 0.f);
+  }
+  jobs[0] = egogeo_gpu_detect_job{0, 0, kSelfTestThreshold, 0, 1, 1, 1, 0, nullptr, kSelfTestCapacity, r.xy[0].data(), r.score[0].data(), &r.count[0],
+                                  &r.found[0]};
+  jobs[1] = egogeo_gpu_detect_job{1, 0, kSelfTestThreshold, kSelMaxFeatures, kSelCols, kSelRows, kSelMinDistance, static_cast<int>(existing.size() / 2),
+                                  existing.data(), kSelfTestCapacity, r.xy[1].data(), r.score[1].data(), &r.count[1], &r.found[1]};
+}
+
+void trim(SelfTestRun& r) {
+  for (int k = 0; k < 2; ++k) {
+    r.xy[k].resize(2 * static_cast<size_t>(r.count[k]));
+    r.score[k].resize(static_cast<size_t>(r.count[k]));
+  }
+}
+
+}  // namespace
+
+std::string selftest_run(egogeo_gpu_context* ctx, SelfTestRun& r, bool (*scores)(egogeo_gpu_context*, std::vector<uint16_t>&)) {
+  std::vector<uint8_t> a, b;
+  std::vector<float> pts, existing;
+  selftest_inputs(a, b, pts, existing);
+  const int w = kSelfTestW, h = kSelfTestH;
+  // Slot 0 holds (a, b), slot 1 (b, a): four frames in one call.
+  const egogeo_gpu_frame fr[4] = {{0, 0, a.data(), w, h, w}, {0, 1, b.data(), w, h, w}, {1, 0, b.data(), w, h, w}, {1, 1, a.data(), w, h, w}};
+  if (egogeo_gpu_push_frames(ctx, fr, 4) != EGOGEO_GPU_OK) return std::string("push_frames: ") + egogeo_gpu_last_error(ctx);
+  egogeo_gpu_detect_job dj[2];
+  detect_jobs(r, existing, dj);
+  if (egogeo_gpu_detect(ctx, dj, 2) != EGOGEO_GPU_OK) return std::string("detect: ") + egogeo_gpu_last_error(ctx);
+  trim(r);
+  if (!scores(ctx, r.scores)) return std::string("reading the FAST scores back: ") + egogeo_gpu_last_error(ctx);
+  egogeo_gpu_track_job tj[2];
+  for (int k = 0; k < 2; ++k) {
+    r.fwd[k].assign(pts.size(), 0.f);
+    r.back[k].assign(pts.size(), 0.f);
+    r.status[k].assign(pts.size() / 2, 0);
+    tj[k] = egogeo_gpu_track_job{k, 0, 1, kSelfTestPoints, pts.data(), r.fwd[k].data(), r.back[k].data(), r.status[k].data()};
+  }
+  if (egogeo_gpu_track(ctx, tj, 2) != EGOGEO_GPU_OK) return std::string("track: ") + egogeo_gpu_last_error(ctx);
+  return "";
+}
+
+SelfTestRun selftest_reference(const egogeo_gpu_params& p) {
+  std::vector<uint8_t> a, b;
+  std::vector<float> pts, existing;
+  selftest_inputs(a, b, pts, existing);
+  const int w = kSelfTestW, h = kSelfTestH;
+  SelfTestRun r;
+  std::vector<Corner> corners;
+  host_fast(a.data(), w, h, w, kSelfTestThreshold, r.scores, corners);
+  egogeo_gpu_detect_job dj[2];
+  detect_jobs(r, existing, dj);
+  egogeo_gpu_reference_detect(a.data(), w, h, &dj[0], nullptr, 0);
+  egogeo_gpu_reference_detect(b.data(), w, h, &dj[1], nullptr, 0);
+  trim(r);
+  const int top = pyramid_top(w, h, p.levels, p.window);
+  const HostPyramid A = build(a.data(), w, h, top, w), B = build(b.data(), w, h, top, w);
+  for (int k = 0; k < 2; ++k) {
+    r.fwd[k].assign(pts.size(), 0.f);
+    r.back[k].assign(pts.size(), 0.f);
+    r.status[k].assign(pts.size() / 2, 0);
+    track_points(k == 0 ? A : B, k == 0 ? B : A, top, p, w, h, kSelfTestPoints, pts.data(), r.fwd[k].data(), r.back[k].data(), r.status[k].data());
+  }
+  return r;
+}
+
+std::string selftest_compare(const SelfTestRun& want, const SelfTestRun& got) {
+  const std::string head = "device self-test failed (" + std::to_string(kSelfTestW) + "x" + std::to_string(kSelfTestH) + " built-in image): ";
+  if (got.scores.size() != want.scores.size()) return head + "FAST score plane has " + std::to_string(got.scores.size()) + " pixels, expected " + std::to_string(want.scores.size());
+  size_t bad = 0, first = 0;
+  for (size_t i = 0; i < want.scores.size(); ++i)
+    if (got.scores[i] != want.scores[i] && bad++ == 0) first = i;
+  if (bad)
+    return head + "FAST score at (" + std::to_string(first % kSelfTestW) + ", " + std::to_string(first / kSelfTestW) + ") is " +
+           std::to_string(got.scores[first]) + " on the device, " + std::to_string(want.scores[first]) + " on the host (" + std::to_string(bad) + " of " +
+           std::to_string(want.scores.size()) + " pixels differ)";
+  const char* what[2] = {"FAST corners", "corners after selection"};
+  for (int k = 0; k < 2; ++k) {
+    if (got.found[k] != want.found[k] || got.count[k] != want.count[k])
+      return head + what[k] + ": " + std::to_string(got.count[k]) + " of " + std::to_string(got.found[k]) + " found on the device, " +
+             std::to_string(want.count[k]) + " of " + std::to_string(want.found[k]) + " on the host";
+    for (int i = 0; i < want.count[k]; ++i)
+      if (got.xy[k][2 * i] != want.xy[k][2 * i] || got.xy[k][2 * i + 1] != want.xy[k][2 * i + 1] || got.score[k][i] != want.score[k][i]) {
+        auto at = [&](const SelfTestRun& r) {
+          return "(" + std::to_string(static_cast<int>(r.xy[k][2 * i])) + ", " + std::to_string(static_cast<int>(r.xy[k][2 * i + 1])) + ") score " +
+                 std::to_string(static_cast<int>(r.score[k][i]));
+        };
+        return head + what[k] + ": #" + std::to_string(i) + " is " + at(got) + " on the device, " + at(want) + " on the host";
+      }
+  }
+  for (int k = 0; k < 2; ++k) {
+    int bad_status = 0, worst = -1;
+    double d = 0;
+    for (int i = 0; i < kSelfTestPoints; ++i) {
+      if (got.status[k][i] != want.status[k][i]) ++bad_status;
+      const double e = std::max(std::hypot(got.fwd[k][2 * i] - want.fwd[k][2 * i], got.fwd[k][2 * i + 1] - want.fwd[k][2 * i + 1]),
+                                std::hypot(got.back[k][2 * i] - want.back[k][2 * i], got.back[k][2 * i + 1] - want.back[k][2 * i + 1]));
+      if (!(e <= d)) {  // NaN counts as worst
+        d = e;
+        worst = i;
+      }
+    }
+    if (bad_status) return head + "KLT job " + std::to_string(k) + ": status differs on " + std::to_string(bad_status) + " of " + std::to_string(kSelfTestPoints) + " points";
+    if (!(d <= 1e-3))
+      return head + "KLT job " + std::to_string(k) + ": point " + std::to_string(worst) + " differs by " + std::to_string(d) + " px from the host (limit 0.001)";
+  }
+  return "";
+}
 
 }  // namespace egogeo::gpu
 
@@ -191,28 +450,8 @@ extern "C" int egogeo_gpu_reference_track(const egogeo_gpu_params* p, const unsi
     return EGOGEO_GPU_EINVAL;
   }
   const int top = pyramid_top(width, height, p->levels, p->window);
-  const HostPyramid A = build(prev, width, height, top), B = build(next, width, height, top);
-  std::vector<int16_t> scratch(3 * static_cast<size_t>(p->window) * p->window);
-  const double eps2 = static_cast<double>(p->epsilon) * p->epsilon;
-  const float fb2 = p->fb_threshold * p->fb_threshold;
-  for (int i = 0; i < n; ++i) {
-    const float x = pts[2 * i], y = pts[2 * i + 1];
-    float fx, fy, bx, by;
-    const bool s1 = lk_point(A.levels.data(), B.levels.data(), top, p->window, p->iterations, static_cast<float>(eps2), p->min_eig, x, y, 0, 0,
-                             false, scratch.data(), &fx, &fy);
-    const bool s2 = lk_point(B.levels.data(), A.levels.data(), top, p->window, p->iterations, static_cast<float>(eps2), p->min_eig, fx, fy, x,
-                             y, true, scratch.data(), &bx, &by);
-    fwd[2 * i] = fx;
-    fwd[2 * i + 1] = fy;
-    if (back) {
-      back[2 * i] = bx;
-      back[2 * i + 1] = by;
-    }
-    const float dx = bx - x, dy = by - y;
-    status[i] = static_cast<unsigned char>((s1 ? EGOGEO_GPU_FWD : 0) | (s2 ? EGOGEO_GPU_BACK : 0) |
-                                           (fx >= 0 && fy >= 0 && fx < width - 1 && fy < height - 1 ? EGOGEO_GPU_INSIDE : 0) |
-                                           (dx * dx + dy * dy < fb2 ? EGOGEO_GPU_FB : 0));
-  }
+  const HostPyramid A = build(prev, width, height, top, width), B = build(next, width, height, top, width);
+  track_points(A, B, top, *p, width, height, n, pts, fwd, back, status);
   return EGOGEO_GPU_OK;
 }
 
@@ -231,23 +470,9 @@ extern "C" int egogeo_gpu_reference_detect(const unsigned char* img, int width, 
     put_message(err, err_len, "reference_" + e);
     return EGOGEO_GPU_EINVAL;
   }
-  std::vector<uint16_t> score(static_cast<size_t>(width) * height, 0);
-  for (int y = 3; y < height - 3; ++y)
-    for (int x = 3; x < width - 3; ++x) score[static_cast<size_t>(y) * width + x] = static_cast<uint16_t>(fast_score(img, width, x, y, job->threshold));
+  std::vector<uint16_t> score;
   std::vector<Corner> corners;
-  for (int y = 3; y < height - 3; ++y)
-    for (int x = 3; x < width - 3; ++x) {
-      const uint16_t s = score[static_cast<size_t>(y) * width + x];
-      if (s == 0) continue;
-      bool max = true;
-      for (int dy = -1; dy <= 1 && max; ++dy)
-        for (int dx = -1; dx <= 1; ++dx)
-          if ((dx || dy) && score[static_cast<size_t>(y + dy) * width + x + dx] >= s) {
-            max = false;
-            break;
-          }
-      if (max) corners.push_back(Corner{static_cast<uint16_t>(x), static_cast<uint16_t>(y), s, 0});
-    }
+  host_fast(img, width, height, width, job->threshold, score, corners);
   finish_detect(corners, width, height, *job);
   return EGOGEO_GPU_OK;
 }

@@ -107,6 +107,14 @@ EGG_HD int fast_score(const uint8_t* img, int pitch, int x, int y, int threshold
   const bool b2 = d[4] > threshold || d[12] > threshold, b3 = d[4] < -threshold || d[12] < -threshold;
   if (!((b0 && b2) || (b1 && b3))) return 0;
   int best = 0;
+  // On the device the arc loop must stay rolled: ptxas (CUDA 13.0, sm_90) mis-folds the unrolled
+  // min/max chains (in the darker-arc branch the minimum became a maximum: 1.3 M of 11.2 M KITTI
+  // pixels scored differently, ../shared/gpu/README.md). Rolled, 0 pixels differ. Guarded: g++ and
+  // nvcc's host pass refuse the unknown pragma (-Werror=unknown-pragmas). Every context re-proves
+  // it (the self-test of egogeo_gpu_create).
+#ifdef __CUDA_ARCH__
+#pragma unroll 1
+#endif
   for (int s = 0; s < 16; ++s) {
     int lo = 1 << 20, hi = -(1 << 20);
     for (int k = 0; k < 9; ++k) {

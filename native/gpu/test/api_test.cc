@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
@@ -43,6 +44,10 @@ std::vector<unsigned char> texture(int w, int h, float sx, float sy) {
 }  // namespace
 
 int main() {
+  const char* inject_env = std::getenv("EGOGEO_GPU_SELFTEST_INJECT");
+  const char* ref_env = std::getenv("EGOGEO_GPU_REFERENCE");
+  const bool inject = inject_env && std::strcmp(inject_env, "1") == 0;
+  std::printf("EGOGEO_GPU_REFERENCE=%s EGOGEO_GPU_SELFTEST_INJECT=%s\n", ref_env ? ref_env : "", inject_env ? inject_env : "");
   check(egogeo_gpu_abi_version() == EGOGEO_GPU_ABI, "ABI version");
   egogeo_gpu_params p;
   egogeo_gpu_default_params(&p);
@@ -64,14 +69,16 @@ int main() {
   if (devices == 0) {
     check(egogeo_gpu_device_name(0, name, sizeof name) == EGOGEO_GPU_ENODEV && std::strstr(name, "no CUDA device"), "device_name: ENODEV, 'no CUDA device'");
     const int rc = egogeo_gpu_create(&p, &ctx);
-    check(rc == EGOGEO_GPU_ENODEV && std::strncmp(egogeo_gpu_last_error(ctx), "no CUDA device", 14) == 0,
-          std::string("create without a device: ENODEV, '") + egogeo_gpu_last_error(ctx) + "'");
+    const std::string msg = egogeo_gpu_last_error(ctx);
+    check(rc == EGOGEO_GPU_ENODEV && msg.compare(0, 14, "no CUDA device") == 0, "create without a device: ENODEV, '" + msg + "'");
     unsigned char px[32 * 32] = {};
     egogeo_gpu_frame f{0, 0, px, 32, 32, 32};
-    check(egogeo_gpu_push_frames(ctx, &f, 1) == EGOGEO_GPU_EINVAL && std::strstr(egogeo_gpu_last_error(ctx), "not created"), "calls on a failed context are refused");
+    const int prc = egogeo_gpu_push_frames(ctx, &f, 1);
+    check(prc == EGOGEO_GPU_EINVAL && std::strstr(egogeo_gpu_last_error(ctx), "not created"), "calls on a failed context are refused");
     egogeo_gpu_destroy(ctx);
   } else {
-    check(egogeo_gpu_device_name(0, name, sizeof name) == EGOGEO_GPU_OK, std::string("device 0: ") + name);
+    const int rc = egogeo_gpu_device_name(0, name, sizeof name);
+    check(rc == EGOGEO_GPU_OK, std::string("device 0: ") + (rc == EGOGEO_GPU_OK ? name : "(no name)"));
   }
 
   // Host reference: a smooth texture shifted by (1.3, -0.7) px; interior points must recover it.
@@ -137,39 +144,89 @@ int main() {
   badj.threshold = 0;
   check(egogeo_gpu_reference_detect(blocks.data(), w, h, &badj, err, sizeof err) == EGOGEO_GPU_EINVAL && std::strstr(err, "threshold"), "threshold 0 is refused");
 
-  if (devices > 0) {
-    // The device must give what the host reference gives (same arithmetic, no FMA contraction).
+  if (devices > 0 && inject) {
+    // The test hook: EGOGEO_GPU_SELFTEST_INJECT=1 perturbs one score of the device's self-test, as a
+    // device whose arithmetic went wrong would: create must refuse with one line saying what differed.
+    const int rc = egogeo_gpu_create(&p, &ctx);
+    const std::string msg = egogeo_gpu_last_error(ctx);
+    check(rc == EGOGEO_GPU_ESELFTEST && msg.find("self-test failed") != std::string::npos && msg.find("FAST score at") != std::string::npos &&
+              msg.find('\n') == std::string::npos,
+          "a failing device: create is ESELFTEST with one line: '" + msg + "'");
+    unsigned char px[32 * 32] = {};
+    egogeo_gpu_frame f{0, 0, px, 32, 32, 32};
+    const int prc = egogeo_gpu_push_frames(ctx, &f, 1);
+    check(prc == EGOGEO_GPU_EINVAL && std::strstr(egogeo_gpu_last_error(ctx), "not created"), "calls on a context that failed its self-test are refused");
+    egogeo_gpu_destroy(ctx);
+  } else if (devices > 0) {
+    // The device (or, with EGOGEO_GPU_REFERENCE=1, the host reference behind the same interface)
+    // must give what the host reference gives: two slots of three buffers, six frames in one push.
     p.max_width = w;
     p.max_height = h;
     p.max_points = n;
-    const int rc = egogeo_gpu_create(&p, &ctx);
-    check(rc == EGOGEO_GPU_OK, std::string("create on the device: ") + egogeo_gpu_last_error(ctx));
+    p.batch = 2;
+    int rc = egogeo_gpu_create(&p, &ctx);
+    check(rc == EGOGEO_GPU_OK, std::string("create (self-test passed): ") + egogeo_gpu_last_error(ctx));
     if (rc == EGOGEO_GPU_OK) {
-      egogeo_gpu_frame fr[3] = {{0, 0, a.data(), w, h, w}, {0, 1, b.data(), w, h, w}, {0, 2, blocks.data(), w, h, w}};
-      check(egogeo_gpu_push_frames(ctx, fr, 3) == EGOGEO_GPU_OK, std::string("push_frames: ") + egogeo_gpu_last_error(ctx));
-      std::vector<float> gf(pts.size()), gb(pts.size());
-      std::vector<unsigned char> gs(static_cast<size_t>(n));
-      egogeo_gpu_track_job tj{0, 0, 1, n, pts.data(), gf.data(), gb.data(), gs.data()};
-      check(egogeo_gpu_track(ctx, &tj, 1) == EGOGEO_GPU_OK, std::string("track: ") + egogeo_gpu_last_error(ctx));
+      std::vector<unsigned char> wide(static_cast<size_t>(w + 7) * h);  // a stride above the width
+      for (int y = 0; y < h; ++y) std::memcpy(wide.data() + static_cast<size_t>(y) * (w + 7), b.data() + static_cast<size_t>(y) * w, static_cast<size_t>(w));
+      const egogeo_gpu_frame fr[7] = {{0, 0, a.data(), w, h, w},      {0, 1, b.data(), w, h, w}, {0, 2, blocks.data(), w, h, w},
+                                      {1, 0, wide.data(), w, h, w + 7}, {1, 1, a.data(), w, h, w}, {1, 2, blocks.data(), w, h, w},
+                                      {1, 2, a.data(), w, h, w}};
+      rc = egogeo_gpu_push_frames(ctx, fr, 7);
+      check(rc == EGOGEO_GPU_EINVAL && std::strstr(egogeo_gpu_last_error(ctx), "batch x buffers = 6"), std::string("7 frames into 2 x 3 buffers are refused: ") + egogeo_gpu_last_error(ctx));
+      rc = egogeo_gpu_push_frames(ctx, fr, 6);
+      check(rc == EGOGEO_GPU_OK, std::string("push_frames of batch x buffers = 6 frames: ") + egogeo_gpu_last_error(ctx));
+      std::vector<float> gf(2 * pts.size()), gb(2 * pts.size());
+      std::vector<unsigned char> gs(2 * static_cast<size_t>(n));
+      egogeo_gpu_track_job tj[2] = {{0, 0, 1, n, pts.data(), gf.data(), gb.data(), gs.data()},
+                                    {1, 1, 0, n, pts.data(), gf.data() + pts.size(), gb.data() + pts.size(), gs.data() + n}};
+      rc = egogeo_gpu_track(ctx, tj, 2);
+      check(rc == EGOGEO_GPU_OK, std::string("track (2 jobs): ") + egogeo_gpu_last_error(ctx));
       double d = 0;
       int same = 0;
-      for (int i = 0; i < n; ++i) {
-        d = std::fmax(d, std::hypot(gf[2 * i] - fwd[2 * i], gf[2 * i + 1] - fwd[2 * i + 1]));
-        same += gs[static_cast<size_t>(i)] == st[static_cast<size_t>(i)];
-      }
-      check(d < 1e-3 && same == n, "device tracks = host reference (max diff " + std::to_string(d) + ", same status " + std::to_string(same) + "/" + std::to_string(n) + ")");
-      std::vector<float> gxy(2 * 1000);
-      int gcount = 0, gfound = 0;
-      egogeo_gpu_detect_job gj = dj;
-      gj.buffer = 2;
-      gj.out_xy = gxy.data();
-      gj.out_score = nullptr;
-      gj.count = &gcount;
-      gj.found = &gfound;
-      check(egogeo_gpu_detect(ctx, &gj, 1) == EGOGEO_GPU_OK, std::string("detect: ") + egogeo_gpu_last_error(ctx));
-      check(gfound == found && gcount == count && std::equal(gxy.begin(), gxy.begin() + 2 * count, xy.begin()), "device corners = host reference");
-      tj.slot = 1;  // out of range: batch is 1
-      check(egogeo_gpu_track(ctx, &tj, 1) == EGOGEO_GPU_EINVAL && std::strstr(egogeo_gpu_last_error(ctx), "out of range"), "a slot out of range is refused");
+      for (int k = 0; k < 2; ++k)  // job 1 tracks a -> b as well (slot 1 holds b in buffer 0, a in 1): the same answers
+        for (int i = 0; i < n; ++i) {
+          const size_t o = static_cast<size_t>(k) * pts.size();
+          d = std::fmax(d, std::hypot(gf[o + 2 * i] - fwd[2 * i], gf[o + 2 * i + 1] - fwd[2 * i + 1]));
+          d = std::fmax(d, std::hypot(gb[o + 2 * i] - back[2 * i], gb[o + 2 * i + 1] - back[2 * i + 1]));
+          same += gs[static_cast<size_t>(k) * n + i] == st[static_cast<size_t>(i)];
+        }
+      check(d < 1e-3 && same == 2 * n, "tracks = host reference (max diff " + std::to_string(d) + ", same status " + std::to_string(same) + "/" + std::to_string(2 * n) + ")");
+
+      // Detection: raw corners with scores (job 0), and the bucketed selection with existing tracks
+      // (job 1), against reference_detect.
+      const std::vector<float> existing = {40.f, 40.f, 161.5f, 100.25f, 300.f, 200.f, 10.f, 230.f};
+      std::vector<float> rxy(2 * 20000), rsc(20000), sxy(2 * 1000), ssc(1000);
+      int rcount = 0, rfound = 0, scount = 0, sfound = 0;
+      egogeo_gpu_detect_job rj{0, 0, 12, 0, 1, 1, 1, 0, nullptr, 20000, rxy.data(), rsc.data(), &rcount, &rfound};
+      egogeo_gpu_detect_job sj{0, 0, 12, 200, 4, 3, 8, 4, existing.data(), 1000, sxy.data(), ssc.data(), &scount, &sfound};
+      const int r1 = egogeo_gpu_reference_detect(blocks.data(), w, h, &rj, err, sizeof err);
+      const int r2 = egogeo_gpu_reference_detect(blocks.data(), w, h, &sj, err, sizeof err);
+      check(r1 == EGOGEO_GPU_OK && r2 == EGOGEO_GPU_OK && scount > 0 && scount < 200 - 4, "reference_detect with existing tracks runs (" + std::to_string(scount) + " kept)");
+      std::vector<float> g0(rxy.size()), g0s(rsc.size()), g1(sxy.size()), g1s(ssc.size());
+      int c0 = 0, f0 = 0, c1 = 0, f1 = 0;
+      egogeo_gpu_detect_job gj[2] = {{0, 2, 12, 0, 1, 1, 1, 0, nullptr, 20000, g0.data(), g0s.data(), &c0, &f0},
+                                     {1, 2, 12, 200, 4, 3, 8, 4, existing.data(), 1000, g1.data(), g1s.data(), &c1, &f1}};
+      rc = egogeo_gpu_detect(ctx, gj, 2);
+      check(rc == EGOGEO_GPU_OK, std::string("detect (2 jobs): ") + egogeo_gpu_last_error(ctx));
+      check(f0 == rfound && c0 == rcount && std::equal(g0.begin(), g0.begin() + 2 * c0, rxy.begin()) && std::equal(g0s.begin(), g0s.begin() + c0, rsc.begin()),
+            "raw FAST corners and scores = host reference (" + std::to_string(c0) + " vs " + std::to_string(rcount) + ")");
+      check(f1 == sfound && c1 == scount && std::equal(g1.begin(), g1.begin() + 2 * c1, sxy.begin()) && std::equal(g1s.begin(), g1s.begin() + c1, ssc.begin()),
+            "corners after selection = host reference (" + std::to_string(c1) + " vs " + std::to_string(scount) + ")");
+      // A capacity below the count: the strongest `capacity` corners, in order.
+      int c2 = 0;
+      gj[0].capacity = 5;
+      gj[0].count = &c2;
+      rc = egogeo_gpu_detect(ctx, gj, 1);
+      check(rc == EGOGEO_GPU_OK && c2 == 5 && std::equal(g0.begin(), g0.begin() + 10, rxy.begin()), "capacity 5: the 5 strongest corners");
+      const std::vector<float> many(2 * static_cast<size_t>(n + 1), 50.f);
+      gj[1].n_existing = n + 1;
+      gj[1].existing = many.data();
+      rc = egogeo_gpu_detect(ctx, gj + 1, 1);
+      check(rc == EGOGEO_GPU_EINVAL && std::strstr(egogeo_gpu_last_error(ctx), "max_points"), "more existing tracks than max_points are refused");
+      tj[0].slot = 2;  // out of range: batch is 2
+      rc = egogeo_gpu_track(ctx, tj, 1);
+      check(rc == EGOGEO_GPU_EINVAL && std::strstr(egogeo_gpu_last_error(ctx), "out of range"), "a slot out of range is refused");
     }
     egogeo_gpu_destroy(ctx);
   }
