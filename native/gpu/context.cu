@@ -5,6 +5,7 @@
 #include "klt_core.h"
 
 #include <cuda_runtime.h>
+#include <cub/device/device_segmented_radix_sort.cuh>
 
 #include <algorithm>
 #include <cstring>
@@ -35,7 +36,30 @@ struct TrackDesc {
   int top, n, offset, w, h;
 };
 
+/// One detect job as the selection kernel sees it (Tracker::detect's rule, finish_detect on the host).
+struct DetectDesc {
+  int w, h;
+  int max_features;  // 0: every corner, strongest first
+  int cols, rows, cell, quota, ow, oh;
+  float cw, ch;      // cell size of the grid: float(w) / cols, float(h) / rows (rounded on the host)
+  int n_existing, existing_at;
+  int out_at, bound;  // where its corners go in the output area, and at most how many
+  int occ_shared;     // the occupancy grid fits in shared memory (for every job of the launch)
+};
+
 constexpr int kBlock = 16;
+constexpr int kSelectThreads = 256;
+constexpr int kChunk = 1024;  // sorted keys staged in shared memory at a time
+constexpr int kSelectSmem = 60 * 1024;  // dynamic shared memory of k_select (sm_75 allows 64 KiB per block in all)
+/// Sort key of a corner: strongest first (score <= 254 in bits 32..39, inverted), then raster order.
+constexpr int kKeyBits = 40;
+
+__device__ __forceinline__ unsigned long long corner_key(int x, int y, int score) {
+  return (static_cast<unsigned long long>(255 - score) << 32) | (static_cast<unsigned long long>(y) << 16) | static_cast<unsigned long long>(x);
+}
+__device__ __forceinline__ Corner key_corner(unsigned long long k) {
+  return Corner{static_cast<uint16_t>(k & 0xFFFF), static_cast<uint16_t>((k >> 16) & 0xFFFF), static_cast<uint16_t>(255 - static_cast<int>((k >> 32) & 0xFF)), 0};
+}
 
 __global__ void k_pyrdown(const PlaneOp* ops) {
   const PlaneOp op = ops[blockIdx.z];
@@ -73,8 +97,96 @@ __global__ void k_nms(const PlaneOp* ops) {
     for (int dx = -1; dx <= 1; ++dx)
       if ((dx || dy) && s[(y + dy) * op.dpitch + x + dx] >= v) return;
   const int i = atomicAdd(op.count, 1);
-  Corner* out = static_cast<Corner*>(op.dst);
-  if (i < op.capacity) out[i] = Corner{static_cast<uint16_t>(x), static_cast<uint16_t>(y), v, 0};
+  if (i < op.capacity) static_cast<unsigned long long*>(op.dst)[i] = corner_key(x, y, v);
+}
+
+/// The end of each job's segment of keys for the segmented sort.
+__global__ void k_ends(const int* counts, int* ends, int n, int cap) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) ends[i] = i * cap + min(counts[i], cap);
+}
+
+/// One block per detect job: the sorted corners (strongest first, raster order among equals) go
+/// through Tracker::detect's selection -- existing tracks first (occupancy, per-cell counts), then
+/// each corner in order: the 4 px border, the cell quota, the min_distance occupancy -- exactly as
+/// finish_detect does on the host. The scan itself is sequential (its order decides), one thread
+/// over keys staged in shared memory. Writes header[2 job] = count, header[2 job + 1] = found.
+__global__ void k_select(const DetectDesc* descs, const unsigned long long* keys, const int* counts, int cap, int* header, Corner* out,
+                         const float2* existing, uint8_t* occ_global, size_t occ_stride) {
+  extern __shared__ unsigned long long smem[];
+  __shared__ int s_n, s_done;
+  const int job = blockIdx.x;
+  const DetectDesc D = descs[job];
+  const unsigned long long* K = keys + static_cast<size_t>(job) * cap;
+  const int found = min(counts[job], cap);
+  Corner* O = out + D.out_at;
+  if (D.max_features == 0) {
+    const int m = min(found, D.bound);
+    for (int k = threadIdx.x; k < m; k += blockDim.x) O[k] = key_corner(K[k]);
+    if (threadIdx.x == 0) {
+      header[2 * job] = m;
+      header[2 * job + 1] = found;
+    }
+    return;
+  }
+  unsigned long long* chunk = smem;
+  int* per_bucket = reinterpret_cast<int*>(smem + kChunk);
+  const int nb = D.cols * D.rows;
+  uint8_t* occ = D.occ_shared ? reinterpret_cast<uint8_t*>(per_bucket + nb) : occ_global + static_cast<size_t>(job) * occ_stride;
+  const int nocc = D.ow * D.oh;
+  for (int i = threadIdx.x; i < nocc; i += blockDim.x) occ[i] = 0;
+  for (int i = threadIdx.x; i < nb; i += blockDim.x) per_bucket[i] = 0;
+  __syncthreads();
+  auto mark = [&](float px, float py) {
+    const int cx = static_cast<int>(px) / D.cell, cy = static_cast<int>(py) / D.cell;
+    for (int dy = -1; dy <= 1; ++dy)
+      for (int dx = -1; dx <= 1; ++dx) {
+        const int x = cx + dx, y = cy + dy;
+        if (x >= 0 && y >= 0 && x < D.ow && y < D.oh) occ[y * D.ow + x] = 1;
+      }
+  };
+  auto bucket_of = [&](float px, float py) {
+    const int bx = min(D.cols - 1, static_cast<int>(px / D.cw));
+    const int by = min(D.rows - 1, static_cast<int>(py / D.ch));
+    return by * D.cols + bx;
+  };
+  for (int i = threadIdx.x; i < D.n_existing; i += blockDim.x) {
+    const float2 p = existing[D.existing_at + i];
+    mark(p.x, p.y);
+    atomicAdd(&per_bucket[bucket_of(p.x, p.y)], 1);
+  }
+  if (threadIdx.x == 0) {
+    s_n = 0;
+    s_done = D.bound <= 0;
+  }
+  __syncthreads();
+  const float border = 4.f, xmax = static_cast<float>(D.w - 4), ymax = static_cast<float>(D.h - 4);
+  for (int at = 0; at < found && !s_done; at += kChunk) {
+    const int m = min(kChunk, found - at);
+    for (int k = threadIdx.x; k < m; k += blockDim.x) chunk[k] = K[at + k];
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      int n = s_n;
+      for (int k = 0; k < m && n < D.bound; ++k) {
+        const Corner c = key_corner(chunk[k]);
+        const float px = c.x, py = c.y;
+        if (px < border || py < border || px >= xmax || py >= ymax) continue;
+        const int b = bucket_of(px, py);
+        if (per_bucket[b] >= D.quota) continue;
+        if (occ[(c.y / D.cell) * D.ow + c.x / D.cell]) continue;
+        mark(px, py);
+        per_bucket[b]++;
+        O[n++] = c;
+      }
+      s_n = n;
+      s_done = n >= D.bound;
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    header[2 * job] = s_n;
+    header[2 * job + 1] = found;
+  }
 }
 
 /// One thread per point: forward KLT, backward KLT from the forward result, then the checks.
@@ -127,8 +239,18 @@ struct egogeo_gpu_context {
   float2 *d_pts = nullptr, *d_fwd = nullptr, *d_back = nullptr;
   uint8_t* d_status = nullptr;
   uint16_t* d_score = nullptr;  // per detect job: max_width * max_height scores
-  Corner* d_corners = nullptr;  // per detect job: corner_cap corners
+  unsigned long long* d_keys = nullptr;    // per detect job: corner_cap corner keys (NMS survivors)
+  unsigned long long* d_sorted = nullptr;  // the same, sorted
   int* d_counts = nullptr;
+  int *d_begin = nullptr, *d_end = nullptr;  // segments of the sort
+  void* d_sort_tmp = nullptr;
+  size_t sort_tmp_bytes = 0;
+  DetectDesc* d_desc = nullptr;
+  float2* d_existing = nullptr;  // batch * max_points
+  uint8_t* d_occ = nullptr;      // per detect job: occupancy grid when shared memory is too small
+  size_t occ_stride = 0;
+  uint8_t* d_out = nullptr;      // detect output: header (2 ints per job), then the corners
+  size_t out_header = 0;
   size_t corner_cap = 0;
   // Pinned host areas (staging for the copies above).
   uint8_t* h_frames = nullptr;
@@ -137,8 +259,12 @@ struct egogeo_gpu_context {
   float2 *h_pts = nullptr, *h_fwd = nullptr, *h_back = nullptr;
   uint8_t* h_status = nullptr;
   int* h_counts = nullptr;
+  DetectDesc* h_desc = nullptr;
+  float2* h_existing = nullptr;
+  uint8_t* h_out = nullptr;  // the one download of a detect call
   size_t ops_cap = 0;
-  std::vector<Corner> corners;  // pageable: a few thousand per frame
+  bool host_select = false;     // EGOGEO_GPU_HOST_SELECT=1: selection on the host (the former path)
+  std::vector<Corner> corners;  // host_select: pageable, a few thousand per frame
 
   int fail(int code, const std::string& msg) {
     error = msg;
@@ -243,6 +369,31 @@ void egogeo_gpu_destroy(egogeo_gpu_context* ctx) {
 
 namespace {
 
+/// EGOGEO_GPU_HOST_SELECT=1 (the former path, kept for comparison): once FAST and NMS are queued,
+/// the corners of each job are downloaded and ranked and selected on the host (finish_detect).
+int detect_host_select(egogeo_gpu_context* ctx, const egogeo_gpu_detect_job* jobs, int n) {
+  EGG_TRY(ctx->cuda(cudaMemcpyAsync(ctx->h_counts, ctx->d_counts, sizeof(int) * n, cudaMemcpyDeviceToHost, ctx->stream), "download"));
+  EGG_TRY(ctx->mark_staging());
+  EGG_TRY(ctx->cuda(cudaStreamSynchronize(ctx->stream), "detect"));
+  std::vector<unsigned long long> keys;
+  for (int i = 0; i < n; ++i) {
+    const Buffer& B = *ctx->buffer(jobs[i].slot, jobs[i].buffer);
+    const size_t c = std::min(static_cast<size_t>(ctx->h_counts[i]), ctx->corner_cap);
+    keys.resize(c);
+    if (c > 0) {
+      EGG_TRY(ctx->cuda(cudaMemcpyAsync(keys.data(), ctx->d_keys + ctx->corner_cap * i, sizeof(unsigned long long) * c, cudaMemcpyDeviceToHost, ctx->stream),
+                        "download corners"));
+      EGG_TRY(ctx->cuda(cudaStreamSynchronize(ctx->stream), "download corners"));
+    }
+    ctx->corners.resize(c);
+    for (size_t k = 0; k < c; ++k)
+      ctx->corners[k] = Corner{static_cast<uint16_t>(keys[k] & 0xFFFF), static_cast<uint16_t>((keys[k] >> 16) & 0xFFFF),
+                               static_cast<uint16_t>(255 - static_cast<int>((keys[k] >> 32) & 0xFF)), 0};
+    finish_detect(ctx->corners, B.w, B.h, jobs[i]);
+  }
+  return EGOGEO_GPU_OK;
+}
+
 /// Everything create does but the self-test: checks, then CUDA's stream, pools and staging (or
 /// the host reference's buffers).
 int create_context(const egogeo_gpu_params* params, egogeo_gpu_context* ctx) {
@@ -295,8 +446,27 @@ int create_context(const egogeo_gpu_params* params, egogeo_gpu_context* ctx) {
   const size_t o_pts = carve(sizeof(float2) * pts), o_fwd = carve(sizeof(float2) * pts), o_back = carve(sizeof(float2) * pts);
   const size_t o_status = carve(pts);
   const size_t o_score = carve(sizeof(uint16_t) * pixels * p.batch);
-  const size_t o_corners = carve(sizeof(Corner) * ctx->corner_cap * p.batch);
+  const size_t keys = ctx->corner_cap * p.batch;
+  if (keys > static_cast<size_t>(1) << 30) return ctx->fail(EGOGEO_GPU_EINVAL, "create: batch x max_width x max_height is too large for one context");
+  const size_t o_keys = carve(sizeof(unsigned long long) * keys), o_sorted = carve(sizeof(unsigned long long) * keys);
   const size_t o_counts = carve(sizeof(int) * p.batch);
+  const size_t o_begin = carve(sizeof(int) * p.batch), o_end = carve(sizeof(int) * p.batch);
+  {
+    int* none = nullptr;
+    EGG_TRY(ctx->cuda(cub::DeviceSegmentedRadixSort::SortKeys(nullptr, ctx->sort_tmp_bytes, static_cast<const unsigned long long*>(nullptr),
+                                                                static_cast<unsigned long long*>(nullptr), static_cast<int>(keys), p.batch, none, none,
+                                                                0, kKeyBits, ctx->stream),
+                      "sort (temporary storage)"));
+  }
+  const size_t o_sort_tmp = carve(ctx->sort_tmp_bytes);
+  const size_t o_desc = carve(sizeof(DetectDesc) * p.batch);
+  const size_t o_existing = carve(sizeof(float2) * pts);
+  // min_distance >= 1: the occupancy grid has at most (w + 1) x (h + 1) cells.
+  ctx->occ_stride = align_up(static_cast<size_t>(p.max_width + 1) * (p.max_height + 1));
+  const size_t o_occ = carve(ctx->occ_stride * p.batch);
+  ctx->out_header = align_up(sizeof(int) * 2 * p.batch);
+  const size_t out_bytes = ctx->out_header + sizeof(Corner) * keys;
+  const size_t o_out = carve(out_bytes);
   EGG_TRY(ctx->cuda(cudaMalloc(&ctx->dpool, dsize), "cudaMalloc (device pool)"));
   uint8_t* d = ctx->dpool;
   ctx->buffers.resize(slots);
@@ -316,8 +486,23 @@ int create_context(const egogeo_gpu_params* params, egogeo_gpu_context* ctx) {
   ctx->d_back = reinterpret_cast<float2*>(d + o_back);
   ctx->d_status = d + o_status;
   ctx->d_score = reinterpret_cast<uint16_t*>(d + o_score);
-  ctx->d_corners = reinterpret_cast<Corner*>(d + o_corners);
+  ctx->d_keys = reinterpret_cast<unsigned long long*>(d + o_keys);
+  ctx->d_sorted = reinterpret_cast<unsigned long long*>(d + o_sorted);
   ctx->d_counts = reinterpret_cast<int*>(d + o_counts);
+  ctx->d_begin = reinterpret_cast<int*>(d + o_begin);
+  ctx->d_end = reinterpret_cast<int*>(d + o_end);
+  ctx->d_sort_tmp = d + o_sort_tmp;
+  ctx->d_desc = reinterpret_cast<DetectDesc*>(d + o_desc);
+  ctx->d_existing = reinterpret_cast<float2*>(d + o_existing);
+  ctx->d_occ = d + o_occ;
+  ctx->d_out = d + o_out;
+  {
+    std::vector<int> begin(static_cast<size_t>(p.batch));
+    for (int i = 0; i < p.batch; ++i) begin[static_cast<size_t>(i)] = static_cast<int>(ctx->corner_cap) * i;
+    EGG_TRY(ctx->cuda(cudaMemcpy(ctx->d_begin, begin.data(), sizeof(int) * begin.size(), cudaMemcpyHostToDevice), "upload segments"));
+  }
+  EGG_TRY(ctx->cuda(cudaFuncSetAttribute(k_select, cudaFuncAttributeMaxDynamicSharedMemorySize, kSelectSmem), "cudaFuncSetAttribute"));
+  ctx->host_select = env_flag("EGOGEO_GPU_HOST_SELECT");
 
   size_t hsize = 0;
   auto hcarve = [&](size_t bytes) {
@@ -331,6 +516,9 @@ int create_context(const egogeo_gpu_params* params, egogeo_gpu_context* ctx) {
   const size_t h_pts = hcarve(sizeof(float2) * pts), h_fwd = hcarve(sizeof(float2) * pts), h_back = hcarve(sizeof(float2) * pts);
   const size_t h_status = hcarve(pts);
   const size_t h_counts = hcarve(sizeof(int) * p.batch);
+  const size_t h_desc = hcarve(sizeof(DetectDesc) * p.batch);
+  const size_t h_existing = hcarve(sizeof(float2) * pts);
+  const size_t h_out = hcarve(out_bytes);
   EGG_TRY(ctx->cuda(cudaHostAlloc(&ctx->hpool, hsize, cudaHostAllocDefault), "cudaHostAlloc (pinned staging)"));
   uint8_t* h = ctx->hpool;
   ctx->h_frames = h + h_frames;
@@ -341,6 +529,9 @@ int create_context(const egogeo_gpu_params* params, egogeo_gpu_context* ctx) {
   ctx->h_back = reinterpret_cast<float2*>(h + h_back);
   ctx->h_status = h + h_status;
   ctx->h_counts = reinterpret_cast<int*>(h + h_counts);
+  ctx->h_desc = reinterpret_cast<DetectDesc*>(h + h_desc);
+  ctx->h_existing = reinterpret_cast<float2*>(h + h_existing);
+  ctx->h_out = h + h_out;
   ctx->ready = true;
   return EGOGEO_GPU_OK;
 }
@@ -588,32 +779,85 @@ int egogeo_gpu_detect(egogeo_gpu_context* ctx, const egogeo_gpu_detect_job* jobs
   EGG_TRY(ctx->cuda(cudaSetDevice(p.device), "cudaSetDevice"));
   EGG_TRY(ctx->wait_staging());
   const size_t pixels = static_cast<size_t>(p.max_width) * p.max_height;
+  const int cap = static_cast<int>(ctx->corner_cap);
+  // Ops and descriptors, all in pinned staging: FAST and NMS per job, then its selection.
+  int out_at = 0, existing_at = 0, max_cells = 1, max_occ = 0;
   for (int i = 0; i < n; ++i) {
-    const Buffer& B = *ctx->buffer(jobs[i].slot, jobs[i].buffer);
+    const egogeo_gpu_detect_job& j = jobs[i];
+    const Buffer& B = *ctx->buffer(j.slot, j.buffer);
     uint16_t* score = ctx->d_score + pixels * i;
-    ctx->h_ops[i] = PlaneOp{B.img[0], score, B.w, B.h, ctx->mw[0], B.w, B.h, ctx->mw[0], jobs[i].threshold, nullptr, 0};
-    ctx->h_ops[n + i] = PlaneOp{reinterpret_cast<const uint8_t*>(score), ctx->d_corners + ctx->corner_cap * i, B.w, B.h, 0, B.w, B.h, ctx->mw[0], 0,
-                                ctx->d_counts + i, static_cast<int>(ctx->corner_cap)};
+    ctx->h_ops[i] = PlaneOp{B.img[0], score, B.w, B.h, ctx->mw[0], B.w, B.h, ctx->mw[0], j.threshold, nullptr, 0};
+    ctx->h_ops[n + i] = PlaneOp{reinterpret_cast<const uint8_t*>(score), ctx->d_keys + ctx->corner_cap * i, B.w, B.h, 0, B.w, B.h, ctx->mw[0], 0,
+                                ctx->d_counts + i, cap};
+    DetectDesc& D = ctx->h_desc[i];
+    D = DetectDesc{};
+    D.w = B.w;
+    D.h = B.h;
+    D.max_features = j.max_features;
+    if (j.max_features == 0) {
+      D.bound = std::min(j.capacity, cap);
+    } else {
+      D.cols = j.grid_cols;
+      D.rows = j.grid_rows;
+      D.cw = static_cast<float>(B.w) / j.grid_cols;
+      D.ch = static_cast<float>(B.h) / j.grid_rows;
+      D.cell = std::max(1, j.min_distance);
+      D.ow = B.w / D.cell + 1;
+      D.oh = B.h / D.cell + 1;
+      D.quota = std::max(1, j.max_features / (j.grid_cols * j.grid_rows));
+      D.n_existing = j.n_existing;
+      D.existing_at = existing_at;
+      for (int k = 0; k < j.n_existing; ++k) ctx->h_existing[existing_at + k] = make_float2(j.existing[2 * k], j.existing[2 * k + 1]);
+      existing_at += j.n_existing;
+      D.bound = std::max(0, std::min(j.max_features - j.n_existing, j.capacity));
+      max_cells = std::max(max_cells, D.cols * D.rows);
+      max_occ = std::max(max_occ, D.ow * D.oh);
+    }
+    D.out_at = out_at;
+    out_at += D.bound;
   }
+  const size_t smem_base = sizeof(unsigned long long) * kChunk + sizeof(int) * static_cast<size_t>(max_cells);
+  const bool occ_shared = smem_base + static_cast<size_t>(max_occ) <= static_cast<size_t>(kSelectSmem);
+  for (int i = 0; i < n; ++i) ctx->h_desc[i].occ_shared = occ_shared ? 1 : 0;
+  const size_t smem = smem_base + (occ_shared ? static_cast<size_t>(max_occ) : 0);
   EGG_TRY(ctx->cuda(cudaMemcpyAsync(ctx->d_ops, ctx->h_ops, sizeof(PlaneOp) * 2 * n, cudaMemcpyHostToDevice, ctx->stream), "upload ops"));
+  EGG_TRY(ctx->cuda(cudaMemcpyAsync(ctx->d_desc, ctx->h_desc, sizeof(DetectDesc) * n, cudaMemcpyHostToDevice, ctx->stream), "upload jobs"));
+  if (existing_at > 0)
+    EGG_TRY(ctx->cuda(cudaMemcpyAsync(ctx->d_existing, ctx->h_existing, sizeof(float2) * existing_at, cudaMemcpyHostToDevice, ctx->stream), "upload tracks"));
   EGG_TRY(ctx->cuda(cudaMemsetAsync(ctx->d_counts, 0, sizeof(int) * n, ctx->stream), "memset"));
   const dim3 block(kBlock, kBlock), grid((ctx->mw[0] + kBlock - 1) / kBlock, (ctx->mh[0] + kBlock - 1) / kBlock, n);
   k_fast<<<grid, block, 0, ctx->stream>>>(ctx->d_ops);
   k_nms<<<grid, block, 0, ctx->stream>>>(ctx->d_ops + n);
   EGG_TRY(ctx->cuda(cudaGetLastError(), "FAST kernels"));
-  EGG_TRY(ctx->cuda(cudaMemcpyAsync(ctx->h_counts, ctx->d_counts, sizeof(int) * n, cudaMemcpyDeviceToHost, ctx->stream), "download"));
+  if (ctx->host_select) return detect_host_select(ctx, jobs, n);
+  k_ends<<<(n + 127) / 128, 128, 0, ctx->stream>>>(ctx->d_counts, ctx->d_end, n, cap);
+  size_t tmp = ctx->sort_tmp_bytes;
+  EGG_TRY(ctx->cuda(cub::DeviceSegmentedRadixSort::SortKeys(ctx->d_sort_tmp, tmp, static_cast<const unsigned long long*>(ctx->d_keys), ctx->d_sorted,
+                                                              static_cast<int>(ctx->corner_cap * n), n, ctx->d_begin, ctx->d_end, 0, kKeyBits, ctx->stream),
+                    "sort corners"));
+  int* header = reinterpret_cast<int*>(ctx->d_out);
+  Corner* out = reinterpret_cast<Corner*>(ctx->d_out + ctx->out_header);
+  k_select<<<n, kSelectThreads, smem, ctx->stream>>>(ctx->d_desc, ctx->d_sorted, ctx->d_counts, cap, header, out, ctx->d_existing, ctx->d_occ,
+                                                     ctx->occ_stride);
+  EGG_TRY(ctx->cuda(cudaGetLastError(), "selection kernel"));
+  // One download for every job of the call: the header, then each job's corners at its offset.
+  EGG_TRY(ctx->cuda(cudaMemcpyAsync(ctx->h_out, ctx->d_out, ctx->out_header + sizeof(Corner) * static_cast<size_t>(out_at), cudaMemcpyDeviceToHost, ctx->stream),
+                    "download corners"));
   EGG_TRY(ctx->mark_staging());
   EGG_TRY(ctx->cuda(cudaStreamSynchronize(ctx->stream), "detect"));
+  const int* hh = reinterpret_cast<const int*>(ctx->h_out);
+  const Corner* hc = reinterpret_cast<const Corner*>(ctx->h_out + ctx->out_header);
   for (int i = 0; i < n; ++i) {
-    const Buffer& B = *ctx->buffer(jobs[i].slot, jobs[i].buffer);
-    const size_t c = std::min(static_cast<size_t>(ctx->h_counts[i]), ctx->corner_cap);
-    ctx->corners.resize(c);
-    if (c > 0) {
-      EGG_TRY(ctx->cuda(cudaMemcpyAsync(ctx->corners.data(), ctx->d_corners + ctx->corner_cap * i, sizeof(Corner) * c, cudaMemcpyDeviceToHost, ctx->stream),
-                        "download corners"));
-      EGG_TRY(ctx->cuda(cudaStreamSynchronize(ctx->stream), "download corners"));
+    const egogeo_gpu_detect_job& j = jobs[i];
+    const Corner* c = hc + ctx->h_desc[i].out_at;
+    const int m = hh[2 * i];
+    for (int k = 0; k < m; ++k) {
+      j.out_xy[2 * k] = c[k].x;
+      j.out_xy[2 * k + 1] = c[k].y;
+      if (j.out_score) j.out_score[k] = c[k].score;
     }
-    finish_detect(ctx->corners, B.w, B.h, jobs[i]);
+    *j.count = m;
+    if (j.found) *j.found = hh[2 * i + 1];
   }
   return EGOGEO_GPU_OK;
 }
