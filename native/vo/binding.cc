@@ -6,6 +6,7 @@
 #include "scale_fusion.h"
 
 #include "../napi_util.h"
+#include "frame_decode.h"
 #include "gpu_backend.h"
 #include "pipeline.h"
 #include "video.h"
@@ -36,6 +37,9 @@ struct Request {
   bool timestamps_given = false;
   /// options.keepFrames (video clips): return the decoded grey frames used (Output::frames).
   bool keep_frames = false;
+  /// A second option set (processClip's third argument): the engine runs under both over the same
+  /// frames, decoded once at their own size (a working size below it is an area average of them).
+  std::unique_ptr<Options> alternative;
 };
 
 /// The engine's result, plus what a video input decoded to.
@@ -47,6 +51,7 @@ struct Output {
   std::vector<int> frame_indices;
   std::vector<double> timestamps;
   std::vector<cv::Mat> frames;  // video clips with options.keepFrames: the grey frames used
+  std::unique_ptr<Output> alternative;  // the run under Request::alternative
 };
 
 /// Every engine option, read through `r` (which records the option table as it reads): defaults from
@@ -222,14 +227,25 @@ std::unique_ptr<Request> parse(const Napi::CallbackInfo& info) {
     napi::OptionReader r(a, info[1].As<Napi::Object>(), "options");
     parse_options(r, o, req->keep_frames);
     r.reject_unknown();
-    if (req->video.empty() && o.scale == ScaleMode::GroundTruth && o.gt_speeds.size() != req->input.frames.size() - 1) {
+  }
+  if (info.Length() >= 3 && !info[2].IsUndefined()) {
+    if (!info[2].IsObject()) a.fail("alternative options must be an object");
+    req->alternative = std::make_unique<Options>();
+    napi::OptionReader r(a, info[2].As<Napi::Object>(), "alternative");
+    bool keep = false;
+    parse_options(r, *req->alternative, keep);
+    r.reject_unknown();
+    if (keep) a.fail("alternative.keepFrames: the frames are the same for both runs; ask for them in options");
+  }
+  for (const Options* opt : {&o, req->alternative.get()}) {
+    if (opt && req->video.empty() && opt->scale == ScaleMode::GroundTruth && opt->gt_speeds.size() != req->input.frames.size() - 1) {
       a.fail("options.gtSpeeds must have one speed per frame pair (" + std::to_string(req->input.frames.size() - 1) + ") when scale is 'gt'");
     }
   }
   return req;
 }
 
-Napi::Object to_js(Napi::Env env, Output& o) {
+Napi::Object result_to_js(Napi::Env env, Output& o) {
   ClipResult& r = o.clip;
   Napi::Object out = Napi::Object::New(env);
   out.Set("width", r.width);
@@ -394,19 +410,60 @@ ClipInput video_input(const Request& req, Output& out, std::vector<cv::Mat>& fra
   return in;
 }
 
+/// The clip's image files decoded once at their own size, as in-memory frames (`frames` keeps the
+/// pixels alive); frames given as pixels stay as they are.
+ClipInput decoded_input(const ClipInput& given, std::vector<cv::Mat>& frames, double& decode_ms) {
+  ClipInput in = given;
+  const int64 t0 = cv::getTickCount();
+  frames.reserve(in.frames.size());
+  for (size_t k = 0; k < in.frames.size(); ++k) {
+    FrameSource& src = in.frames[k];
+    if (src.pixels) continue;
+    frames.push_back(decode_frame(src, k, 1).img);
+    const cv::Mat& m = frames.back();
+    src = FrameSource{};
+    src.pixels = m.data;  // continuous: a fresh decode
+    src.width = m.cols;
+    src.height = m.rows;
+  }
+  decode_ms = 1000.0 * static_cast<double>(cv::getTickCount() - t0) / cv::getTickFrequency();
+  return in;
+}
+
 bool run(const Request& req, Output& out, napi::Failure& error) {
   return napi::guarded<InputError>("processClip", [&] {
-    if (req.video.empty()) {
+    if (req.video.empty() && !req.alternative) {
       out.clip = process_clip(req.input, req.options);
       return;
     }
+    // Decoded once here: a video always (the engine reads frames, not containers), image files
+    // when both option sets run over them.
     std::vector<cv::Mat> frames;
     double decode_ms = 0;
-    const ClipInput in = video_input(req, out, frames, decode_ms);
+    const ClipInput in = req.video.empty() ? decoded_input(req.input, frames, decode_ms) : video_input(req, out, frames, decode_ms);
     out.clip = process_clip(in, req.options);
     out.clip.ms.decode += decode_ms;
-    if (req.keep_frames) out.frames = std::move(frames);
+    if (req.alternative) {
+      out.alternative = std::make_unique<Output>();
+      Output& alt = *out.alternative;
+      alt.clip = process_clip(in, *req.alternative);
+      alt.video = out.video;
+      alt.video_frames = out.video_frames;
+      alt.video_fps = out.video_fps;
+      alt.frame_indices = out.frame_indices;
+      alt.timestamps = out.timestamps;
+    }
+    if (req.keep_frames && !req.video.empty()) out.frames = std::move(frames);
   }, error);
+}
+
+/// One result, or [first, alternative] when processClip was given an alternative option set.
+Napi::Object to_js(Napi::Env env, Output& o) {
+  if (!o.alternative) return result_to_js(env, o);
+  Napi::Array both = Napi::Array::New(env, 2);
+  both.Set(0u, result_to_js(env, o));
+  both.Set(1u, result_to_js(env, *o.alternative));
+  return both;
 }
 
 Napi::Value ProcessClip(const Napi::CallbackInfo& info) {

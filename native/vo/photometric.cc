@@ -120,7 +120,10 @@ cv::Mat PhotometricStage::pair_mapped(const cv::Mat& img) {
   cv::Mat adj;
   if (sd[0] > 1e-3 && prev_sd_[0] > 1e-3) {
     const double a = prev_sd_[0] / sd[0], b = prev_mean_[0] - a * mean[0];
-    if (std::abs(a - 1.0) > 0.01 || std::abs(b) > 0.5) img.convertTo(adj, CV_8U, a, b);
+    if (std::abs(a - 1.0) > 0.01 || std::abs(b) > 0.5) {
+      img.convertTo(mapped_, CV_8U, a, b);
+      adj = mapped_;
+    }
   }
   prev_mean_ = mean;
   prev_sd_ = sd;

@@ -25,6 +25,7 @@ class PhotometricStage {
   void first(const cv::Mat& img);
   /// 'pair': `img` mapped to the previous frame's mean and contrast for KLT, or an empty Mat when
   /// the mapping would change nothing (or the mode is another); `img` becomes the previous frame.
+  /// The mapped image lives in a buffer the next call overwrites.
   cv::Mat pair_mapped(const cv::Mat& img);
 
  private:
@@ -34,6 +35,7 @@ class PhotometricStage {
   double ref_mean_ = 0, ref_sd_ = 0;
   std::vector<double> ref_cdf_;     // 256 mid-bin CDF values of the first frame
   cv::Scalar prev_mean_, prev_sd_;  // 'pair': the previous frame's statistics
+  cv::Mat mapped_;                  // 'pair': the last mapped image (pair_mapped's buffer)
 };
 
 }  // namespace egogeo::vo

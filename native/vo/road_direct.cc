@@ -20,10 +20,15 @@ constexpr int kGolden = 24;         // golden-section steps: the bracket of two 
 
 // Current-frame road samples and where each lands in the previous frame for a distance s:
 // p1(s) = a + c(s) b (homogeneous pixels), c(s) = s / (1 + s q), the plane homography's inverse.
+// Stored by component (the projection loop below vectorises over samples).
 struct Samples {
-  std::vector<cv::Vec3d> a, b;
+  std::vector<double> ax, ay, az, bx, by, bz;
   std::vector<float> v;  // current-frame intensity
   double q = 0;
+  void push(const cv::Vec3d& a, const cv::Vec3d& b) {
+    ax.push_back(a[0]), ay.push_back(a[1]), az.push_back(a[2]);
+    bx.push_back(b[0]), by.push_back(b[1]), bz.push_back(b[2]);
+  }
 };
 
 float bilinear(const cv::Mat& img, double x, double y) {
@@ -34,17 +39,28 @@ float bilinear(const cv::Mat& img, double x, double y) {
   return (1 - fy) * ((1 - fx) * r0[x0] + fx * r0[x0 + 1]) + fy * ((1 - fx) * r1[x0] + fx * r1[x0 + 1]);
 }
 
-/// ZNCC of the samples' intensities against the previous frame at distance s; -inf when too few land inside.
-double score(const Samples& S, const cv::Mat& prev, int top, double s, int* valid_out) {
+/// ZNCC of the samples' intensities against the previous frame at distance s; -inf when too few land
+/// inside. `xy` is scratch (2 per sample). The projections are computed for all samples first (the
+/// same operations per sample, so the same values), then summed in sample order.
+double score(const Samples& S, const cv::Mat& prev, int top, double s, int* valid_out, std::vector<double>& xy) {
   if (!(1 + s * S.q > 1e-6)) return -std::numeric_limits<double>::infinity();
   const double c = s / (1 + s * S.q);
   const double W = prev.cols - 2, H = prev.rows - 2, T = std::max(1, top);
+  const size_t N = S.v.size();
+  xy.resize(2 * N);
+  double* xs = xy.data();
+  double* ys = xs + N;
+  for (size_t i = 0; i < N; ++i) {
+    const double z = S.az[i] + c * S.bz[i];
+    const double iz = 1 / z;
+    // Behind the camera: a point outside the frame (fails the test below).
+    xs[i] = z > 1e-9 ? (S.ax[i] + c * S.bx[i]) * iz : -1.0;
+    ys[i] = (S.ay[i] + c * S.by[i]) * iz;
+  }
   double sa = 0, sb = 0, saa = 0, sbb = 0, sab = 0;
   size_t n = 0;
-  for (size_t i = 0; i < S.v.size(); ++i) {
-    const cv::Vec3d p = S.a[i] + c * S.b[i];
-    if (p[2] <= 1e-9) continue;
-    const double iz = 1 / p[2], x = p[0] * iz, y = p[1] * iz;
+  for (size_t i = 0; i < N; ++i) {
+    const double x = xs[i], y = ys[i];
     if (!(x >= 1 && y >= T && x < W && y < H)) continue;
     const double va = S.v[i], vb = bilinear(prev, x, y);
     sa += va;
@@ -63,24 +79,26 @@ double score(const Samples& S, const cv::Mat& prev, int top, double s, int* vali
 
 }  // namespace
 
-RoadImage road_image(const cv::Mat& grey, int top) {
-  RoadImage out;
-  if (grey.empty()) return out;
+void road_image(const cv::Mat& grey, int top, RoadImage& out, cv::Mat& f) {
+  if (grey.empty()) {
+    out = RoadImage{};
+    return;
+  }
   out.top = std::clamp(top, 0, grey.rows - 1);
-  cv::Mat f;
   grey.convertTo(f, CV_32F);
-  out.coarse = cv::Mat::zeros(grey.size(), CV_32F);
-  out.fine = cv::Mat::zeros(grey.size(), CV_32F);
+  out.coarse.create(grey.size(), CV_32F);
+  out.fine.create(grey.size(), CV_32F);
+  out.coarse.rowRange(0, out.top).setTo(0);
+  out.fine.rowRange(0, out.top).setTo(0);
   // A band of rows blurred as part of the whole image: the filter reads the rows above the band.
   const cv::Range rows(out.top, grey.rows);
   cv::Mat coarse = out.coarse.rowRange(rows), fine = out.fine.rowRange(rows);
   cv::GaussianBlur(f.rowRange(rows), coarse, cv::Size(0, 0), 3.0);
   cv::GaussianBlur(f.rowRange(rows), fine, cv::Size(0, 0), 1.0);
-  return out;
 }
 
 DirectRoad direct_road_distance(const RoadImage& prevs, const RoadImage& currs, const Intrinsics& intr, const PairMotion& pm,
-                                const cv::Vec3d& w, const cv::Vec3d& prior, double depression, double s_max) {
+                                const cv::Vec3d& w, const cv::Vec3d& prior, double depression, double s_max, DirectScratch& scratch) {
   DirectRoad out;
   const cv::Mat &p3 = prevs.coarse, &c3 = currs.coarse, &p1 = prevs.fine, &c1 = currs.fine;
   if (p3.empty() || c3.empty() || p3.size() != c3.size() || !(s_max > 0)) return out;
@@ -90,7 +108,11 @@ DirectRoad direct_road_distance(const RoadImage& prevs, const RoadImage& currs, 
 
   // Gradients of the current frame below the prepared band's first row (the samples lie further
   // down, in the road region); sigma 3 for the coarse search (a basin of several pixels), 1 for the refinement.
-  cv::Mat gx = cv::Mat::zeros(c3.size(), CV_32F), gy = cv::Mat::zeros(c3.size(), CV_32F);
+  cv::Mat &gx = scratch.gx, &gy = scratch.gy;
+  gx.create(c3.size(), CV_32F);
+  gy.create(c3.size(), CV_32F);
+  gx.rowRange(0, std::min(currs.top + 1, c3.rows)).setTo(0);
+  gy.rowRange(0, std::min(currs.top + 1, c3.rows)).setTo(0);
   if (currs.top + 1 < c3.rows) {
     const cv::Range band(currs.top + 1, c3.rows);
     cv::Mat bx = gx.rowRange(band), by = gy.rowRange(band);
@@ -102,7 +124,14 @@ DirectRoad direct_road_distance(const RoadImage& prevs, const RoadImage& currs, 
   coarse.q = fine.q = w.dot(u);
   for (int v = kStep; v < c3.rows - kStep; v += kStep) {
     if (v <= currs.top + 1) continue;
+    const float* gxr = gx.ptr<float>(v);
+    const float* gyr = gy.ptr<float>(v);
     for (int x = kStep; x < c3.cols - kStep; x += kStep) {
+      // The gradient along the parallax is at most the gradient's length: a pixel whose gradient is
+      // shorter than kMinGradient (with a margin for rounding) fails the test below whatever its
+      // parallax, so it is passed over before the geometry (most of a road is smooth at sigma 3).
+      const double g2 = static_cast<double>(gxr[x]) * gxr[x] + static_cast<double>(gyr[x]) * gyr[x];
+      if (g2 < 0.98 * kMinGradient * kMinGradient) continue;
       const cv::Vec3d ray = Ki * cv::Vec3d(x, v, 1);
       if (prior.dot(ray) < depression) continue;
       const cv::Vec3d r = Rt * ray, a = K * r, b = Ku * -w.dot(r);
@@ -115,8 +144,7 @@ DirectRoad direct_road_distance(const RoadImage& prevs, const RoadImage& currs, 
       if (!(dn > 1e-12)) continue;
       const double along = std::abs(gx.at<float>(v, x) * du + gy.at<float>(v, x) * dv) / dn;
       if (along < kMinGradient || along < 0.5 * std::hypot(gx.at<float>(v, x), gy.at<float>(v, x))) continue;
-      coarse.a.push_back(a);
-      coarse.b.push_back(b);
+      coarse.push(a, b);
       coarse.v.push_back(c3.at<float>(v, x));
       fine.v.push_back(c1.at<float>(v, x));
     }
@@ -129,22 +157,22 @@ DirectRoad direct_road_distance(const RoadImage& prevs, const RoadImage& currs, 
     std::vector<float> f2;
     for (size_t i = 0; i < coarse.v.size(); ++i) {
       if (static_cast<size_t>(static_cast<double>(i + 1) * keep) == static_cast<size_t>(static_cast<double>(i) * keep)) continue;
-      c2.a.push_back(coarse.a[i]);
-      c2.b.push_back(coarse.b[i]);
+      c2.push(cv::Vec3d(coarse.ax[i], coarse.ay[i], coarse.az[i]), cv::Vec3d(coarse.bx[i], coarse.by[i], coarse.bz[i]));
       c2.v.push_back(coarse.v[i]);
       f2.push_back(fine.v[i]);
     }
     coarse = std::move(c2);
     fine.v = std::move(f2);
   }
-  fine.a = coarse.a;
-  fine.b = coarse.b;
+  fine.ax = coarse.ax, fine.ay = coarse.ay, fine.az = coarse.az;
+  fine.bx = coarse.bx, fine.by = coarse.by, fine.bz = coarse.bz;
+  std::vector<double>& xy = scratch.xy;
 
   int best = -1;
   double best_score = -std::numeric_limits<double>::infinity();
   const double step = s_max / kCoarse;
   for (int k = 1; k <= kCoarse; ++k) {
-    const double sc = score(coarse, p3, prevs.top, k * step, nullptr);
+    const double sc = score(coarse, p3, prevs.top, k * step, nullptr, xy);
     if (sc > best_score) {
       best_score = sc;
       best = k;
@@ -155,25 +183,25 @@ DirectRoad direct_road_distance(const RoadImage& prevs, const RoadImage& currs, 
   double lo = std::max(1e-3, (best - 1) * step), hi = std::min(s_max, (best + 1) * step);
   const double phi = 0.5 * (std::sqrt(5.0) - 1);
   double x1 = hi - phi * (hi - lo), x2 = lo + phi * (hi - lo);
-  double f1 = score(fine, p1, prevs.top, x1, nullptr), f2 = score(fine, p1, prevs.top, x2, nullptr);
+  double f1 = score(fine, p1, prevs.top, x1, nullptr, xy), f2 = score(fine, p1, prevs.top, x2, nullptr, xy);
   for (int it = 0; it < kGolden; ++it) {
     if (f1 >= f2) {
       hi = x2;
       x2 = x1;
       f2 = f1;
       x1 = hi - phi * (hi - lo);
-      f1 = score(fine, p1, prevs.top, x1, nullptr);
+      f1 = score(fine, p1, prevs.top, x1, nullptr, xy);
     } else {
       lo = x1;
       x1 = x2;
       f1 = f2;
       x2 = lo + phi * (hi - lo);
-      f2 = score(fine, p1, prevs.top, x2, nullptr);
+      f2 = score(fine, p1, prevs.top, x2, nullptr, xy);
     }
   }
   const double s = 0.5 * (lo + hi);
   int valid = 0;
-  const double sc = score(fine, p1, prevs.top, s, &valid);
+  const double sc = score(fine, p1, prevs.top, s, &valid, xy);
   if (!std::isfinite(sc)) return out;
   out.distance = s;
   out.score = sc;

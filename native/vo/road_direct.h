@@ -19,6 +19,8 @@
 
 #include <opencv2/core.hpp>
 
+#include <vector>
+
 namespace egogeo::vo {
 
 struct DirectRoad {
@@ -36,11 +38,20 @@ struct RoadImage {
   cv::Mat coarse, fine;
   int top = 0;
 };
-RoadImage road_image(const cv::Mat& grey, int top);
+/// Prepares `grey` into `out`, reusing its buffers (a clip's frames share one size); `scratch`
+/// holds the float copy.
+void road_image(const cv::Mat& grey, int top, RoadImage& out, cv::Mat& scratch);
+
+/// Buffers an alignment reuses from pair to pair (the current frame's gradients, the samples'
+/// projections): fresh full-frame buffers every pair cost as much in page faults as the blurs.
+struct DirectScratch {
+  cv::Mat gx, gy;
+  std::vector<double> xy;
+};
 
 /// `prior`: the road's downward unit normal; `depression`: the road region is prior . x >= this
 /// (x normalised, z = 1); `s_max`: the largest distance searched (metres).
 DirectRoad direct_road_distance(const RoadImage& prev, const RoadImage& curr, const Intrinsics& intr, const PairMotion& pm,
-                                const cv::Vec3d& w, const cv::Vec3d& prior, double depression, double s_max);
+                                const cv::Vec3d& w, const cv::Vec3d& prior, double depression, double s_max, DirectScratch& scratch);
 
 }  // namespace egogeo::vo

@@ -11,10 +11,25 @@
 namespace egogeo::vo {
 namespace {
 
+/// Bilinear sampling on a regular grid: a sample's column and row are the grid's, so each one's
+/// integer cell and fraction are found once per column and per row, not once per sample. The
+/// arithmetic per sample is `bilinear`'s, so the values are identical.
+struct GridAxis {
+  std::vector<int> i0;
+  std::vector<float> f;
+  void set(int n, const std::function<float(int)>& at) {
+    i0.resize(static_cast<size_t>(n));
+    f.resize(static_cast<size_t>(n));
+    for (int k = 0; k < n; ++k) {
+      const float x = at(k);
+      i0[k] = static_cast<int>(std::floor(x));
+      f[k] = x - i0[k];
+    }
+  }
+};
+
 template <typename T>
-float bilinear(const cv::Mat& m, float x, float y) {
-  const int x0 = static_cast<int>(std::floor(x)), y0 = static_cast<int>(std::floor(y));
-  const float fx = x - x0, fy = y - y0;
+inline float bilinear_at(const cv::Mat& m, int x0, float fx, int y0, float fy) {
   const T* a = m.ptr<T>(y0);
   const T* b = m.ptr<T>(y0 + 1);
   return (1 - fy) * ((1 - fx) * a[x0] + fx * a[x0 + 1]) + fy * ((1 - fx) * b[x0] + fx * b[x0 + 1]);
@@ -23,31 +38,57 @@ float bilinear(const cv::Mat& m, float x, float y) {
 /// Gauss-Newton on I1(q + s u) = g I0(p + u) + b over the window u in [-half, half]^2: the track's
 /// end q refined together with the patch's scale change s, gain g and offset b (gx, gy: I1's
 /// gradients). False (q unchanged) when a sample leaves the image, the system is singular, or the
-/// answer moves q by more than `max_shift` or s outside [0.6, 1.6].
+/// answer moves q by more than `max_shift` or s outside [0.6, 1.6]. `scratch` is reused between
+/// calls (the template and the grid of the window).
+struct RefineScratch {
+  std::vector<float> tmpl;
+  GridAxis cols, rows;
+};
+
 bool refine_scaled(const cv::Mat& I0, const cv::Mat& I1, const cv::Mat& gx, const cv::Mat& gy, cv::Point2f p, cv::Point2f& q,
-                   int half, float max_shift) {
+                   int half, float max_shift, RefineScratch& scratch) {
   const int side = 2 * half + 1;
   if (p.x - half < 0 || p.y - half < 0 || p.x + half + 1 >= I0.cols || p.y + half + 1 >= I0.rows) return false;
-  std::vector<float> tmpl(static_cast<size_t>(side) * side);
-  for (int v = -half, i = 0; v <= half; ++v)
-    for (int u = -half; u <= half; ++u, ++i) tmpl[i] = bilinear<uchar>(I0, p.x + u, p.y + v);
+  std::vector<float>& tmpl = scratch.tmpl;
+  GridAxis &cols = scratch.cols, &rows = scratch.rows;
+  tmpl.resize(static_cast<size_t>(side) * side);
+  cols.set(side, [&](int k) { return p.x + (k - half); });
+  rows.set(side, [&](int k) { return p.y + (k - half); });
+  for (int v = 0, i = 0; v < side; ++v)
+    for (int u = 0; u < side; ++u, ++i) tmpl[i] = bilinear_at<uchar>(I0, cols.i0[u], cols.f[u], rows.i0[v], rows.f[v]);
   double qx = q.x, qy = q.y, s = 1, g = 1, b = 0;
   for (int it = 0; it < 8; ++it) {
-    cv::Matx<double, 5, 5> H = cv::Matx<double, 5, 5>::zeros();
-    cv::Vec<double, 5> r5(0, 0, 0, 0, 0);
+    // The normal equations' upper triangle (H is symmetric: the same products, summed in the same
+    // order, as the full outer product J J^T).
+    double h[5][5] = {};
+    double r5[5] = {0, 0, 0, 0, 0};
     const double reach = s * half + 1;
     if (qx - reach < 0 || qy - reach < 0 || qx + reach + 1 >= I1.cols || qy + reach + 1 >= I1.rows) return false;
-    for (int v = -half, i = 0; v <= half; ++v)
+    cols.set(side, [&](int k) { return static_cast<float>(qx + s * (k - half)); });
+    rows.set(side, [&](int k) { return static_cast<float>(qy + s * (k - half)); });
+    for (int v = -half, i = 0; v <= half; ++v) {
+      const int y0 = rows.i0[v + half];
+      const float fy = rows.f[v + half];
       for (int u = -half; u <= half; ++u, ++i) {
-        const float x = static_cast<float>(qx + s * u), y = static_cast<float>(qy + s * v);
-        const double ix = bilinear<float>(gx, x, y), iy = bilinear<float>(gy, x, y);
-        const double e = bilinear<uchar>(I1, x, y) - g * tmpl[i] - b;
-        const cv::Vec<double, 5> J(ix, iy, ix * u + iy * v, -tmpl[i], -1.0);
-        H += J * J.t();
-        r5 += J * e;
+        const int x0 = cols.i0[u + half];
+        const float fx = cols.f[u + half];
+        const double ix = bilinear_at<float>(gx, x0, fx, y0, fy), iy = bilinear_at<float>(gy, x0, fx, y0, fy);
+        const double e = bilinear_at<uchar>(I1, x0, fx, y0, fy) - g * tmpl[i] - b;
+        const double J[5] = {ix, iy, ix * u + iy * v, -tmpl[i], -1.0};
+        for (int r = 0; r < 5; ++r) {
+          for (int c = r; c < 5; ++c) h[r][c] += J[r] * J[c];
+          r5[r] += J[r] * e;
+        }
       }
+    }
+    cv::Matx<double, 5, 5> H;
+    cv::Vec<double, 5> rhs;
+    for (int r = 0; r < 5; ++r) {
+      rhs[r] = -r5[r];
+      for (int c = 0; c < 5; ++c) H(r, c) = c >= r ? h[r][c] : h[c][r];
+    }
     cv::Vec<double, 5> d;
-    if (!cv::solve(H, -r5, d, cv::DECOMP_CHOLESKY)) return false;
+    if (!cv::solve(H, rhs, d, cv::DECOMP_CHOLESKY)) return false;
     qx += d[0];
     qy += d[1];
     s += d[2];
@@ -193,7 +234,9 @@ void Tracker::detect(const cv::Mat& img) {
 
 Matches Tracker::step(const cv::Mat& raw, StageTimes& ms, bool last, const std::vector<cv::Point2f>* predicted) {
   Matches m;
-  std::vector<cv::Mat> pyr;
+  // This frame's pyramid goes into the buffers of the one before the previous (a clip's frames
+  // share one size, so nothing is allocated after the first pairs).
+  std::vector<cv::Mat>& pyr = spare_pyr_;
   cv::Mat img;
   {
     Timer t(ms.track);
@@ -201,12 +244,11 @@ Matches Tracker::step(const cv::Mat& raw, StageTimes& ms, bool last, const std::
     build_pyramid(img, pyr);
     // Gain-compensated tracking: KLT compares this frame, mapped to the previous frame's mean and
     // contrast, with the previous frame; the unmapped pyramid stays for the next pair.
-    std::vector<cv::Mat> mapped;
     const std::vector<cv::Mat>* track_pyr = &pyr;
     const cv::Mat adj = photometric_.pair_mapped(img);
     if (!adj.empty()) {
-      build_pyramid(adj, mapped);
-      track_pyr = &mapped;
+      build_pyramid(adj, mapped_pyr_);
+      track_pyr = &mapped_pyr_;
     }
     if (!pts_.empty()) {
       std::vector<cv::Point2f> fwd, back;
@@ -261,11 +303,12 @@ Matches Tracker::step(const cv::Mat& raw, StageTimes& ms, bool last, const std::
       }
       if (opt_.klt_scale) {  // on the CPU after either device's KLT (with the GPU, pyr[0] is the frame)
         const cv::Mat& cur = (*track_pyr)[0];
-        cv::Mat gx, gy;
+        cv::Mat &gx = grad_x_, &gy = grad_y_;
         cv::Scharr(cur, gx, CV_32F, 1, 0, 1.0 / 32);
         cv::Scharr(cur, gy, CV_32F, 0, 1, 1.0 / 32);
+        RefineScratch scratch;
         for (size_t i = 0; i < pts_.size(); ++i)
-          if (passed(i)) refine_scaled(prev_pyr_[0], cur, gx, gy, pts_[i], fwd[i], opt_.klt_window / 2, 2.0f);
+          if (passed(i)) refine_scaled(prev_pyr_[0], cur, gx, gy, pts_[i], fwd[i], opt_.klt_window / 2, 2.0f, scratch);
       }
       std::vector<cv::Point2f> keep_pts;
       std::vector<int> keep_ids, keep_ages;
@@ -292,7 +335,7 @@ Matches Tracker::step(const cv::Mat& raw, StageTimes& ms, bool last, const std::
     Timer t(ms.detect);
     detect(img);
   }
-  prev_pyr_.swap(pyr);
+  prev_pyr_.swap(spare_pyr_);
   prev_img_ = img;
   return m;
 }

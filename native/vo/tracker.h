@@ -68,6 +68,10 @@ class Tracker {
   PhotometricStage photometric_;
   int threshold_ = 0;            // FAST threshold for the current frame
   std::vector<cv::Mat> prev_pyr_;
+  // Buffers reused from pair to pair: the next frame's pyramid, its gain-mapped pyramid and the
+  // scale refinement's gradients (fresh full-frame buffers every pair cost page faults).
+  std::vector<cv::Mat> spare_pyr_, mapped_pyr_;
+  cv::Mat grad_x_, grad_y_;
   cv::Mat prev_img_;
   std::vector<cv::Point2f> pts_;
   std::vector<int> ids_, ages_;

@@ -389,7 +389,9 @@ export interface RenderResult {
 
 interface Addon {
   processClip(clip: NativeClip | NativeVideoClip, options?: VoOptions): NativeResult;
+  processClip(clip: NativeClip | NativeVideoClip, options: VoOptions, alternative: VoOptions): [NativeResult, NativeResult];
   processClipAsync(clip: NativeClip | NativeVideoClip, options?: VoOptions): Promise<NativeResult>;
+  processClipAsync(clip: NativeClip | NativeVideoClip, options: VoOptions, alternative: VoOptions): Promise<[NativeResult, NativeResult]>;
   smoothSpeed(m: SpeedMeasurements): SmoothedSpeed;
   baselineSignals(r: BaselineRequest): BaselineSignals;
   baselineSignalsAsync(r: BaselineRequest): Promise<BaselineSignals>;
@@ -460,6 +462,19 @@ export function native(): Addon {
  */
 export function processClip(clip: NativeClip | NativeVideoClip, options: VoOptions = {}): NativeResult {
   return native().processClip(clip, options);
+}
+
+/**
+ * The engine under two option sets over the same frames, decoded once at their own size (a working
+ * size below it, `downsample`, is an area average of them): [under `options`, under `alternative`].
+ * Resolution 'auto' tracks frames far apart at both sizes this way (vo/estimate.ts).
+ */
+export function processClipBoth(clip: NativeClip | NativeVideoClip, options: VoOptions, alternative: VoOptions): [NativeResult, NativeResult] {
+  return native().processClip(clip, options, alternative);
+}
+
+export function processClipBothAsync(clip: NativeClip | NativeVideoClip, options: VoOptions, alternative: VoOptions): Promise<[NativeResult, NativeResult]> {
+  return native().processClipAsync(clip, options, alternative);
 }
 
 /** Per-pair measurements for `smoothSpeed` (see native/vo/binding.cc SmoothSpeed). */

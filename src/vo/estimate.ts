@@ -2,7 +2,7 @@
 import type { Clip, LoadedClip } from '../core/clip.js';
 import { pathLength, type Trajectory } from '../core/trajectory.js';
 import type { SpeedProfile } from '../io/trajectories.js';
-import { type NativeResult, type PixelFrame, processClip, processClipAsync, type VoOptions } from '../native/index.js';
+import { type NativeResult, type PixelFrame, processClip, processClipAsync, processClipBoth, processClipBothAsync, type VoOptions } from '../native/index.js';
 import { clipOptions, GROSS_DISAGREEMENT } from './config.js';
 import { loadFrames } from './frames.js';
 import { planarFromCameraPoses } from './planar.js';
@@ -59,20 +59,23 @@ function frameInput(frames: LoadedClip['frames']): { frames: (string | PixelFram
 /**
  * The engine over a clip; `opts` override what the clip and the run's defaults give (vo/config.ts
  * `clipOptions`). With `alternative` (engineInput's half size beside full size, frames far apart)
- * it runs under both option sets and keeps the first (`kept`).
+ * it runs under both option sets in one native call, which decodes each frame once, and keeps one
+ * (`kept`).
  */
 export function estimateClip(clip: Clip, opts: VoOptions = {}, alternative?: VoOptions): Estimate {
   const c = loaded(clip);
-  const run = (o: VoOptions) => estimate(c, processClip(...request(c, o)));
-  const first = run(opts);
-  return alternative ? kept(c.timestamps, first, run(alternative)) : first;
+  if (!alternative) return estimate(c, processClip(...request(c, opts)));
+  const [input, first] = request(c, opts);
+  const [a, b] = processClipBoth(input, first, request(c, alternative)[1]);
+  return kept(c.timestamps, estimate(c, a), estimate(c, b));
 }
 
 export async function estimateClipAsync(clip: Clip, opts: VoOptions = {}, alternative?: VoOptions): Promise<Estimate> {
   const c = loaded(clip);
-  const run = async (o: VoOptions) => estimate(c, await processClipAsync(...request(c, o)));
-  const first = await run(opts);
-  return alternative ? kept(c.timestamps, first, await run(alternative)) : first;
+  if (!alternative) return estimate(c, await processClipAsync(...request(c, opts)));
+  const [input, first] = request(c, opts);
+  const [a, b] = await processClipBothAsync(input, first, request(c, alternative)[1]);
+  return kept(c.timestamps, estimate(c, a), estimate(c, b));
 }
 
 function estimate(c: LoadedClip, nat: NativeResult): Estimate {
