@@ -15,9 +15,9 @@
 // clip), and — when `egogeo synth` is built — LIMIT synthetic clips it renders (JPEG frames, and
 // mp4 clips decoded by the engine in each worker).
 //
-//   npm run build && node bench/pipeline.mjs [--runs 3] [--limit 40]
+//   npm run build && node bench/pipeline.mjs [--runs 3] [--limit 40] [--frames all|10] [--out FILE]
 //
-// Writes bench/results/pipeline.json.
+// Writes bench/results/pipeline.json (or --out).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
@@ -28,11 +28,13 @@ import { parseArgs } from 'node:util';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = join(ROOT, 'bin/egogeo.js');
 const RUSAGE = join(ROOT, 'bench/lib/rusage.mjs');
-const { values: args } = parseArgs({ options: { runs: { type: 'string', default: '3' }, limit: { type: 'string', default: '40' } } });
+const { values: args } = parseArgs({ options: { runs: { type: 'string', default: '3' }, limit: { type: 'string', default: '40' }, frames: { type: 'string', default: 'all' }, out: { type: 'string', default: 'bench/results/pipeline.json' } } });
 
 // ---- parent ------------------------------------------------------------------------------------
 const RUNS = Number(args.runs);
 const LIMIT = Number(args.limit);
+// The engine's frames per clip (`egogeo run --frames`): 'all', or 10 for the published protocol.
+const FRAMES = args.frames;
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
@@ -88,7 +90,7 @@ function waitQuiet(maxS = 180) {
 /** One plain `egogeo run` process: wall seconds (spawn to exit), its CPU seconds and peak RSS. */
 function egogeoRun(ds, workers, out) {
   const ru = `${out}.rusage.json`;
-  const argv = ['--import', RUSAGE, BIN, 'run', '--dataset', ds.dir, '--limit', String(LIMIT), '--workers', String(workers), '--no-progress', '-o', out];
+  const argv = ['--import', RUSAGE, BIN, 'run', '--dataset', ds.dir, '--limit', String(LIMIT), '--frames', FRAMES, '--workers', String(workers), '--no-progress', '-o', out];
   const t0 = performance.now();
   const r = spawnSync(process.execPath, argv, { encoding: 'utf8', env: { ...process.env, EGOGEO_RUSAGE_OUT: ru } });
   const seconds = (performance.now() - t0) / 1000;
@@ -155,15 +157,18 @@ for (const ds of datasets) {
   // CPU time per clip with 2 workers over 1: above 1 when the two cores slow each other down
   // (shared caches, memory bandwidth, or a busy host under this VM) — the same work costs more.
   const cpuInflation = two.cpuSecondsMedian / one.cpuSecondsMedian;
+  // Core-seconds per clip of the in-process path (1 worker) and of pool workers (2): one cost per clip.
+  const cpuPerClip = { inProcess: one.cpuSecondsMedian / one.clips, pool: two.cpuSecondsMedian / two.clips };
   const yields = schedYields(ds);
   results.push({
     dataset: ds.name, what: ds.what, workers1: one, workers2: two, speedup, scalingEfficiency: speedup / 2, cpuBoundSpeedupCeiling: ceiling, cpuInflation2vs1: cpuInflation,
+    cpuSecondsPerClip: cpuPerClip,
     schedYieldCalls10Clips1Worker: yields,
-    meetsTarget: { speedup: speedup >= 1.8, oneWorkerCores: one.coresBusy <= 1.05 },
+    meetsTarget: { speedup: speedup >= 1.8, oneWorkerCores: one.coresBusy <= 1.05, samePerClipCost: Math.abs(cpuInflation - 1) <= 0.05 },
   });
   console.log(
     `${ds.name.padEnd(14)} ${String(one.clips).padStart(3)} clips  1 worker ${one.clipsPerSecond.toFixed(2)} clips/s, ${(100 * one.coresBusy).toFixed(0)}% of a core (${(100 * one.systemSecondsMedian / one.cpuSecondsMedian).toFixed(1)}% system), ${one.peakRssMB.toFixed(0)} MB  ` +
-      `2 workers ${two.clipsPerSecond.toFixed(2)} clips/s, ${(100 * two.coresBusy).toFixed(0)}%, ${two.peakRssMB.toFixed(0)} MB  speed-up ${speedup.toFixed(2)}x  (CPU-bound ceiling ${ceiling.toFixed(2)}x, CPU per clip x${cpuInflation.toFixed(2)} with 2 workers)` +
+      `2 workers ${two.clipsPerSecond.toFixed(2)} clips/s, ${(100 * two.coresBusy).toFixed(0)}%, ${two.peakRssMB.toFixed(0)} MB  speed-up ${speedup.toFixed(2)}x  (CPU-bound ceiling ${ceiling.toFixed(2)}x; CPU s/clip ${cpuPerClip.inProcess.toFixed(3)} in-process, ${cpuPerClip.pool.toFixed(3)} pool: x${cpuInflation.toFixed(2)})` +
       (yields === null ? '' : `  sched_yield (1 worker, 10 clips): ${yields}`),
   );
 }
@@ -173,14 +178,15 @@ rmSync(tmp, { recursive: true, force: true });
 
 mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
 writeFileSync(
-  join(ROOT, 'bench/results/pipeline.json'),
+  join(ROOT, args.out),
   `${JSON.stringify(
     {
-      command: `node bench/pipeline.mjs --runs ${RUNS} --limit ${LIMIT}`,
+      command: `node bench/pipeline.mjs --runs ${RUNS} --limit ${LIMIT} --frames ${FRAMES}${args.out === 'bench/results/pipeline.json' ? '' : ` --out ${args.out}`}`,
       date: new Date().toISOString(),
       machine: { cpus: cpus().length, availableParallelism: availableParallelism(), model: cpus()[0]?.model, node: process.version },
       runs: RUNS,
-      target: 'plain egogeo run processes: 2 workers >= 1.8x the clips/s of 1 worker; a one-worker run keeps <= 1.05 cores busy',
+      frames: FRAMES,
+      target: 'plain egogeo run processes: 2 workers >= 1.8x the clips/s of 1 worker; a one-worker run keeps <= 1.05 cores busy; CPU seconds per clip within 5% between 1 worker (in-process) and 2 (pool)',
       results,
       notes,
     },
