@@ -18,6 +18,17 @@ export interface Estimate {
    */
   trajectory: Trajectory & { speedProfile: SpeedProfile };
   native: NativeResult;
+  /**
+   * Every engine run over the clip, in order (the options, then the alternative): the tracking
+   * size it ran at (the addon's `downsample`: 1 full, 2 half) and its stage times. With both sizes
+   * the kept estimate's `native.timing` is one of them; this is the clip's whole cost.
+   */
+  runs: EngineRun[];
+}
+
+export interface EngineRun {
+  downsample: number;
+  timing: NativeResult['timing'];
 }
 
 function withSpeed(traj: Trajectory, nat: NativeResult): Estimate['trajectory'] {
@@ -63,20 +74,32 @@ function frameInput(frames: LoadedClip['frames']): { frames: (string | PixelFram
  */
 export function estimateClip(clip: Clip, opts: VoOptions = {}, alternative?: VoOptions): Estimate {
   const c = loaded(clip);
-  const run = (o: VoOptions) => estimate(c, processClip(...request(c, o)));
+  const run = (o: VoOptions) => {
+    const req = request(c, o);
+    return estimate(c, processClip(...req), req[1]);
+  };
   const first = run(opts);
-  return alternative ? kept(c.timestamps, first, run(alternative)) : first;
+  return alternative ? both(c.timestamps, first, run(alternative)) : first;
 }
 
 export async function estimateClipAsync(clip: Clip, opts: VoOptions = {}, alternative?: VoOptions): Promise<Estimate> {
   const c = loaded(clip);
-  const run = async (o: VoOptions) => estimate(c, await processClipAsync(...request(c, o)));
+  const run = async (o: VoOptions) => {
+    const req = request(c, o);
+    return estimate(c, await processClipAsync(...req), req[1]);
+  };
   const first = await run(opts);
-  return alternative ? kept(c.timestamps, first, await run(alternative)) : first;
+  return alternative ? both(c.timestamps, first, await run(alternative)) : first;
 }
 
-function estimate(c: LoadedClip, nat: NativeResult): Estimate {
-  return { trajectory: withSpeed(planarFromCameraPoses(c.id, c.timestamps, nat.rotations, nat.positions), nat), native: nat };
+function estimate(c: LoadedClip, nat: NativeResult, opts: VoOptions): Estimate {
+  const runs = [{ downsample: opts.downsample ?? 1, timing: nat.timing }];
+  return { trajectory: withSpeed(planarFromCameraPoses(c.id, c.timestamps, nat.rotations, nat.positions), nat), native: nat, runs };
+}
+
+/** The kept one of two sizes' estimates, carrying both runs' costs. */
+function both(timestamps: ArrayLike<number>, first: Estimate, second: Estimate): Estimate {
+  return { ...kept(timestamps, first, second), runs: [...first.runs, ...second.runs] };
 }
 
 /**
