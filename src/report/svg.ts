@@ -255,7 +255,7 @@ export function lineChart(series: LineSeries[], o: LineOptions): string {
   legendRows.forEach((row, r) => {
     const y = 40 + r * 18;
     for (const { x, s, color } of row) {
-      body.push(`<line x1="${n(x)}" y1="${y}" x2="${n(x + 22)}" y2="${y}" stroke="${color}" stroke-width="2.5"${s.dashed ? ' stroke-dasharray="6,4"' : ''}/>`);
+      body.push(`<line x1="${n(x)}" y1="${y}" x2="${n(x + 22)}" y2="${y}" stroke="${color}" stroke-width="2.5"${s.dashed ? ' stroke-dasharray="6,4" stroke-opacity="0.6"' : ''}/>`);
       body.push(`<text x="${n(x + 28)}" y="${y + 4}">${esc(s.name)}</text>`);
     }
   });
@@ -272,12 +272,13 @@ export function lineChart(series: LineSeries[], o: LineOptions): string {
   body.push(`<text x="${n(left + plotW / 2)}" y="${top + plotH + 36}" text-anchor="middle" fill="#555">${esc(o.xLabel)}</text>`);
   body.push(`<text x="16" y="${n(top + plotH / 2)}" text-anchor="middle" fill="#555" transform="rotate(-90 16 ${n(top + plotH / 2)})">${esc(o.yLabel)}</text>`);
   if (o.note) body.push(`<text x="${n(width / 2)}" y="${height - 10}" text-anchor="middle" font-size="10" fill="#555">${esc(o.note)}</text>`);
-  series.forEach((s, i) => {
-    const color = s.color ?? PALETTE[i % PALETTE.length];
+  // Dashed (reference) lines first and lighter: a measured line on top of its reference stays visible.
+  const drawn = series.map((s, i) => ({ s, color: s.color ?? PALETTE[i % PALETTE.length] }));
+  for (const { s, color } of [...drawn.filter((d) => d.s.dashed), ...drawn.filter((d) => !d.s.dashed)]) {
     const pts = s.points.filter(([x, y]) => Number.isFinite(x) && Number.isFinite(y));
-    if (pts.length > 1) body.push(`<polyline fill="none" stroke="${color}" stroke-width="2.5"${s.dashed ? ' stroke-dasharray="6,4"' : ''} points="${pts.map(([x, y]) => `${n(sx(x))},${n(sy(y))}`).join(' ')}"/>`);
+    if (pts.length > 1) body.push(`<polyline fill="none" stroke="${color}" stroke-width="2.5"${s.dashed ? ' stroke-dasharray="6,4" stroke-opacity="0.6"' : ''} points="${pts.map(([x, y]) => `${n(sx(x))},${n(sy(y))}`).join(' ')}"/>`);
     for (const [x, y] of s.dashed ? [] : pts) body.push(`<circle cx="${n(sx(x))}" cy="${n(sy(y))}" r="4" fill="${color}"><title>${esc(`${s.name}: ${n(x)}, ${y.toPrecision(3)}`)}</title></circle>`);
-  });
+  }
   return frame(width, height, o.title, body);
 }
 

@@ -105,6 +105,7 @@ export function registerBench(program: Command): void {
       for (const s of skipped) log(`${s.reason}; skipped`);
 
       const tmp = synth === undefined ? undefined : mkdtempSync(join(tmpdir(), 'egogeo-bench-'));
+      let stopListening = () => {};
       try {
         let dir: string, questionSet: QuestionSet, input: string;
         if (synth !== undefined) {
@@ -112,6 +113,17 @@ export function registerBench(program: Command): void {
           const s = await synthesize({ out: join(tmp!, 'data'), clips: synth, seed: SYNTH.seed, preset: SYNTH.preset, questionsPath: DEFAULT_QUESTIONS_PATH, progress });
           dir = s.dir;
           questionSet = s.questions;
+          // Interrupted while measuring: remove the rendered clips, then let the signal do what it would have done.
+          const onSignal = (sig: NodeJS.Signals) => {
+            rmSync(tmp!, { recursive: true, force: true });
+            process.kill(process.pid, sig);
+          };
+          process.once('SIGINT', onSignal);
+          process.once('SIGTERM', onSignal);
+          stopListening = () => {
+            process.off('SIGINT', onSignal);
+            process.off('SIGTERM', onSignal);
+          };
           input = `${synth} synthetic clip${synth === 1 ? '' : 's'}`;
         } else {
           dir = o.dataset!;
@@ -161,6 +173,7 @@ export function registerBench(program: Command): void {
           } else writeFileAtomic(o.plot, svg);
         }
       } finally {
+        stopListening();
         if (tmp) rmSync(tmp, { recursive: true, force: true });
       }
     });
