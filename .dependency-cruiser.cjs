@@ -23,6 +23,7 @@ const MAY_IMPORT = {
   egogears: ['core', 'datasets', 'grade'],
   prompts: ['core', 'datasets'], // datasets: the clips and their ground-truth arrays
   doctor: ['native'],
+  throughput: ['core', 'native', 'oracle', 'report', 'run', 'vo'], // `egogeo bench`: run/'s pool path timed; report/: its SVG plot
   // cli/ and src/index.ts (the library entry) may import anything; nothing imports cli/.
 };
 

@@ -32,6 +32,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   answers: async () => (await import('./commands/answers.js')).registerAnswers,
   validate: async () => (await import('./commands/validate.js')).registerValidate,
   worker: async () => (await import('./commands/worker.js')).registerWorker,
+  bench: async () => (await import('./commands/bench.js')).registerBench,
 };
 
 /** egogeo's package version (package.json beside dist/ and src/). */

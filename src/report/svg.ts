@@ -208,7 +208,87 @@ export function heatmap(rows: string[], cols: string[], values: number[][], o: H
   return frame(width, height, o.title, body);
 }
 
-type Sharp = (input: Buffer, o: { density: number }) => { png(): { toFile(path: string): Promise<unknown> } };
+export interface LineSeries {
+  name: string;
+  /** [x, y] in data units, drawn in order; a single point is its marker alone. */
+  points: [number, number][];
+  color?: string;
+  dashed?: boolean;
+}
+
+export interface LineOptions {
+  title: string;
+  xLabel: string;
+  yLabel: string;
+  /** Where the x axis is labelled (default: every x of the series). */
+  xTicks?: number[];
+  /** A line of small print under the plot (what was measured, where). */
+  note?: string;
+}
+
+/** Lines with markers over x and y axes from 0 (e.g. a throughput's scaling with workers). */
+export function lineChart(series: LineSeries[], o: LineOptions): string {
+  const left = 64, right = 24, plotW = 520, plotH = 300;
+  const width = left + plotW + right;
+  // Legend: a sample of each line with its name, wrapped into rows that fit the width.
+  const legendRows: { x: number; s: LineSeries; color: string }[][] = [[]];
+  let lx = left;
+  series.forEach((s, i) => {
+    const w = 36 + s.name.length * 7;
+    if (lx + w > width - right && legendRows[legendRows.length - 1].length > 0) {
+      legendRows.push([]);
+      lx = left;
+    }
+    legendRows[legendRows.length - 1].push({ x: lx, s, color: s.color ?? PALETTE[i % PALETTE.length] });
+    lx += w + 12;
+  });
+  const top = 46 + legendRows.length * 18;
+  const height = top + plotH + (o.note ? 70 : 52);
+  const xs = series.flatMap((s) => s.points.map((p) => p[0])).filter(Number.isFinite);
+  const ys = series.flatMap((s) => s.points.map((p) => p[1])).filter(Number.isFinite);
+  // x from 0 (where linear scaling starts), a little room after the last point for its marker.
+  const xMax = Math.max(1, ...xs) * 1.05;
+  const yMax = niceMax(Math.max(0, ...ys));
+  const sx = (x: number) => left + (x / xMax) * plotW;
+  const sy = (y: number) => top + plotH - (Math.max(0, y) / yMax) * plotH;
+  const body: string[] = [];
+  legendRows.forEach((row, r) => {
+    const y = 40 + r * 18;
+    for (const { x, s, color } of row) {
+      body.push(`<line x1="${n(x)}" y1="${y}" x2="${n(x + 22)}" y2="${y}" stroke="${color}" stroke-width="2.5"${s.dashed ? ' stroke-dasharray="6,4" stroke-opacity="0.6"' : ''}/>`);
+      body.push(`<text x="${n(x + 28)}" y="${y + 4}">${esc(s.name)}</text>`);
+    }
+  });
+  for (let k = 0; k <= 4; k++) {
+    const v = (yMax * k) / 4, y = sy(v);
+    body.push(`<line x1="${left}" y1="${n(y)}" x2="${left + plotW}" y2="${n(y)}" stroke="#ddd"/>`);
+    body.push(`<text x="${left - 6}" y="${n(y + 4)}" text-anchor="end" fill="#555">${n(v)}</text>`);
+  }
+  for (const t of [0, ...(o.xTicks ?? [...new Set(xs)].sort((a, b) => a - b))]) {
+    body.push(`<line x1="${n(sx(t))}" y1="${top + plotH}" x2="${n(sx(t))}" y2="${top + plotH + 5}" stroke="#888"/>`);
+    body.push(`<text x="${n(sx(t))}" y="${top + plotH + 18}" text-anchor="middle" fill="#555">${n(t)}</text>`);
+  }
+  body.push(`<path d="M${left} ${top}V${top + plotH}H${left + plotW}" stroke="#888" fill="none"/>`);
+  body.push(`<text x="${n(left + plotW / 2)}" y="${top + plotH + 36}" text-anchor="middle" fill="#555">${esc(o.xLabel)}</text>`);
+  body.push(`<text x="16" y="${n(top + plotH / 2)}" text-anchor="middle" fill="#555" transform="rotate(-90 16 ${n(top + plotH / 2)})">${esc(o.yLabel)}</text>`);
+  if (o.note) body.push(`<text x="${n(width / 2)}" y="${height - 10}" text-anchor="middle" font-size="10" fill="#555">${esc(o.note)}</text>`);
+  // Dashed (reference) lines first and lighter: a measured line on top of its reference stays visible.
+  const drawn = series.map((s, i) => ({ s, color: s.color ?? PALETTE[i % PALETTE.length] }));
+  for (const { s, color } of [...drawn.filter((d) => d.s.dashed), ...drawn.filter((d) => !d.s.dashed)]) {
+    const pts = s.points.filter(([x, y]) => Number.isFinite(x) && Number.isFinite(y));
+    if (pts.length > 1) body.push(`<polyline fill="none" stroke="${color}" stroke-width="2.5"${s.dashed ? ' stroke-dasharray="6,4" stroke-opacity="0.6"' : ''} points="${pts.map(([x, y]) => `${n(sx(x))},${n(sy(y))}`).join(' ')}"/>`);
+    for (const [x, y] of s.dashed ? [] : pts) body.push(`<circle cx="${n(sx(x))}" cy="${n(sy(y))}" r="4" fill="${color}"><title>${esc(`${s.name}: ${n(x)}, ${y.toPrecision(3)}`)}</title></circle>`);
+  }
+  return frame(width, height, o.title, body);
+}
+
+type Sharp = (input: Buffer, o: { density: number }) => { png(): { toFile(path: string): Promise<unknown>; toBuffer(): Promise<Buffer> } };
+
+/** An SVG rendered to PNG bytes by `sharp` (at 144 dpi, as the report's copies); null without sharp. */
+export async function svgToPng(text: string): Promise<Buffer | null> {
+  const sharp = loadSharp();
+  return sharp ? sharp(Buffer.from(text), { density: 144 }).png().toBuffer() : null;
+}
 
 /** `sharp`, when a dependency installed it (PNG copies of the plots); else null. */
 function loadSharp(): Sharp | null {

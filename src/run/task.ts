@@ -17,7 +17,7 @@ import { GEOMETRIC_SUBSET, predictionRecords } from '../baseline/baseline.js';
 import { flowHeuristicAnswers, REFERENCE_FRAMES, type ReferenceMethod, voProxyAnswers } from '../baseline/reference.js';
 import { baselineSignals, baselineSignalsAsync, type BaselineRequest, type BaselineSignals } from '../native/index.js';
 import { type EngineConfig, engineInput } from '../vo/config.js';
-import { estimateClip, estimateClipAsync } from '../vo/estimate.js';
+import { type EngineRun, estimateClip, estimateClipAsync } from '../vo/estimate.js';
 import { resample } from '../vo/errors.js';
 import { clipQuality, scaleFree } from '../vo/quality.js';
 import { checkTiming, evenFrames, loadFrames } from '../vo/frames.js';
@@ -57,6 +57,8 @@ export interface ClipOutput {
   framesUsed: number;
   /** Milliseconds: frame loading (file checks, video probe; frames decode inside VO), VO, whole task. */
   ms: { load: number; vo: number; total: number };
+  /** Method egogeo: each engine run's tracking size and stage times (two with resolution 'auto' on frames far apart; `egogeo bench`). */
+  engineRuns?: EngineRun[];
 }
 
 const shifted = (t: ArrayLike<number>, by: number): Float64Array => Float64Array.from(t, (v) => v + by);
@@ -191,5 +193,6 @@ export async function runClipTask(task: ClipTask, o: { async?: boolean } = {}): 
     height: est.native.height,
     framesUsed: clip.frames.length,
     ms: { load: t1 - t0, vo: t2 - t1, total: performance.now() - t0 },
+    engineRuns: est.runs,
   };
 }

@@ -18,6 +18,17 @@ export interface Estimate {
    */
   trajectory: Trajectory & { speedProfile: SpeedProfile };
   native: NativeResult;
+  /**
+   * Every engine run over the clip, in order (the options, then the alternative): the tracking
+   * size it ran at (the addon's `downsample`: 1 full, 2 half) and its stage times. With both sizes
+   * the kept estimate's `native.timing` is one of them; this is the clip's whole cost.
+   */
+  runs: EngineRun[];
+}
+
+export interface EngineRun {
+  downsample: number;
+  timing: NativeResult['timing'];
 }
 
 function withSpeed(traj: Trajectory, nat: NativeResult): Estimate['trajectory'] {
@@ -64,22 +75,30 @@ function frameInput(frames: LoadedClip['frames']): { frames: (string | PixelFram
  */
 export function estimateClip(clip: Clip, opts: VoOptions = {}, alternative?: VoOptions): Estimate {
   const c = loaded(clip);
-  if (!alternative) return estimate(c, processClip(...request(c, opts)));
   const [input, first] = request(c, opts);
-  const [a, b] = processClipBoth(input, first, request(c, alternative)[1]);
-  return kept(c.timestamps, estimate(c, a), estimate(c, b));
+  if (!alternative) return estimate(c, processClip(input, first), first);
+  const second = request(c, alternative)[1];
+  const [a, b] = processClipBoth(input, first, second);
+  return both(c.timestamps, estimate(c, a, first), estimate(c, b, second));
 }
 
 export async function estimateClipAsync(clip: Clip, opts: VoOptions = {}, alternative?: VoOptions): Promise<Estimate> {
   const c = loaded(clip);
-  if (!alternative) return estimate(c, await processClipAsync(...request(c, opts)));
   const [input, first] = request(c, opts);
-  const [a, b] = await processClipBothAsync(input, first, request(c, alternative)[1]);
-  return kept(c.timestamps, estimate(c, a), estimate(c, b));
+  if (!alternative) return estimate(c, await processClipAsync(input, first), first);
+  const second = request(c, alternative)[1];
+  const [a, b] = await processClipBothAsync(input, first, second);
+  return both(c.timestamps, estimate(c, a, first), estimate(c, b, second));
 }
 
-function estimate(c: LoadedClip, nat: NativeResult): Estimate {
-  return { trajectory: withSpeed(planarFromCameraPoses(c.id, c.timestamps, nat.rotations, nat.positions), nat), native: nat };
+function estimate(c: LoadedClip, nat: NativeResult, opts: VoOptions): Estimate {
+  const runs = [{ downsample: opts.downsample ?? 1, timing: nat.timing }];
+  return { trajectory: withSpeed(planarFromCameraPoses(c.id, c.timestamps, nat.rotations, nat.positions), nat), native: nat, runs };
+}
+
+/** The kept one of two sizes' estimates, carrying both runs' costs. */
+function both(timestamps: ArrayLike<number>, first: Estimate, second: Estimate): Estimate {
+  return { ...kept(timestamps, first, second), runs: [...first.runs, ...second.runs] };
 }
 
 /**
