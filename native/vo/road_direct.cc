@@ -57,18 +57,24 @@ double score(const Samples& S, const cv::Mat& prev, int top, double s, int* vali
     xs[i] = z > 1e-9 ? (S.ax[i] + c * S.bx[i]) * iz : -1.0;
     ys[i] = (S.ay[i] + c * S.by[i]) * iz;
   }
-  double sa = 0, sb = 0, saa = 0, sbb = 0, sab = 0;
+  // The samples that land inside, with both intensities (the gathers), then the sums in sample
+  // order: the sums' dependency chains no longer wait on the gathers.
   size_t n = 0;
   for (size_t i = 0; i < N; ++i) {
     const double x = xs[i], y = ys[i];
     if (!(x >= 1 && y >= T && x < W && y < H)) continue;
-    const double va = S.v[i], vb = bilinear(prev, x, y);
+    xs[n] = S.v[i];
+    ys[n] = bilinear(prev, x, y);
+    ++n;
+  }
+  double sa = 0, sb = 0, saa = 0, sbb = 0, sab = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const double va = xs[i], vb = ys[i];
     sa += va;
     sb += vb;
     saa += va * va;
     sbb += vb * vb;
     sab += va * vb;
-    ++n;
   }
   if (valid_out) *valid_out = static_cast<int>(n);
   if (n < kMinValid) return -std::numeric_limits<double>::infinity();

@@ -256,6 +256,7 @@ Matches Tracker::step(const cv::Mat& raw, StageTimes& ms, bool last, const std::
       const cv::Size win(opt_.klt_window, opt_.klt_window);
       const cv::TermCriteria term(cv::TermCriteria::COUNT | cv::TermCriteria::EPS, opt_.klt_iterations, 0.03);
       const float fb2 = static_cast<float>(opt_.fb_threshold * opt_.fb_threshold);
+      auto inside = [&](const cv::Point2f& q) { return q.x >= 0 && q.y >= 0 && q.x < img.cols - 1 && q.y < img.rows - 1; };
       // Forward from `from` (started at `init` when given), back to `from` (started there).
       auto klt = [&](const std::vector<cv::Point2f>& from, const std::vector<cv::Point2f>* init, std::vector<cv::Point2f>& f,
                      std::vector<cv::Point2f>& b, std::vector<uchar>& s1, std::vector<uchar>& s2) {
@@ -266,14 +267,29 @@ Matches Tracker::step(const cv::Mat& raw, StageTimes& ms, bool last, const std::
           flags = cv::OPTFLOW_USE_INITIAL_FLOW;
         }
         cv::calcOpticalFlowPyrLK(prev_pyr_, *track_pyr, from, f, s1, err, win, opt_.klt_levels, term, flags);
+        // Back only from the tracks that can still pass (KLT tracks each point on its own, so the
+        // others' answers are the same as with every point; a lost track is not checked).
+        std::vector<int> idx;
+        std::vector<cv::Point2f> fs, bs;
+        for (size_t i = 0; i < f.size(); ++i) {
+          if (!s1[i] || !inside(f[i])) continue;
+          idx.push_back(static_cast<int>(i));
+          fs.push_back(f[i]);
+          bs.push_back(from[i]);
+        }
         b = from;
-        cv::calcOpticalFlowPyrLK(*track_pyr, prev_pyr_, f, b, s2, err, win, opt_.klt_levels, term, cv::OPTFLOW_USE_INITIAL_FLOW);
+        s2.assign(f.size(), 0);
+        if (idx.empty()) return;
+        std::vector<uchar> ss;
+        cv::calcOpticalFlowPyrLK(*track_pyr, prev_pyr_, fs, bs, ss, err, win, opt_.klt_levels, term, cv::OPTFLOW_USE_INITIAL_FLOW);
+        for (size_t j = 0; j < idx.size(); ++j) {
+          b[idx[j]] = bs[j];
+          s2[idx[j]] = ss[j];
+        }
       };
       auto passed = [&](size_t i) {
         const cv::Point2f d = back[i] - pts_[i];
-        const cv::Point2f& q = fwd[i];
-        const bool inside = q.x >= 0 && q.y >= 0 && q.x < img.cols - 1 && q.y < img.rows - 1;
-        return st1[i] && st2[i] && inside && d.dot(d) < fb2;
+        return st1[i] && st2[i] && inside(fwd[i]) && d.dot(d) < fb2;
       };
       if (gpu_) {  // [gpu] the same two calls on the device (unguided)
         gpu_->track(prev_pyr_[0], (*track_pyr)[0], pts_, fwd, back, st1, st2);
