@@ -25,13 +25,16 @@ export interface ThroughputOptions {
   log?: (line: string) => void;
 }
 
-/** egogeo against the proxy at one device and worker count: time per clip and core-seconds per clip, egogeo's over the proxy's. */
+/**
+ * egogeo against the proxy at one device and worker count, as a speed-up (how many times faster
+ * egogeo is; below 1: slower): the proxy's wall time per clip over egogeo's, and the same for
+ * core-seconds per clip (the steadier figure where other work shares the machine).
+ */
 export interface Ratio {
   device: Device;
   workers: number;
-  /** egogeo's wall time per clip / the proxy's (above 1: egogeo takes longer). */
-  timePerClip: number;
-  coreSecondsPerClip: number;
+  speedup: number;
+  coreSecondsSpeedup: number;
 }
 
 /** A method's clips/s at each worker count over its clips/s at the fewest workers. */
@@ -84,7 +87,7 @@ export function ratios(runs: readonly RunFigures[]): Ratio[] {
   for (const e of runs) {
     const p = proxyRun(runs, e.workers);
     if (e.method !== 'egogeo' || !p || e.clips === 0 || p.clips === 0) continue;
-    out.push({ device: e.device!, workers: e.workers, timePerClip: p.clipsPerSecond / e.clipsPerSecond, coreSecondsPerClip: e.coreSecondsPerClip / p.coreSecondsPerClip });
+    out.push({ device: e.device!, workers: e.workers, speedup: e.clipsPerSecond / p.clipsPerSecond, coreSecondsSpeedup: p.coreSecondsPerClip / e.coreSecondsPerClip });
   }
   return out;
 }

@@ -33,8 +33,8 @@ export function formatThroughput(r: ThroughputResult, p: Provenance, input: stri
   }
   if (r.ratios.length > 0) {
     L.push('');
-    L.push("egogeo against the VO proxy, this run (egogeo's time per clip / the proxy's; above 1: egogeo takes longer):");
-    for (const q of r.ratios) L.push(`  ${name('egogeo', q.device)}, ${plural(q.workers, 'worker')}: ${f(q.timePerClip, 2)}x wall time, ${f(q.coreSecondsPerClip, 2)}x core-seconds`);
+    L.push("egogeo against the VO proxy, this run (the proxy's time per clip over egogeo's: how many times faster egogeo is):");
+    for (const q of r.ratios) L.push(`  ${name('egogeo', q.device)}, ${plural(q.workers, 'worker')}: ${f(q.speedup, 2)}x by wall time, ${f(q.coreSecondsSpeedup, 2)}x by core-seconds`);
   }
   const scaled = r.scaling.filter((s) => s.points.length > 1);
   if (scaled.length > 0) {

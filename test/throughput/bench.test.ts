@@ -41,8 +41,8 @@ describe('figures', () => {
       ({ method, device: method === 'egogeo' ? 'cpu' : null, workers, clips: 10, clipsPerSecond, coreSecondsPerClip }) as RunFigures;
     const runs = [run('egogeo', 1, 2, 0.5), run('vo-proxy', 1, 1, 1), run('vo-proxy', 2, 1.5, 1.2), run('egogeo', 2, 3, 0.6)];
     expect(ratios(runs)).toEqual([
-      { device: 'cpu', workers: 1, timePerClip: 0.5, coreSecondsPerClip: 0.5 },
-      { device: 'cpu', workers: 2, timePerClip: 0.5, coreSecondsPerClip: 0.5 },
+      { device: 'cpu', workers: 1, speedup: 2, coreSecondsSpeedup: 2 },
+      { device: 'cpu', workers: 2, speedup: 2, coreSecondsSpeedup: 2 },
     ]);
     const s = scaling(runs);
     expect(s.map((x) => [x.method, x.points.map((p) => [p.workers, p.speedup, p.ideal])])).toEqual([
@@ -105,7 +105,7 @@ describe.skipIf(!READY)('egogeo bench on 2 rendered clips', () => {
     expect(run.out).toMatch(/^egogeo bench: 2 synthetic clips, 10 frames per clip/);
     expect(run.out).toMatch(/^egogeo \(cpu\)\s+1\s+2\s+10\.0\s/m);
     expect(run.out).toMatch(/^vo-proxy\s+1\s+2\s+10\.0\s/m);
-    expect(run.out).toMatch(/egogeo \(cpu\), 1 worker: \d+\.\d\dx wall time, \d+\.\d\dx core-seconds/);
+    expect(run.out).toMatch(/egogeo \(cpu\), 1 worker: \d+\.\d\dx by wall time, \d+\.\d\dx by core-seconds/);
     expect(run.out).toMatch(/^cpu\s+1\s+full\s+2\s/m);
     expect(run.out).toMatch(/^cpu\s+1\s+half\s+2\s/m);
   });
@@ -139,8 +139,8 @@ describe.skipIf(!READY)('egogeo bench on 2 rendered clips', () => {
     expect(j.runs[1].stages).toEqual([]);
     expect(j.ratios).toHaveLength(1);
     expect(j.ratios[0]).toMatchObject({ device: 'cpu', workers: 1 });
-    close(j.ratios[0].timePerClip, j.runs[1].clipsPerSecond / j.runs[0].clipsPerSecond);
-    close(j.ratios[0].coreSecondsPerClip, j.runs[0].coreSecondsPerClip / j.runs[1].coreSecondsPerClip);
+    close(j.ratios[0].speedup, j.runs[0].clipsPerSecond / j.runs[1].clipsPerSecond);
+    close(j.ratios[0].coreSecondsSpeedup, j.runs[1].coreSecondsPerClip / j.runs[0].coreSecondsPerClip);
     expect(j.scaling.map((s: { method: string; points: unknown[] }) => [s.method, s.points.length])).toEqual([['egogeo', 1], ['vo-proxy', 1]]);
   });
 
