@@ -51,6 +51,13 @@ class Library {
   bool ok() const { return handle_ && error_.empty(); }
   const std::string& error() const { return error_; }
   const std::string& path() const { return path_; }
+  /// The file the loader actually mapped (EGOGEO_GPU_LIB may name a link, or a bare name found
+  /// on the search path): what a run record hashes.
+  std::string file() const {
+    Dl_info info{};
+    if (ok() && dladdr(reinterpret_cast<void*>(abi), &info) && info.dli_fname) return info.dli_fname;
+    return "";
+  }
 
   decltype(&egogeo_gpu_abi_version) abi = nullptr;
   decltype(&egogeo_gpu_device_count) device_count = nullptr;
@@ -86,10 +93,26 @@ GpuInfo gpu_probe() {
     return g;
   }
   g.loaded = true;
+  g.file = lib.file();
   g.devices = lib.device_count();
   char name[256] = "";
   if (g.devices > 0 && lib.device_name(0, name, sizeof name) == EGOGEO_GPU_OK) g.device = name;
-  if (g.devices == 0) g.reason = "the library loads but sees no device or driver";
+  if (g.devices == 0) {
+    g.reason = "the library loads but sees no device or driver";
+    return g;
+  }
+  // create runs the device self-test; the smallest context that holds its test image.
+  egogeo_gpu_params p{};
+  lib.default_params(&p);
+  p.max_width = 160;
+  p.max_height = 120;
+  p.max_points = 64;
+  p.batch = 1;
+  egogeo_gpu_context* ctx = nullptr;
+  const int rc = lib.create(&p, &ctx);
+  g.selftest = rc == EGOGEO_GPU_OK ? "ok" : ctx ? lib.last_error(ctx) : "out of host memory";
+  if (g.selftest.empty()) g.selftest = "egogeo_gpu_create failed (code " + std::to_string(rc) + ")";
+  if (ctx) lib.destroy(ctx);
   return g;
 }
 

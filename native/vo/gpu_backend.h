@@ -19,12 +19,17 @@ struct Options;
 struct GpuInfo {
   bool loaded = false;
   std::string path;    // the library tried (EGOGEO_GPU_LIB, else next to the addon)
+  std::string file;    // the file the dynamic loader mapped for it ("" when it did not load)
   int devices = 0;
   std::string device;  // device 0's name, when there is one
   std::string reason;  // why it is unusable ("" when devices > 0)
+  /// egogeo_gpu_create's device self-test on device 0 (when there is one): "ok", or the library's
+  /// one-line failure ("device self-test failed (...): ..."); "" when it did not run.
+  std::string selftest;
 };
 
-/// Loads the library, asks it for devices, unloads it. Never throws.
+/// Loads the library, asks it for devices, creates (and destroys) a small context on device 0 so
+/// that its self-test runs, unloads it. Never throws.
 GpuInfo gpu_probe();
 
 class GpuKlt {
