@@ -563,15 +563,17 @@ Napi::Value SmoothSpeed(const Napi::CallbackInfo& info) {
 
 }  // namespace
 
-/// gpuInfo() -> {loaded, path, devices, device, reason}: the CUDA library beside the addon (gpu_backend.h).
+/// gpuInfo() -> {loaded, path, file, devices, device, reason, selftest}: the CUDA library beside the addon (gpu_backend.h).
 static Napi::Value GpuInfoJs(const Napi::CallbackInfo& info) {
   const GpuInfo g = gpu_probe();
   Napi::Object out = Napi::Object::New(info.Env());
   out.Set("loaded", g.loaded);
   out.Set("path", g.path);
+  out.Set("file", g.file);
   out.Set("devices", g.devices);
   out.Set("device", g.device);
   out.Set("reason", g.reason);
+  out.Set("selftest", g.selftest);
   return out;
 }
 

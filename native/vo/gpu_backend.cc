@@ -5,6 +5,8 @@
 
 #include <dlfcn.h>
 
+#include <opencv2/video/tracking.hpp>
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -51,6 +53,13 @@ class Library {
   bool ok() const { return handle_ && error_.empty(); }
   const std::string& error() const { return error_; }
   const std::string& path() const { return path_; }
+  /// The file the loader actually mapped (EGOGEO_GPU_LIB may name a link, or a bare name found
+  /// on the search path): what a run record hashes.
+  std::string file() const {
+    Dl_info info{};
+    if (ok() && dladdr(reinterpret_cast<void*>(abi), &info) && info.dli_fname) return info.dli_fname;
+    return "";
+  }
 
   decltype(&egogeo_gpu_abi_version) abi = nullptr;
   decltype(&egogeo_gpu_device_count) device_count = nullptr;
@@ -86,10 +95,26 @@ GpuInfo gpu_probe() {
     return g;
   }
   g.loaded = true;
+  g.file = lib.file();
   g.devices = lib.device_count();
   char name[256] = "";
   if (g.devices > 0 && lib.device_name(0, name, sizeof name) == EGOGEO_GPU_OK) g.device = name;
-  if (g.devices == 0) g.reason = "the library loads but sees no device or driver";
+  if (g.devices == 0) {
+    g.reason = "the library loads but sees no device or driver";
+    return g;
+  }
+  // create runs the device self-test; the smallest context that holds its test image.
+  egogeo_gpu_params p{};
+  lib.default_params(&p);
+  p.max_width = 160;
+  p.max_height = 120;
+  p.max_points = 64;
+  p.batch = 1;
+  egogeo_gpu_context* ctx = nullptr;
+  const int rc = lib.create(&p, &ctx);
+  g.selftest = rc == EGOGEO_GPU_OK ? "ok" : ctx ? lib.last_error(ctx) : "out of host memory";
+  if (g.selftest.empty()) g.selftest = "egogeo_gpu_create failed (code " + std::to_string(rc) + ")";
+  if (ctx) lib.destroy(ctx);
   return g;
 }
 
@@ -97,6 +122,8 @@ struct GpuKlt::Impl {
   Library lib;
   egogeo_gpu_context* ctx = nullptr;
   egogeo_gpu_params params{};
+  int klt_window = 0, klt_levels = 0, klt_iterations = 0;  // for the CPU's guided retries
+  std::vector<cv::Mat> cpu_prev, cpu_next;                  // their pyramids (buffers reused)
   int w = 0, h = 0;
   /// What each device buffer holds: a copy of the frame (compared by content, so a caller that
   /// reuses a cv::Mat buffer for another frame can never be served a stale pyramid).
@@ -176,6 +203,9 @@ GpuKlt::GpuKlt(const Options& opt) : impl_(std::make_unique<Impl>()) {
   p.epsilon = 0.03f;  // Tracker::step's TermCriteria
   p.fb_threshold = static_cast<float>(opt.fb_threshold);
   p.max_points = std::max(16, opt.max_features);
+  impl_->klt_window = opt.klt_window;
+  impl_->klt_levels = opt.klt_levels;
+  impl_->klt_iterations = opt.klt_iterations;
 }
 
 GpuKlt::~GpuKlt() = default;
@@ -209,6 +239,35 @@ void GpuKlt::track(const cv::Mat& prev, const cv::Mat& next, const std::vector<c
       st1[at + i] = (m.status[i] & EGOGEO_GPU_FWD) ? 1 : 0;
       st2[at + i] = (m.status[i] & EGOGEO_GPU_BACK) ? 1 : 0;
     }
+  }
+}
+
+void GpuKlt::retry_guided(const cv::Mat& prev, const cv::Mat& next, const std::vector<cv::Point2f>& pts, const std::vector<cv::Point2f>& predicted,
+                          const std::vector<size_t>& lost, std::vector<cv::Point2f>& fwd, std::vector<cv::Point2f>& back, std::vector<uchar>& st1,
+                          std::vector<uchar>& st2) {
+  if (lost.empty()) return;
+  Impl& m = *impl_;
+  // Tracker::build_pyramid and Tracker::step's klt lambda, on the CPU.
+  const cv::Size win(m.klt_window, m.klt_window);
+  cv::buildOpticalFlowPyramid(prev, m.cpu_prev, win, m.klt_levels, false);
+  cv::buildOpticalFlowPyramid(next, m.cpu_next, win, m.klt_levels, false);
+  const cv::TermCriteria term(cv::TermCriteria::COUNT | cv::TermCriteria::EPS, m.klt_iterations, 0.03);
+  std::vector<cv::Point2f> from, f, b;
+  std::vector<uchar> s1, s2;
+  std::vector<float> err;
+  for (size_t i : lost) {
+    from.push_back(pts[i]);
+    f.push_back(predicted[i]);
+  }
+  cv::calcOpticalFlowPyrLK(m.cpu_prev, m.cpu_next, from, f, s1, err, win, m.klt_levels, term, cv::OPTFLOW_USE_INITIAL_FLOW);
+  b = from;
+  cv::calcOpticalFlowPyrLK(m.cpu_next, m.cpu_prev, f, b, s2, err, win, m.klt_levels, term, cv::OPTFLOW_USE_INITIAL_FLOW);
+  for (size_t j = 0; j < lost.size(); ++j) {
+    const size_t i = lost[j];
+    fwd[i] = f[j];
+    back[i] = b[j];
+    st1[i] = s1[j];
+    st2[i] = s2[j];
   }
 }
 

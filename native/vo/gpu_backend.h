@@ -19,12 +19,17 @@ struct Options;
 struct GpuInfo {
   bool loaded = false;
   std::string path;    // the library tried (EGOGEO_GPU_LIB, else next to the addon)
+  std::string file;    // the file the dynamic loader mapped for it ("" when it did not load)
   int devices = 0;
   std::string device;  // device 0's name, when there is one
   std::string reason;  // why it is unusable ("" when devices > 0)
+  /// egogeo_gpu_create's device self-test on device 0 (when there is one): "ok", or the library's
+  /// one-line failure ("device self-test failed (...): ..."); "" when it did not run.
+  std::string selftest;
 };
 
-/// Loads the library, asks it for devices, unloads it. Never throws.
+/// Loads the library, asks it for devices, creates (and destroys) a small context on device 0 so
+/// that its self-test runs, unloads it. Never throws.
 GpuInfo gpu_probe();
 
 class GpuKlt {
@@ -42,6 +47,15 @@ class GpuKlt {
   /// buffer) is among the last few used.
   void track(const cv::Mat& prev, const cv::Mat& next, const std::vector<cv::Point2f>& pts, std::vector<cv::Point2f>& fwd,
              std::vector<cv::Point2f>& back, std::vector<uchar>& st1, std::vector<uchar>& st2);
+
+  /// Guided tracking's second try (Tracker::step, Options::guided_tracking) for the points `lost`
+  /// lost: forward KLT started at predicted[i], backward started at pts[i], writing fwd, back, st1
+  /// and st2 at i. The library has no initial flow, so this runs on the CPU -- cv::calcOpticalFlowPyrLK
+  /// on pyramids built as Tracker builds them, the very calls of the CPU path -- on the few points
+  /// the device's unguided pass lost (none when `lost` is empty).
+  void retry_guided(const cv::Mat& prev, const cv::Mat& next, const std::vector<cv::Point2f>& pts, const std::vector<cv::Point2f>& predicted,
+                    const std::vector<size_t>& lost, std::vector<cv::Point2f>& fwd, std::vector<cv::Point2f>& back, std::vector<uchar>& st1,
+                    std::vector<uchar>& st2);
 
   /// cv::FAST (9/16) with non-max suppression: keypoints in raster order, response = score,
   /// size 7. (ORB stays on the CPU.)

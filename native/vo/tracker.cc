@@ -291,8 +291,14 @@ Matches Tracker::step(const cv::Mat& raw, StageTimes& ms, bool last, const std::
         const cv::Point2f d = back[i] - pts_[i];
         return st1[i] && st2[i] && inside(fwd[i]) && d.dot(d) < fb2;
       };
-      if (gpu_) {  // [gpu] the same two calls on the device (unguided)
+      if (gpu_) {  // [gpu] the same two calls on the device; guided tracking's retry of the points it lost on the CPU
         gpu_->track(prev_pyr_[0], (*track_pyr)[0], pts_, fwd, back, st1, st2);
+        if (predicted && predicted->size() == pts_.size()) {
+          std::vector<size_t> lost;
+          for (size_t i = 0; i < pts_.size(); ++i)
+            if (!passed(i) && cv::norm((*predicted)[i] - pts_[i]) > 1.0) lost.push_back(i);
+          gpu_->retry_guided(prev_pyr_[0], (*track_pyr)[0], pts_, *predicted, lost, fwd, back, st1, st2);
+        }
       } else if (predicted && predicted->size() == pts_.size()) {
         klt(pts_, nullptr, fwd, back, st1, st2);
         std::vector<size_t> lost;

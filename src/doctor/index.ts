@@ -125,8 +125,9 @@ function opencv4nodejsCheck(): Check {
 }
 
 /**
- * The GPU path: whether libegogeo_gpu was built and loads beside the addon, the device it sees, and
- * the self-check `--device auto|gpu` runs before using it (GPU vs CPU tracks on a rendered clip).
+ * The GPU path: whether libegogeo_gpu was built and loads beside the addon, the device it sees, the
+ * library's device self-test (egogeo_gpu_create: ok or its one-line failure) and the self-check
+ * `--device auto|gpu` runs before using it (GPU vs CPU tracks on a rendered clip).
  */
 function cudaCheck(addonOk: boolean): Check {
   const name = 'cuda';
@@ -140,13 +141,22 @@ function cudaCheck(addonOk: boolean): Check {
     return { name, status: 'warn', detail: `the addon cannot report its GPU library (${first(e)})`, fix: 'npm run build:native', required: false };
   }
   const lib = g.path.replace(PACKAGE_ROOT, '');
-  if (g.devices > 0) {
-    const check = gpuSelfCheck();
-    if (check.ok) return { name, status: 'ok', detail: `${lib} loads; device ${g.device}; self-check passed (${check.detail}): --device auto uses it${listed}`, required: false };
+  if (g.devices > 0 && g.selftest && g.selftest !== 'ok') {
     return {
       name,
       status: 'warn',
-      detail: `${lib} loads; device ${g.device}; self-check FAILED (${check.detail}): --device auto runs on the CPU, --device gpu refuses${listed}`,
+      detail: `${lib} loads; device ${g.device}; device self-test FAILED: ${g.selftest}: --device auto runs on the CPU, --device gpu refuses${listed}`,
+      fix: 'report it with this line; ../shared/gpu and bench/gpu/harness.py (DEVELOPERS.md) show where the device differs',
+      required: false,
+    };
+  }
+  if (g.devices > 0) {
+    const check = gpuSelfCheck();
+    if (check.ok) return { name, status: 'ok', detail: `${lib} loads; device ${g.device}; device self-test ok; self-check passed (${check.detail}): --device auto uses it${listed}`, required: false };
+    return {
+      name,
+      status: 'warn',
+      detail: `${lib} loads; device ${g.device}; device self-test ok; self-check FAILED (${check.detail}): --device auto runs on the CPU, --device gpu refuses${listed}`,
       fix: 'report it with this line; bench/gpu/harness.py (DEVELOPERS.md) shows where the tracks differ',
       required: false,
     };

@@ -2,7 +2,9 @@
  * Where pyramids, FAST and KLT run (`--device`). The CUDA path is used only after it has shown, in
  * this process, that it tracks like the CPU: a small rendered clip is tracked on both and compared
  * against the tolerances of the GPU harness (native/gpu/tolerances.json, bench/gpu/harness.py).
- * `auto` falls back to the CPU with one note when the library, the device or the check fails;
+ * Before that, the library's own device self-test (run by egogeo_gpu_create, reported by
+ * `gpuInfo().selftest`) must have passed. `auto` falls back to the CPU with one note (that line)
+ * when the library, the device, its self-test or the check fails;
  * `gpu` stops with one line. The decision (`decideDevice`) takes its probes as arguments, so the
  * logic is tested without a GPU.
  */
@@ -104,7 +106,8 @@ export interface DeviceProbes {
 }
 
 export const MACHINE: DeviceProbes = {
-  driverNode: () => ['/dev/nvidiactl', '/dev/dxg'].some((p) => existsSync(p)),
+  // EGOGEO_GPU_REFERENCE=1: the library's host reference stands in for a device (egogeo_gpu.h), no driver needed.
+  driverNode: () => process.env.EGOGEO_GPU_REFERENCE === '1' || ['/dev/nvidiactl', '/dev/dxg'].some((p) => existsSync(p)),
   gpuInfo,
   selfCheck: gpuSelfCheck,
 };
@@ -133,6 +136,12 @@ export function decideDevice(choice: string | undefined, probes: DeviceProbes = 
     const why = g.loaded ? `${g.path} loads but sees no CUDA device` : `no GPU library (${g.reason || 'none found'})`;
     if (c === 'gpu') throw new InputError(`${flag} gpu: no CUDA device (${g.reason || why})`);
     return { device: 'cpu', note: `${flag} auto: running on the CPU: ${why}`, check: null };
+  }
+  // The library's own self-test (egogeo_gpu_create: FAST, selection and KLT against its host
+  // reference) first: a device that fails it is not asked to track the check clip.
+  if (g.selftest && g.selftest !== 'ok') {
+    if (c === 'gpu') throw new InputError(`${flag} gpu: ${g.device}: ${g.selftest}`);
+    return { device: 'cpu', note: `${flag} auto: running on the CPU: ${g.device}: ${g.selftest}`, check: null };
   }
   const check = probes.selfCheck();
   if (check.ok) return { device: 'gpu', note: null, check };

@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 import type { Intrinsics, PixelFrame } from '../core/clip.js';
+import { InputError } from '../core/errors.js';
 
 // The frame and camera types are the clip model's (core/clip.ts); re-exported for the engine's callers.
 export type { Intrinsics, PixelFrame, VideoFrame } from '../core/clip.js';
@@ -273,11 +274,18 @@ export interface GpuInfo {
   loaded: boolean;
   /** The library it tried: $EGOGEO_GPU_LIB, else beside the addon. */
   path: string;
+  /** The file the dynamic loader mapped for it (what a run record hashes; '' when it did not load). */
+  file: string;
   devices: number;
   /** Device 0's name ('' when none). */
   device: string;
   /** Why the GPU path is unusable ('' when a device is there). */
   reason: string;
+  /**
+   * The library's device self-test (egogeo_gpu_create proves FAST, the corner selection and KLT
+   * against its host reference): 'ok', or its one-line failure; '' when it did not run (no device).
+   */
+  selftest: string;
 }
 
 /**
@@ -424,21 +432,59 @@ function addonCandidates(): string[] {
   return override ? [override] : CANDIDATES.map((p) => fileURLToPath(new URL(p, import.meta.url)));
 }
 
-/** The engine a run used: egogeo's package version and the addon build (a hash of its file). */
+/**
+ * The engine a run used: egogeo's package version, the addon build (a hash of its file) and where
+ * tracking ran. On the GPU also the device's name and the GPU library (a hash of the file the
+ * addon loads): the same addon can load another libegogeo_gpu.so, and a device's arithmetic is
+ * its own, so a resume or a merge across any of these would mix two engines' answers.
+ */
 export interface EngineVersion {
   egogeo: string;
   /** The first 16 hex digits of the addon file's SHA-256 ('not built' without one). */
   addon: string;
+  /** Where pyramids, FAST and KLT ran (absent in records before it was recorded: the CPU). */
+  device?: Device;
+  /** device 'gpu': the GPU's name as the library gives it ("NVIDIA H200 (sm_90, 139 GiB)", "host reference (…)"). */
+  gpu_device?: string;
+  /** device 'gpu': the first 16 hex digits of the SHA-256 of the libegogeo_gpu.so file loaded. */
+  gpu_library?: string;
 }
 
-let engineVersionCache: EngineVersion | undefined;
-/** This process's engine (found as `native()` would load it, without loading it: ~0.35 s saved). */
-export function engineVersion(): EngineVersion {
-  if (engineVersionCache) return engineVersionCache;
+/** The first 16 hex digits of a file's SHA-256. */
+const fileId = (file: string): string => createHash('sha256').update(readFileSync(file)).digest('hex').slice(0, 16);
+
+const engineVersionCache = new Map<Device, EngineVersion>();
+/**
+ * This process's engine on `device`. For the CPU it is found as `native()` would load the addon,
+ * without loading it (~0.35 s saved); for the GPU the addon is loaded and asked which library
+ * file it maps and which device it sees (one line, an InputError, when there is none).
+ */
+export function engineVersion(device: Device = 'cpu'): EngineVersion {
+  const cached = engineVersionCache.get(device);
+  if (cached) return cached;
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
   const file = addonFile ?? addonCandidates().find((p) => existsSync(p));
-  const addonId = file ? createHash('sha256').update(readFileSync(file)).digest('hex').slice(0, 16) : 'not built';
-  return (engineVersionCache = { egogeo: pkg.version, addon: addonId });
+  const base = { egogeo: pkg.version, addon: file ? fileId(file) : 'not built' };
+  let v: EngineVersion;
+  if (device === 'cpu') v = { ...base, device: 'cpu' };
+  else {
+    const g = gpuInfo();
+    if (g.devices === 0 || !g.file) throw new InputError(`--device gpu: no CUDA device (${g.reason || `${g.path} loads but sees no device`})`);
+    v = { ...base, device: 'gpu', gpu_device: g.device, gpu_library: fileId(g.file) };
+  }
+  engineVersionCache.set(device, v);
+  return v;
+}
+
+/** An engine as one line: 'egogeo 1.2.0, addon 0123…, cpu' or '…, gpu NVIDIA H200 (…) with libegogeo_gpu.so 4567…'. */
+export function engineLine(e: EngineVersion | undefined): string {
+  if (!e) return 'an egogeo that did not record its engine';
+  return `egogeo ${e.egogeo}, addon ${e.addon}, ${deviceLine(e)}`;
+}
+
+/** Where an engine tracked, as one phrase: 'cpu', or 'gpu <device> with libegogeo_gpu.so <hash>' (records without a device: the CPU). */
+export function deviceLine(e: EngineVersion): string {
+  return (e.device ?? 'cpu') === 'cpu' ? 'cpu' : `gpu ${e.gpu_device ?? '(device not recorded)'} with libegogeo_gpu.so ${e.gpu_library ?? '(not recorded)'}`;
 }
 
 /** The loaded addon; throws one clear line when it has not been built. */

@@ -34,6 +34,9 @@ export interface Manifest {
     carla_domain: string | null;
     /** Where tracking ran (runs before --device: absent). */
     device?: Device;
+    /** device 'gpu': the GPU's name and the GPU library's hash (the run record's engine). */
+    gpu_device?: string;
+    gpu_library?: string;
   };
   predictions: { clip_id: string; source: string; answers: Record<string, string | null>; camera?: Record<string, unknown> }[];
 }
@@ -85,6 +88,7 @@ export function buildManifest(clips: readonly ManifestClip[], key: RunKey, model
       nuscenes_root: key.nuscenes_root ?? null,
       carla_domain: key.carla_domain ?? null,
       ...(device ? { device } : {}),
+      ...(device === 'gpu' && key.engine?.gpu_device ? { gpu_device: key.engine.gpu_device, gpu_library: key.engine.gpu_library } : {}),
     },
     predictions,
   };

@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { InputError } from '../core/errors.js';
 import type { CarlaDomain } from '../datasets/records.js';
-import type { Device, EngineVersion, Photometric } from '../native/index.js';
+import { type Device, deviceLine, engineLine, type EngineVersion, type Photometric } from '../native/index.js';
 import { type EngineConfig, engineConfig, type engineRecord, type Method, type Resolution, type Scale } from '../vo/config.js';
 
 export const RUN_VERSION = 1;
@@ -37,7 +37,10 @@ export interface RunKey {
   photometric: Photometric;
   /** The tracker's resolution for frames far apart; absent = 'auto' (records before it existed). */
   resolution?: Resolution;
-  /** The engine that answered (a resume or merge with another build would mix two engines' answers). */
+  /**
+   * The engine that answered: the build, the device and on the GPU the device's name and the GPU
+   * library's hash (a resume or merge with another build or device would mix two engines' answers).
+   */
   engine: EngineVersion;
 }
 
@@ -54,7 +57,7 @@ export interface RunRecord {
   clips: [number, string, string, number][];
   /** The camera each clip ran with (intrinsics or field of view, height, road normal, origin). */
   cameras?: Record<string, Record<string, unknown>>;
-  /** Where this run's tracking ran (not part of the key: either device resumes the other's run). */
+  /** Where this run's tracking ran (for the manifest; the key's engine names it too, so a resume or merge across devices refuses). */
   device?: Device;
   /**
    * The run's engine configuration (vo/config.ts; the addon's own defaults are the key's addon
@@ -101,13 +104,14 @@ export function readRunRecord(out: string): RunRecord | null {
 
 /** What differs between two run keys (`b` the earlier), as 'field: X then, Y now'; null when none. */
 export function keyDiff(a: RunKey, b: RunKey): string | null {
-  if (JSON.stringify(a.engine) !== JSON.stringify(b.engine)) {
-    const v = (e: EngineVersion | undefined) => (e ? `egogeo ${e.egogeo}, addon ${e.addon}` : 'an egogeo that did not record its engine');
-    return `engine: ${v(b.engine)} then, ${v(a.engine)} now`;
+  // The build first, then where it tracked (a record from before the device was recorded: the CPU).
+  if (a.engine?.egogeo !== b.engine?.egogeo || a.engine?.addon !== b.engine?.addon || !a.engine !== !b.engine) {
+    return `engine: ${engineLine(b.engine)} then, ${engineLine(a.engine)} now`;
   }
+  if (a.engine && b.engine && deviceLine(a.engine) !== deviceLine(b.engine)) return `device: ${deviceLine(b.engine)} then, ${deviceLine(a.engine)} now`;
   // Both keys' fields: an optional field (resolution) is absent at its default.
   for (const k of new Set([...Object.keys(a), ...Object.keys(b)]) as Set<keyof RunKey>) {
-    if (JSON.stringify(a[k]) === JSON.stringify(b[k])) continue;
+    if (k === 'engine' || JSON.stringify(a[k]) === JSON.stringify(b[k])) continue;
     if (k === 'config_sha256' && a.config === b.config) return `question file ${a.config}: its content changed (sha256 ${String(b[k]).slice(0, 12)}… then, ${String(a[k]).slice(0, 12)}… now)`;
     const shown = (v: unknown) => (v === undefined ? 'the default' : JSON.stringify(v));
     return `${k}: ${shown(b[k])} then, ${shown(a[k])} now`;

@@ -207,7 +207,8 @@ async function runLocked(o: RunOptions, lock: OutputLock, sig0: RunSignals): Pro
     photometric: engine.photometric,
     // Only when not the default, so that runs recorded before the option existed still resume.
     ...(engine.resolution !== 'auto' ? { resolution: engine.resolution } : {}),
-    engine: engineVersion(),
+    // A queued run's clips are tracked on the workers' machines: their GPU is not this one.
+    engine: o.executor && o.executor !== localExecutor && engine.device === 'gpu' ? { ...engineVersion('cpu'), device: 'gpu', gpu_device: 'the queue workers\' (not recorded)', gpu_library: 'the queue workers\' (not recorded)' } : engineVersion(engine.device),
   };
   const out = resolve(o.output);
   const prev = readRunRecord(out);

@@ -84,11 +84,13 @@ describe.skipIf(!NATIVE_BUILT)('the GPU path without a GPU', () => {
 });
 
 /** Probes as a GPU machine of each kind would answer them; counts the self-checks run. */
-function probes(kind: 'no driver' | 'no library' | 'no device' | 'pass' | 'fail'): DeviceProbes & { checks: number } {
+function probes(kind: 'no driver' | 'no library' | 'no device' | 'pass' | 'fail' | 'selftest fails'): DeviceProbes & { checks: number } {
+  const lib = { path: '/x/libegogeo_gpu.so', file: '/x/libegogeo_gpu.so' };
   const info: GpuInfo =
-    kind === 'no library' ? { loaded: false, path: '/x/libegogeo_gpu.so', devices: 0, device: '', reason: 'libcudart.so.13: cannot open shared object file' }
-    : kind === 'no device' ? { loaded: true, path: '/x/libegogeo_gpu.so', devices: 0, device: '', reason: '/x/libegogeo_gpu.so loads but sees no device or driver' }
-    : { loaded: true, path: '/x/libegogeo_gpu.so', devices: 1, device: 'NVIDIA H200', reason: '' };
+    kind === 'no library' ? { loaded: false, ...lib, file: '', devices: 0, device: '', reason: 'libcudart.so.13: cannot open shared object file', selftest: '' }
+    : kind === 'no device' ? { loaded: true, ...lib, devices: 0, device: '', reason: '/x/libegogeo_gpu.so loads but sees no device or driver', selftest: '' }
+    : kind === 'selftest fails' ? { loaded: true, ...lib, devices: 1, device: 'NVIDIA H200', reason: '', selftest: 'device self-test failed (160x120 built-in image): FAST score at (14, 3) is 17 on the device, 16 on the host (1 of 19200 pixels differ)' }
+    : { loaded: true, ...lib, devices: 1, device: 'NVIDIA H200', reason: '', selftest: 'ok' };
   const check: GpuCheck = kind === 'fail'
     ? { ok: false, detail: '91.0% of tracks kept by both (needs ≥ 99%), median end-point difference 0.210 px (needs ≤ 0.05) over 400 tracks', keptByBothOfEither: 0.91, medianEndpointDiffPx: 0.21, tracks: { cpu: 430, gpu: 410, both: 400 } }
     : { ok: true, detail: '100.0% of tracks kept by both', keptByBothOfEither: 1, medianEndpointDiffPx: 0.001, tracks: { cpu: 400, gpu: 400, both: 400 } };
@@ -140,6 +142,16 @@ describe('--device decision (injected probes, no GPU needed)', () => {
     expect(d.note).toBe('--device auto: running on the CPU: the GPU self-check failed on NVIDIA H200: 91.0% of tracks kept by both (needs ≥ 99%), median end-point difference 0.210 px (needs ≤ 0.05) over 400 tracks');
     expect(() => decideDevice('gpu', p)).toThrow(/^--device gpu: the GPU self-check failed on NVIDIA H200: 91\.0% of tracks/);
     expect(() => decideDevice('gpu', p, '--gpu-flag')).toThrow(/^--gpu-flag gpu: /);
+  });
+});
+
+describe('--device decision: the library\'s device self-test (injected probes)', () => {
+  it('a device failing it: gpu stops with its line, auto runs on the CPU with it; the track check is not run', () => {
+    const p = probes('selftest fails');
+    const line = 'NVIDIA H200: device self-test failed (160x120 built-in image): FAST score at (14, 3) is 17 on the device, 16 on the host (1 of 19200 pixels differ)';
+    expect(() => decideDevice('gpu', p)).toThrow(`--device gpu: ${line}`);
+    expect(decideDevice('auto', p)).toEqual({ device: 'cpu', note: `--device auto: running on the CPU: ${line}`, check: null });
+    expect(p.checks).toBe(0);
   });
 });
 

@@ -68,8 +68,11 @@ export interface CliResult {
   stderr: string;
 }
 
-export function cli(args: string[], opts: { cwd?: string } = {}): CliResult {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: opts.cwd ?? ROOT, encoding: 'utf8', env: { ...process.env, FORCE_COLOR: '0' } });
+/** `node bin/egogeo.js ARGS`; `env` adds to (or, with undefined values, removes from) the environment. */
+export function cli(args: string[], opts: { cwd?: string; env?: Record<string, string | undefined> } = {}): CliResult {
+  const env: Record<string, string | undefined> = { ...process.env, FORCE_COLOR: '0', ...opts.env };
+  for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: opts.cwd ?? ROOT, encoding: 'utf8', env });
   return { code: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
 }
 

@@ -211,7 +211,7 @@ describe.skipIf(!NATIVE_BUILT)('egogeo run on a rendered dataset (bad clips incl
   it('records the engine (package version, addon build); a resume or merge across engines refuses with one line', () => {
     const rec = JSON.parse(read(`${out('w1')}.run.json`));
     const version = JSON.parse(read(join(ROOT, 'package.json'))).version;
-    expect(rec.key.engine).toEqual({ egogeo: version, addon: expect.stringMatching(/^[0-9a-f]{16}$/) });
+    expect(rec.key.engine).toEqual({ egogeo: version, addon: expect.stringMatching(/^[0-9a-f]{16}$/), device: 'cpu' });
     // ... and what the engine was given beyond the build's defaults, the wide-baseline rule included.
     expect(rec.key.method).toBe('egogeo');
     expect(rec.engine_options).toEqual({
@@ -235,7 +235,7 @@ describe.skipIf(!NATIVE_BUILT)('egogeo run on a rendered dataset (bad clips incl
     const r = run('old-engine', '--workers', '1');
     expect(r.code).toBe(1);
     expect(r.stderr).toBe(
-      `egogeo: ${out('old-engine')} holds a run with other options (engine: egogeo 0.0.9, addon 0123456789abcdef then, egogeo ${version}, addon ${rec.key.engine.addon} now); rerun with the same options to resume, or use another -o\n`,
+      `egogeo: ${out('old-engine')} holds a run with other options (engine: egogeo 0.0.9, addon 0123456789abcdef, cpu then, egogeo ${version}, addon ${rec.key.engine.addon}, cpu now); rerun with the same options to resume, or use another -o\n`,
     );
     // A record from before engines were recorded refuses the same way.
     const { engine: _, ...noEngine } = rec.key;
@@ -253,7 +253,7 @@ describe.skipIf(!NATIVE_BUILT)('egogeo run on a rendered dataset (bad clips incl
     writeFileSync(`${out('s1-old')}.run.json`, JSON.stringify({ ...s1, key: { ...s1.key, engine: { egogeo: '0.0.9', addon: '0123456789abcdef' } } }));
     const m = cli(['merge', out('s0'), out('s1-old'), '-o', join(tmp, 'merged-engines.jsonl')]);
     expect(m.code).toBe(1);
-    expect(m.stderr).toBe(`egogeo: ${out('s1-old')}: comes from a run with other options than ${out('s0')} (engine: egogeo ${version}, addon ${rec.key.engine.addon} in ${out('s0')}, egogeo 0.0.9, addon 0123456789abcdef here)\n`);
+    expect(m.stderr).toBe(`egogeo: ${out('s1-old')}: comes from a run with other options than ${out('s0')} (engine: egogeo ${version}, addon ${rec.key.engine.addon}, cpu in ${out('s0')}, egogeo 0.0.9, addon 0123456789abcdef, cpu here)\n`);
   });
 });
 
