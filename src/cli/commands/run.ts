@@ -57,7 +57,7 @@ export const METHOD_HELP =
   "how clips are answered: 'egogeo' (this engine: metric ego-motion, all 14 questions), or a published geometric baseline computed as the reference's Python computes it, answering its 6 questions from 10 evenly spaced frames: 'vo-proxy' (baselines/vo_proxy_baseline.py), 'flow-heuristic' (baselines/flow_heuristic.py). The learned baselines (raft-flow-heuristic, tartanvo) need network weights downloaded at run time and are not offered";
 
 /** --protocol's help (run and baseline). */
-export const RESOLUTION_HELP = `the tracker's resolution for frames far apart (the published 10 frames): ${RESOLUTIONS.join(', ')} (default ${ENGINE_DEFAULTS.resolution}: both sizes, full size's estimate kept unless its scale failed or the sizes disagree grossly on the distance, 3-4x the engine's time on such clips; half: half size, the fastest; full: the frames' own size; see the README)`;
+export const RESOLUTION_HELP = `the tracker's resolution for frames far apart (the published 10 frames): ${RESOLUTIONS.join(', ')} (default ${ENGINE_DEFAULTS.resolution}: both sizes, full size's estimate kept unless its scale failed or the sizes disagree grossly on the distance, about 3x the time of half alone on such clips; half: half size, the fastest; full: the frames' own size; see the README)`;
 export const PROTOCOL_HELP = "'published': what the leaderboard's geometric rows used, for any method: 10 evenly spaced frames and the 6-question subset (overrides --frames and --questions); the run record, manifest and report name it";
 
 const positiveInt = (name: string, s: string): number => {
