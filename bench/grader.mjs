@@ -6,24 +6,31 @@
  * multi-line reasoning ("The vehicle is turning left.", "...\nno"), and unparsable text. Records
  * are built from JSONL text with JSON.parse, as a predictions file would give them.
  *
- * Usage: npx tsc -p tsconfig.json && node bench/grader.mjs [N] [RUNS]
- * Writes bench/results/grader.json; prints predictions/s (median of RUNS, default 5).
+ * Usage: npx tsc -p tsconfig.json && node bench/grader.mjs [N] [RUNS]   (or [--n N] [--runs RUNS])
+ * Writes bench/results/grader.json; prints predictions/s (median of RUNS, default 5; N default 1,000,000).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+// Strict: an unknown flag or a third positional is an error. N and RUNS as positionals (as before) or flags.
+const { values: flags, positionals } = parseArgs({ options: { n: { type: 'string' }, runs: { type: 'string' } }, allowPositionals: true });
+if (positionals.length > 2) throw new Error(`bench/grader: at most two arguments, N and RUNS (got ${positionals.join(' ')})`);
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 let lib;
 let questionsLib;
 let readerLib;
 let randomLib;
+let provenanceLib;
 try {
   lib = await import(join(root, 'dist/grade/index.js'));
   questionsLib = await import(join(root, 'dist/oracle/questions.js'));
   readerLib = await import(join(root, 'dist/io/predictions.js'));
   randomLib = await import(join(root, 'dist/core/random.js'));
+  provenanceLib = await import('./lib/provenance.mjs');
 } catch (e) {
   console.error(`bench/grader: cannot load dist/ (run "npx tsc -p tsconfig.json" first): ${e.message}`);
   process.exit(1);
@@ -31,8 +38,8 @@ try {
 const { evaluate } = lib;
 const questions = questionsLib.loadQuestions();
 
-const N = Number(process.argv[2] ?? 1_000_000);
-const RUNS = Number(process.argv[3] ?? 5);
+const N = Number(flags.n ?? positionals[0] ?? 1_000_000);
+const RUNS = Number(flags.runs ?? positionals[1] ?? 5);
 
 const rand = randomLib.mulberry32(20260501);
 const pick = (xs) => xs[Math.floor(rand() * xs.length)];
@@ -113,6 +120,7 @@ for (let k = 0; k < 3; k++) {
 const e2eMedian = [...e2e].sort((a, b) => a - b)[1];
 
 const out = {
+  ...provenanceLib.measuredWith(),
   benchmark: 'grader throughput: evaluate() over in-memory predictions (answer parsing + all metrics + consistency), one core',
   n_predictions: N,
   runs: RUNS,

@@ -7,11 +7,12 @@
 // side by side on the same clips (`--variants name=json;...`: addon options, and `resolution`, the
 // run's --resolution), so an idea is measured against the engine as it is in one run.
 //
-//   npm run build && node bench/highway.mjs [--clips 40] [--seed 4242] [--speed 20:33] [--variants 'engine={}']
-// Writes bench/results/highway.json.
+//   npm run build && node bench/highway.mjs [--clips 40] [--seed 4242] [--speed 20:33] [--variants 'engine={}'] [--concurrency 2] [--out FILE]
+// Writes bench/results/highway.json (or --out FILE).
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { GEOMETRIC_SUBSET, predictionRecords } from '../dist/baseline/baseline.js';
 import { pathLength } from '../dist/core/trajectory.js';
 import { readDataset } from '../dist/datasets/benchmark.js';
@@ -22,17 +23,23 @@ import { engineConfig, engineInput } from '../dist/vo/config.js';
 import { estimateClipAsync } from '../dist/vo/estimate.js';
 import { loadFrames } from '../dist/vo/frames.js';
 import { clipQuality } from '../dist/vo/quality.js';
+import { measuredWith } from './lib/provenance.mjs';
 
-const args = process.argv.slice(2);
-const opt = (name, dflt) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : dflt;
-};
-const CLIPS = Number(opt('--clips', 40));
-const SEED = Number(opt('--seed', 4242));
-const SPEED = opt('--speed', '20:33').split(':').map(Number);
+const { values: args } = parseArgs({
+  options: {
+    clips: { type: 'string', default: '40' },
+    seed: { type: 'string', default: '4242' },
+    speed: { type: 'string', default: '20:33' },
+    variants: { type: 'string', default: 'engine={}' },
+    concurrency: { type: 'string', default: '2' },
+    out: { type: 'string', default: new URL('./results/highway.json', import.meta.url).pathname },
+  },
+});
+const CLIPS = Number(args.clips);
+const SEED = Number(args.seed);
+const SPEED = args.speed.split(':').map(Number);
 const VARIANTS = Object.fromEntries(
-  opt('--variants', 'engine={}')
+  args.variants
     .split(';')
     .filter(Boolean)
     .map((v) => {
@@ -40,7 +47,7 @@ const VARIANTS = Object.fromEntries(
       return [v.slice(0, i), JSON.parse(v.slice(i + 1))];
     }),
 );
-const CONCURRENCY = Number(opt('--concurrency', 2));
+const CONCURRENCY = Number(args.concurrency);
 const subset = new Set(GEOMETRIC_SUBSET);
 
 const median = (v) => {
@@ -106,8 +113,8 @@ try {
   rmSync(tmp, { recursive: true, force: true });
 }
 
-mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
-writeFileSync(new URL('./results/highway.json', import.meta.url), `${JSON.stringify({ date: new Date().toISOString(), ...result }, null, 1)}\n`);
+mkdirSync(dirname(args.out), { recursive: true });
+writeFileSync(args.out, `${JSON.stringify({ date: new Date().toISOString(), ...measuredWith(), ...result }, null, 1)}\n`);
 const pct = (x) => `${(100 * x).toFixed(2)}%`;
 console.log(`highway clips: ${CLIPS} rendered CARLA-like (seed ${SEED}, cruise ${SPEED.join('-')} m/s)`);
 console.log('variant            frames       median dist err  max |err|  >4%  median speed RMSE  BAcc 6  BAcc 14  >3 m/s (flagged)  flagged');

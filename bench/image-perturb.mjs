@@ -36,6 +36,7 @@ import { engineConfig, engineInput, parseFrames } from '../dist/vo/config.js';
 import { estimateClip } from '../dist/vo/estimate.js';
 import { loadFrames } from '../dist/vo/frames.js';
 import { ratioDrift } from './lib/drift.mjs';
+import { measuredWith } from './lib/provenance.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -120,7 +121,7 @@ function gradeSet(clips, frames) {
 }
 
 const sets = args.sets.split(',').map((s) => s.split('+'));
-const result = { date: new Date().toISOString(), kitti: args.kitti, config, options, turningAbove: TURNING, variants: {} };
+const result = { date: new Date().toISOString(), ...measuredWith(), kitti: args.kitti, config, options, turningAbove: TURNING, variants: {} };
 const tmp = mkdtempSync(join(tmpdir(), 'egogeo-bench-perturb-'));
 try {
   for (const variant of args.variants.split(',')) {

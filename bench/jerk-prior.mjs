@@ -12,6 +12,7 @@ import { loadQuestions } from '../dist/oracle/index.js';
 import { computeDynamics } from '../dist/oracle/dynamics.js';
 import { summaryFeatures } from '../dist/oracle/features.js';
 import { mulberry32 } from '../dist/core/random.js';
+import { measuredWith } from './lib/provenance.mjs';
 
 const { values: args } = parseArgs({ options: { clips: { type: 'string', default: '400' } } });
 const clips = Number(args.clips);
@@ -69,4 +70,4 @@ const sdLnQ = between / 0.861 / beta;
 console.log(`\nquestion file: mean |jerk| P33 ${p33}, P67 ${p67} m/s^3 -> median ${target.toFixed(2)}`);
 console.log(`implied prior: q0 = ${q0.toFixed(2)} m^2/s^5, sd of ln q = ${sdLnQ.toFixed(2)} (mean |jerk| ~ q^${beta.toFixed(2)})`);
 mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
-writeFileSync(new URL('./results/jerk-prior.json', import.meta.url), JSON.stringify({ clips, thresholds: [p33, p67], rows, q0, sdLnQ, beta }, null, 2) + '\n');
+writeFileSync(new URL('./results/jerk-prior.json', import.meta.url), JSON.stringify({ ...measuredWith(), clips, thresholds: [p33, p67], rows, q0, sdLnQ, beta }, null, 2) + '\n');

@@ -4,8 +4,10 @@
 // trajectory errors against ground truth (oracle yaw-rate and speed RMSE, Sim(3) ATE, RPE).
 // Thresholds stay as published; nothing here is tuned per window.
 // Run: npm run build && node bench/kitti-accuracy.mjs [SEQ_ROOT]   → bench/results/kitti-accuracy.json
+// (SEQ_ROOT: the folder holding 00, 01, 06; default ../shared/data/kitti. No flags.)
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { GEOMETRIC_SUBSET, predictClip } from '../dist/baseline/baseline.js';
 import { evenFrames, selectFrames } from '../dist/vo/frames.js';
 import { kittiClips, readKittiSequence } from '../dist/datasets/kitti.js';
@@ -14,8 +16,11 @@ import { loadQuestions } from '../dist/oracle/index.js';
 import { ate, dynamicsRmse, rpe } from '../dist/vo/errors.js';
 import { estimateClip } from '../dist/vo/estimate.js';
 import { engineConfig, engineInput } from '../dist/vo/config.js';
+import { measuredWith } from './lib/provenance.mjs';
 
-const ROOT = process.argv[2] ?? new URL('../../shared/data/kitti', import.meta.url).pathname;
+const { positionals } = parseArgs({ options: {}, allowPositionals: true }); // strict: any flag is an error
+if (positionals.length > 1) throw new Error(`bench/kitti-accuracy: one argument at most, SEQ_ROOT (got ${positionals.join(' ')})`);
+const ROOT = positionals[0] ?? new URL('../../shared/data/kitti', import.meta.url).pathname;
 const questions = loadQuestions();
 const subset = new Set(GEOMETRIC_SUBSET);
 const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -82,4 +87,4 @@ for (const q of Object.keys(results[configs[0].name].perQuestion)) {
   console.log(`${q.padEnd(28)} ${Object.values(results).map((r) => f3(r.perQuestion[q]?.balanced_acc)).join('   ')}${subset.has(q) ? '   (subset)' : ''}`);
 }
 mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
-writeFileSync(new URL('./results/kitti-accuracy.json', import.meta.url), JSON.stringify(results, null, 2) + '\n');
+writeFileSync(new URL('./results/kitti-accuracy.json', import.meta.url), JSON.stringify({ ...measuredWith(), ...results }, null, 2) + '\n');

@@ -15,6 +15,7 @@ import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { measuredWith } from './lib/provenance.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { makeTrajectory } = await import(join(root, 'dist/core/trajectory.js'));
@@ -105,6 +106,7 @@ for (const tr of trajs.slice(0, 10_000)) {
 }
 
 const result = {
+  ...measuredWith(),
   benchmark: 'oracle: trajectory -> arrays -> 12 features -> 14 labels, one core',
   trajectories: N,
   samples_per_trajectory: '31-40, irregular',

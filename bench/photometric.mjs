@@ -16,6 +16,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { GEOMETRIC_SUBSET, predictClip } from '../dist/baseline/baseline.js';
 import { readDataset } from '../dist/datasets/benchmark.js';
 import { kittiClips, readKittiSequence } from '../dist/datasets/kitti.js';
@@ -23,6 +24,7 @@ import { decodeVideo } from '../dist/datasets/video.js';
 import { evaluate } from '../dist/grade/index.js';
 import { loadQuestions, runOracle } from '../dist/oracle/index.js';
 import { estimateClipAsync } from '../dist/vo/estimate.js';
+import { measuredWith } from './lib/provenance.mjs';
 
 const SHARED = new URL('../../shared/data/', import.meta.url).pathname;
 const BENCH = join(SHARED, 'published/egodyn-bench');
@@ -48,10 +50,10 @@ const VARIANTS = {
   default: {},
 };
 
-const args = process.argv.slice(2);
-const pick = args.includes('--variants') ? args[args.indexOf('--variants') + 1].split(',') : Object.keys(VARIANTS);
+const { values: args } = parseArgs({ options: { variants: { type: 'string' }, quick: { type: 'boolean', default: false } } });
+const pick = args.variants !== undefined ? args.variants.split(',') : Object.keys(VARIANTS);
 for (const v of pick) if (!VARIANTS[v]) throw new Error(`unknown variant '${v}' (known: ${Object.keys(VARIANTS).join(', ')})`);
-const quick = args.includes('--quick');
+const quick = args.quick;
 
 if (!existsSync(BENCH) || !existsSync(KITTI)) {
   console.error(`photometric bench: ${BENCH} or ${KITTI} is missing (the shared data); nothing measured`);
@@ -154,8 +156,12 @@ if (!quick) {
   mkdirSync(new URL('./results/', import.meta.url).pathname, { recursive: true });
   // A run over some variants (--variants) updates those and keeps the others' earlier figures.
   const prev = existsSync(OUT) ? JSON.parse(readFileSync(OUT, 'utf8')) : { variants: {}, results: {} };
-  const merged = { measured: new Date().toISOString(), variants: { ...prev.variants }, results: { ...prev.results } };
-  for (const v of pick) merged.variants[v] = VARIANTS[v];
+  // Each variant's commit and engine: the run that measured it (measuredWith), older variants keep theirs.
+  const merged = { measured: new Date().toISOString(), ...measuredWith(), variants: { ...prev.variants }, measuredWith: { ...(prev.measuredWith ?? {}) }, results: { ...prev.results } };
+  for (const v of pick) {
+    merged.variants[v] = VARIANTS[v];
+    merged.measuredWith[v] = measuredWith();
+  }
   for (const [set, byVariant] of Object.entries(results)) merged.results[set] = { ...(prev.results?.[set] ?? {}), ...byVariant };
   writeFileSync(OUT, JSON.stringify(merged, null, 2) + '\n');
   console.log(`wrote ${OUT}`);

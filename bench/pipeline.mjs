@@ -24,6 +24,7 @@ import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { measuredWith } from './lib/provenance.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = join(ROOT, 'bin/egogeo.js');
@@ -183,6 +184,7 @@ writeFileSync(
     {
       command: `node bench/pipeline.mjs --runs ${RUNS} --limit ${LIMIT} --frames ${FRAMES}${args.out === 'bench/results/pipeline.json' ? '' : ` --out ${args.out}`}`,
       date: new Date().toISOString(),
+      ...measuredWith(),
       machine: { cpus: cpus().length, availableParallelism: availableParallelism(), model: cpus()[0]?.model, node: process.version },
       runs: RUNS,
       frames: FRAMES,

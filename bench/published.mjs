@@ -19,6 +19,7 @@ import { evaluate } from '../dist/grade/index.js';
 import { qualityFromTum, readTum } from '../dist/io/trajectories.js';
 import { processClip } from '../dist/native/index.js';
 import { loadQuestions } from '../dist/oracle/index.js';
+import { measuredWith } from './lib/provenance.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -156,5 +157,5 @@ console.log('\nVO ms per frame (31-frame KITTI 00 clip, one thread, median of 5)
 for (const [n, s] of Object.entries(speed)) console.log(`${n.padEnd(10)} ${[s.msPerFrame, s.decode, s.detect, s.track, s.pose, s.scale].map((v) => v.toFixed(2).padStart(6)).join(' ')}`);
 
 mkdirSync(dirname(args.out), { recursive: true });
-writeFileSync(args.out, JSON.stringify({ date: new Date().toISOString(), root: args.root, workers: Number(args.workers), resolution: args.resolution, domains, runs, tenFrames: silent, speed }, null, 2) + '\n');
+writeFileSync(args.out, JSON.stringify({ date: new Date().toISOString(), ...measuredWith(), root: args.root, workers: Number(args.workers), resolution: args.resolution, domains, runs, tenFrames: silent, speed }, null, 2) + '\n');
 rmSync(tmp, { recursive: true, force: true });

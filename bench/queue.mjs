@@ -12,6 +12,7 @@ import { cpus, tmpdir } from 'node:os';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { measuredWith } from './lib/provenance.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -104,7 +105,7 @@ try {
   redis.kill('SIGTERM');
   rmSync(tmp, { recursive: true, force: true });
 }
-const result = { date: new Date().toISOString().slice(0, 10), machine: `${cpus().length} cores, ${cpus()[0]?.model ?? '?'} (shared with other jobs)`, dataset: args.dataset, rows };
+const result = { date: new Date().toISOString().slice(0, 10), ...measuredWith(), machine: `${cpus().length} cores, ${cpus()[0]?.model ?? '?'} (shared with other jobs)`, dataset: args.dataset, rows };
 mkdirSync(new URL('./results', import.meta.url), { recursive: true });
 writeFileSync(new URL('./results/queue.json', import.meta.url), `${JSON.stringify(result, null, 1)}\n`);
 console.log(JSON.stringify(result, null, 1));

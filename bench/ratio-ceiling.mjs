@@ -17,6 +17,7 @@ import { evaluate } from '../dist/grade/index.js';
 import { smoothSpeed } from '../dist/native/index.js';
 import { loadQuestions } from '../dist/oracle/index.js';
 import { estimateClip } from '../dist/vo/estimate.js';
+import { measuredWith } from './lib/provenance.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -83,4 +84,4 @@ rows.gt = grade((w) => w.dist.map((d, k) => d / (w.clip.timestamps[k + 1] - w.cl
 console.log(`KITTI ${args.seqs}, ${windows.length} windows, all frames; the engine's road distances; relative scales:`);
 for (const [k, r] of Object.entries(rows)) console.log(`  ${k.padEnd(12)} subset ${r.subset.toFixed(3)}  all 14 ${r.all14.toFixed(3)}`);
 mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
-writeFileSync(new URL('./results/ratio-ceiling.json', import.meta.url), JSON.stringify({ seqs: args.seqs, windows: windows.length, rows }, null, 2) + '\n');
+writeFileSync(new URL('./results/ratio-ceiling.json', import.meta.url), JSON.stringify({ ...measuredWith(), seqs: args.seqs, windows: windows.length, rows }, null, 2) + '\n');

@@ -16,6 +16,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { measuredWith } from './lib/provenance.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SHARED = join(ROOT, '../shared');
@@ -103,5 +104,5 @@ for (const method of METHODS) {
 rmSync(tmp, { recursive: true, force: true });
 mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
 const file = join(ROOT, 'bench/results/reference-baselines.json');
-writeFileSync(file, `${JSON.stringify({ command: ['node bench/reference-baselines.mjs', ...process.argv.slice(2).map((a) => (a === REF ? 'REF' : a))].join(' '), date: new Date().toISOString().slice(0, 10), machine, results }, null, 2)}\n`);
+writeFileSync(file, `${JSON.stringify({ command: ['node bench/reference-baselines.mjs', ...process.argv.slice(2).map((a) => (a === REF ? 'REF' : a))].join(' '), date: new Date().toISOString().slice(0, 10), ...measuredWith(), machine, results }, null, 2)}\n`);
 console.log(`wrote ${file}`);

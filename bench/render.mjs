@@ -11,20 +11,18 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import sharp from 'sharp';
 import { loadQuestions } from '../dist/oracle/index.js';
 import { native } from '../dist/native/index.js';
 import { planDataset, synthesize } from '../dist/synth/index.js';
+import { measuredWith } from './lib/provenance.mjs';
 
-const args = process.argv.slice(2);
-const opt = (name, dflt) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? Number(args[i + 1]) : dflt;
-};
-const RUNS = opt('--runs', 5);
-const CLIPS = opt('--clips', 16);
-const WORKERS = opt('--workers', 2);
+const { values: args } = parseArgs({ options: { runs: { type: 'string', default: '5' }, clips: { type: 'string', default: '16' }, workers: { type: 'string', default: '2' } } });
+const RUNS = Number(args.runs);
+const CLIPS = Number(args.clips);
+const WORKERS = Number(args.workers);
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
@@ -129,7 +127,7 @@ const result = {
   defaultEncoder: 'opencv (cv::imencode)',
 };
 mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
-writeFileSync(new URL('./results/render.json', import.meta.url), `${JSON.stringify(result, null, 2)}\n`);
+writeFileSync(new URL('./results/render.json', import.meta.url), `${JSON.stringify({ ...measuredWith(), ...result }, null, 2)}\n`);
 const f1 = (x) => x.toFixed(1);
 console.log(`renderer, 1280x720 + JPEG, ${WORKERS} cores: ${f1(result.framesPerSecond)} frames/s (median of ${RUNS}: ${runs.map(f1).join(', ')}; target 50)`);
 console.log(`end to end (egogeo synth: files, arrays, QA): ${f1(result.endToEndFramesPerSecond)} frames/s`);

@@ -13,6 +13,7 @@ import { parseArgs } from 'node:util';
 import { kittiClips, readKittiSequence } from '../dist/datasets/kitti.js';
 import { evenFrames, selectFrames } from '../dist/vo/frames.js';
 import { estimateClip } from '../dist/vo/estimate.js';
+import { measuredWith } from './lib/provenance.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -32,7 +33,7 @@ const median = (a) => {
   return b.length ? b[b.length >> 1] : NaN;
 };
 const options = JSON.parse(args.options);
-const results = { native: process.env.EGOGEO_NATIVE ?? 'build/Release', options, sets: {} };
+const results = { native: process.env.EGOGEO_NATIVE ?? 'build/Release', ...measuredWith(), options, sets: {} };
 for (const s of args.sets.split(',')) {
   const root = join(args.kitti, s);
   const poses = readFileSync(join(root, 'poses.txt'), 'utf8').trim().split(/\r?\n/).map((l) => l.trim().split(/\s+/).map(Number));

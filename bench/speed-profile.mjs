@@ -31,6 +31,7 @@ import { loadQuestions } from '../dist/oracle/index.js';
 import { dynamicsRmse } from '../dist/vo/errors.js';
 import { estimateClip } from '../dist/vo/estimate.js';
 import { engineConfig, engineInput } from '../dist/vo/config.js';
+import { measuredWith } from './lib/provenance.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -175,4 +176,4 @@ for (const q of Object.keys(results[keys[0]].perQuestion)) {
   console.log(`${q.padEnd(28)} ${keys.map((k) => (results[k].perQuestion[q] ?? NaN).toFixed(3)).join('  ')}${subset.has(q) ? '  (subset)' : ''}`);
 }
 mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
-writeFileSync(args.out, JSON.stringify({ native: process.env.EGOGEO_NATIVE ?? 'build/Release', results }, null, 2) + '\n');
+writeFileSync(args.out, JSON.stringify({ native: process.env.EGOGEO_NATIVE ?? 'build/Release', ...measuredWith(), results }, null, 2) + '\n');

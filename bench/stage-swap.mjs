@@ -35,6 +35,7 @@ import { engineConfig, engineInput, pairSpeeds, WIDE_BASELINE } from '../dist/vo
 import { estimateClip, speedUncertainty } from '../dist/vo/estimate.js';
 import { loadFrames } from '../dist/vo/frames.js';
 import { steadied } from './lib/steadied.mjs';
+import { measuredWith } from './lib/provenance.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -156,4 +157,4 @@ for (const frames of args.frames.split(',').map((f) => (f === 'all' ? null : Num
   for (const r of rows) console.log(`${r.name.padEnd(15)} ${r.subset.toFixed(3).padStart(6)} ${r.all14.toFixed(3).padStart(6)}  ${SPEED_QUESTIONS.map((q) => r.perQuestion[q].toFixed(3).padStart(12)).join(' ')}`);
 }
 mkdirSync(dirname(args.out), { recursive: true });
-writeFileSync(args.out, `${JSON.stringify({ date: new Date().toISOString(), ...result }, null, 1)}\n`);
+writeFileSync(args.out, `${JSON.stringify({ date: new Date().toISOString(), ...measuredWith(), ...result }, null, 1)}\n`);

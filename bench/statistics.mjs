@@ -21,6 +21,7 @@ import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { measuredWith } from './lib/provenance.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({ options: { ref: { type: 'string', default: process.env.EGODYN_REF }, runs: { type: 'string', default: '3' }, python: { type: 'string', default: '/usr/bin/python3' } } });
@@ -140,5 +141,5 @@ const results = {};
 const machine = `${cpus().length} × ${cpus()[0].model}, node ${process.version}`;
 mkdirSync(join(root, 'bench/results'), { recursive: true });
 const file = join(root, 'bench/results/statistics.json');
-writeFileSync(file, `${JSON.stringify({ command: `node bench/statistics.mjs --ref REF --runs ${RUNS}`, date: new Date().toISOString().slice(0, 10), machine, results }, null, 2)}\n`);
+writeFileSync(file, `${JSON.stringify({ command: `node bench/statistics.mjs --ref REF --runs ${RUNS}`, date: new Date().toISOString().slice(0, 10), ...measuredWith(), machine, results }, null, 2)}\n`);
 console.log(`→ ${file}`);

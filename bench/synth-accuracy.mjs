@@ -10,6 +10,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { GEOMETRIC_SUBSET } from '../dist/baseline/baseline.js';
 import { evaluate } from '../dist/grade/index.js';
 import { computeDynamics } from '../dist/oracle/index.js';
@@ -19,20 +20,19 @@ import { DEFAULT_QUESTIONS_PATH } from '../dist/oracle/index.js';
 import { answerClips } from '../dist/run/clips.js';
 import { engineConfig } from '../dist/vo/config.js';
 import { groundTruth, labelDistribution, synthesize } from '../dist/synth/index.js';
+import { measuredWith } from './lib/provenance.mjs';
 
-const args = process.argv.slice(2);
-const opt = (name, dflt) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : dflt;
-};
-const CLIPS = Number(opt('--clips', 100));
-const SEED = Number(opt('--seed', 2026));
-const PRESET = opt('--preset', 'carla');
-const WORKERS = Number(opt('--workers', 2));
+const { values: args } = parseArgs({
+  options: { clips: { type: 'string', default: '100' }, seed: { type: 'string', default: '2026' }, preset: { type: 'string', default: 'carla' }, workers: { type: 'string', default: '2' } },
+});
+const CLIPS = Number(args.clips);
+const SEED = Number(args.seed);
+const PRESET = args.preset;
+const WORKERS = Number(args.workers);
 const subset = new Set(GEOMETRIC_SUBSET);
 
 const tmp = mkdtempSync(join(tmpdir(), 'egogeo-bench-synth-'));
-const result = { clips: CLIPS, seed: SEED, preset: PRESET, workers: WORKERS, target: { subsetBalancedAcc: 0.85 } };
+const result = { ...measuredWith(), clips: CLIPS, seed: SEED, preset: PRESET, workers: WORKERS, target: { subsetBalancedAcc: 0.85 } };
 try {
   const s = await synthesize({ out: join(tmp, 'data'), clips: CLIPS, seed: SEED, preset: PRESET, workers: WORKERS, progress: false });
   result.render = { seconds: s.seconds, frames: s.frames, framesPerSecond: s.frames / s.seconds };

@@ -24,6 +24,7 @@ import { engineConfig, engineInput, pairSpeeds } from '../dist/vo/config.js';
 import { estimateClip } from '../dist/vo/estimate.js';
 import { loadFrames } from '../dist/vo/frames.js';
 import { movingMean, steadied } from './lib/steadied.mjs';
+import { measuredWith } from './lib/provenance.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -43,7 +44,7 @@ const sd = (v) => {
 const median = (v) => { const s = [...v].sort((a, b) => a - b); return s.length ? s[Math.floor(s.length / 2)] : NaN; };
 
 const clips = args.seqs.split(',').flatMap((s) => kittiClips(readKittiSequence(join(args.kitti, s))));
-const result = { date: new Date().toISOString(), seqs: args.seqs, windows: clips.length, sets: {} };
+const result = { date: new Date().toISOString(), ...measuredWith(), seqs: args.seqs, windows: clips.length, sets: {} };
 
 for (const frames of [null, 10]) {
   const label = frames === null ? 'all frames' : '10 frames';

@@ -20,6 +20,7 @@ import { engineConfig, engineInput } from '../dist/vo/config.js';
 import { estimateClip } from '../dist/vo/estimate.js';
 import { loadFrames } from '../dist/vo/frames.js';
 import { ratioDrift } from './lib/drift.mjs';
+import { measuredWith } from './lib/provenance.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -84,7 +85,7 @@ try {
   rmSync(tmp, { recursive: true, force: true });
 }
 mkdirSync(join(args.out, '..'), { recursive: true });
-writeFileSync(args.out, `${JSON.stringify({ date: new Date().toISOString(), ...result }, null, 1)}\n`);
+writeFileSync(args.out, `${JSON.stringify({ date: new Date().toISOString(), ...measuredWith(), ...result }, null, 1)}\n`);
 const pct = (x) => (Number.isFinite(x) ? `${x >= 0 ? '+' : ''}${(100 * x).toFixed(2)}%` : '—');
 console.log(`relative scales' mean error a pair (all frames) by the truth's mean |yaw rate| (rad/s): KITTI ${args.seqs} / rendered ${args.preset} (seed ${args.seed})`);
 console.log(`${'focal'.padEnd(12)} ${'set'.padEnd(9)} ${BINS.map(([lo, hi]) => `${lo}-${hi === Infinity ? '' : hi}`.padStart(16)).join('')}   corr`);

@@ -22,6 +22,7 @@ import { runOracle } from '../dist/oracle/oracle.js';
 import { synthesize } from '../dist/synth/index.js';
 import { estimateClip } from '../dist/vo/estimate.js';
 import { engineConfig, engineInput } from '../dist/vo/config.js';
+import { measuredWith } from './lib/provenance.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -62,7 +63,7 @@ function estimateArgs(clip, opts) {
   return [{ ...options, ...vo }, alternative && { ...alternative, ...vo }];
 }
 
-const results = { native: process.env.EGOGEO_NATIVE ?? 'build/Release', variants, sets: {} };
+const results = { native: process.env.EGOGEO_NATIVE ?? 'build/Release', ...measuredWith(), variants, sets: {} };
 try {
   for (const set of args.sets.split(',')) {
     const clips = await clipsOf(set);

@@ -14,6 +14,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { measuredWith } from './lib/provenance.mjs';
 
 const { values: args } = parseArgs({ options: { loads: { type: 'string', default: '5' }, open: { type: 'string', default: '3' } } });
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -102,6 +103,7 @@ writeFileSync(
     {
       command: `node bench/view.mjs --loads ${args.loads} --open ${args.open}`,
       date: new Date().toISOString(),
+      ...measuredWith(),
       machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version, loadAverage1m: load },
       listPaintMs: paints,
       open: { dataset: what, clips: ids.map((id, i) => ({ id, ...opens[i] })) },

@@ -1,14 +1,18 @@
 // VO engine speed on real KITTI frames (1241x376 JPEG), one OpenCV thread: ms per frame by stage
 // (decode, detect, track, pose, scale) and per clip at 10 and 31 frames; median of 5 runs.
-// Run on one core:  npm run build && taskset -c 0 node bench/vo-speed.mjs
+// Run on one core:  npm run build && taskset -c 0 node bench/vo-speed.mjs [SEQ]   (SEQ default ../shared/data/kitti/00; no flags)
 // Writes bench/results/vo-speed.json.
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
 import { kittiClips, readKittiSequence } from '../dist/datasets/kitti.js';
 import { evenFrames, selectFrames } from '../dist/vo/frames.js';
 import { native } from '../dist/native/index.js';
 import { estimateClip } from '../dist/vo/estimate.js';
+import { measuredWith } from './lib/provenance.mjs';
 
-const SEQ = process.argv[2] ?? new URL('../../shared/data/kitti/00', import.meta.url).pathname;
+const { positionals } = parseArgs({ options: {}, allowPositionals: true }); // strict: any flag is an error
+if (positionals.length > 1) throw new Error(`bench/vo-speed: one argument at most, SEQ (got ${positionals.join(' ')})`);
+const SEQ = positionals[0] ?? new URL('../../shared/data/kitti/00', import.meta.url).pathname;
 const RUNS = 5;
 const CLIPS = 8;
 
@@ -53,4 +57,4 @@ for (const r of results) {
 // No ratio against the published VO proxy here: a figure from another machine or day means nothing
 // (machines differ by 1.6x); bench/vo-vs-proxy.mjs times both side by side on one core.
 mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
-writeFileSync(new URL('./results/vo-speed.json', import.meta.url), JSON.stringify({ sequence: SEQ, clips: clips.length, runs: RUNS, results }, null, 2) + '\n');
+writeFileSync(new URL('./results/vo-speed.json', import.meta.url), JSON.stringify({ ...measuredWith(), sequence: SEQ, clips: clips.length, runs: RUNS, results }, null, 2) + '\n');

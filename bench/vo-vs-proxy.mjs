@@ -23,6 +23,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { measuredWith } from './lib/provenance.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SHARED = join(ROOT, '../shared');
@@ -137,5 +138,5 @@ for (const seq of SEQS) {
 rmSync(tmp, { recursive: true, force: true });
 mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
 const file = join(ROOT, 'bench/results/vo-vs-proxy.json');
-writeFileSync(file, `${JSON.stringify({ command: ['node bench/vo-vs-proxy.mjs', ...process.argv.slice(2).map((a) => (a === REF ? 'REF' : a))].join(' '), date: new Date().toISOString().slice(0, 10), machine, target: 'the default (--resolution auto) >= 4x faster per clip than the published VO proxy (issue 56; one core, whole processes, same run)', results }, null, 2)}\n`);
+writeFileSync(file, `${JSON.stringify({ command: ['node bench/vo-vs-proxy.mjs', ...process.argv.slice(2).map((a) => (a === REF ? 'REF' : a))].join(' '), date: new Date().toISOString().slice(0, 10), ...measuredWith(), machine, target: 'the default (--resolution auto) >= 4x faster per clip than the published VO proxy (issue 56; one core, whole processes, same run)', results }, null, 2)}\n`);
 console.log(`wrote ${file}`);

@@ -323,6 +323,24 @@ def throughput(lib, frames, sizes, clips, length, batch, workers):
     return res
 
 
+def git_commit():
+    """This checkout's commit as egogeo's bench JSON records it (`-dirty` when tracked files differ;
+    src/throughput/provenance.ts), or None: a GPU machine's copy of the tree often has no .git."""
+    def git(*args):
+        try:
+            r = subprocess.run(['git', *args], cwd=ROOT, capture_output=True, text=True, timeout=5)
+        except (OSError, subprocess.SubprocessError):
+            return None
+        return r.stdout.strip() if r.returncode == 0 else None
+    top = git('rev-parse', '--show-toplevel')
+    if not top or os.path.realpath(top) != os.path.realpath(ROOT):
+        return None
+    head = git('rev-parse', 'HEAD')
+    if not head:
+        return None
+    return head + '-dirty' if git('status', '--porcelain', '--untracked-files=no') else head
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--build', action='store_true', help='configure and build native/gpu into build-gpu (CMake + Ninja) and run its ctest first')
@@ -337,9 +355,11 @@ def main():
     ap.add_argument('--batch', type=int, default=32, help='clips in flight on the GPU')
     ap.add_argument('--workers', type=int, default=os.cpu_count() or 1)
     ap.add_argument('--sizes', default='1241x376,1600x900', help='throughput frame sizes, WxH,WxH')
+    ap.add_argument('--git-commit', default=None, help='the commit measured, where this copy of the tree has no .git (default: git rev-parse HEAD here)')
     a = ap.parse_args()
 
-    result = {'started': time.strftime('%Y-%m-%dT%H:%M:%S'), 'cv2': cv2.__version__}
+    # The engine measured is the library file (result['library']['sha256']); the commit, where known.
+    result = {'started': time.strftime('%Y-%m-%dT%H:%M:%S'), 'git_commit': a.git_commit or git_commit(), 'cv2': cv2.__version__}
     if a.build:
         b = os.path.join(ROOT, 'build-gpu')
         t0 = time.perf_counter()

@@ -86,7 +86,7 @@ export interface VoOptions {
   minDistance?: number;
   kltWindow?: number;
   kltLevels?: number;
-  /** KLT iterations per pyramid level (default 30). */
+  /** KLT iterations per pyramid level (default 10; stops earlier once a step is below 0.03 px: `native/vo/types.h`). */
   kltIterations?: number;
   fbThreshold?: number;
   redetectRatio?: number;
