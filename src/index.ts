@@ -27,6 +27,8 @@ export {
   type RenderResult,
   processClip,
   processClipAsync,
+  processClipBoth,
+  processClipBothAsync,
   probeVideo,
   renderClip,
   renderClipAsync,

@@ -80,8 +80,8 @@ struct Options {
   int grid_rows = 4;
   int fast_threshold = 12;        // FAST intensity threshold (also ORB's fastThreshold)
   // Photometric robustness (style-transferred video: gain, tone curve, blur and noise change from
-  // frame to frame). Measured in bench/photometric.mjs; see README "How the VO works".
-  Photometric photometric = Photometric::None;  // 'gain' for restyled video: README, bench/results/photometric.json
+  // frame to frame). Measured in bench/photometric.mjs; see docs/vo.md.
+  Photometric photometric = Photometric::None;  // 'gain' for restyled video: docs/vo.md, bench/results/photometric.json
   double denoise_sigma = 0.0;     // Gaussian pre-blur (px) of every frame before detection and KLT (0 = off)
   double fast_noise_factor = 0.0; // FAST threshold = max(fast_threshold, factor * per-frame noise sigma) (0 = off)
   int min_distance = 8;           // px between a new corner and any live track
