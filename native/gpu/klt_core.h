@@ -1,8 +1,9 @@
 // Per-pixel and per-point numerics of the GPU path, written once for host and device so the same
 // code runs in the CUDA kernels and in the host reference (egogeo_gpu_reference_*), which is what
 // can be checked against OpenCV on a machine without a GPU. Each function reproduces the integer
-// arithmetic of OpenCV 4.6 (modules/video/src/lkpyramid.cpp, imgproc pyrDown, features2d FAST) so
-// GPU tracks agree with cv::calcOpticalFlowPyrLK to well below 0.05 px.
+// arithmetic of OpenCV 4.6 (modules/video/src/lkpyramid.cpp, imgproc pyrDown, features2d FAST) and,
+// for the KLT's float sums, the order in which OpenCV 4.6's x86-64 build adds them (LaneSum), so
+// tracks equal cv::calcOpticalFlowPyrLK's bit for bit.
 #pragma once
 
 #include <cstdint>
@@ -129,6 +130,27 @@ EGG_HD int fast_score(const uint8_t* img, int pitch, int x, int y, int threshold
   return best > threshold ? best - 1 : 0;
 }
 
+/// OpenCV 4.6's CV_SIMD128 lane order for the window sums of LKTrackerInvoker (x86-64: SSE2 baseline;
+/// the NEON branch and CV_SIMD128_64F play no part). Each row is read in blocks of 8 pixels
+/// (x <= win - 8) and a scalar tail; the products are exact integers but their sums pass 2^24, so
+/// float addition rounds and the grouping decides the last bits:
+/// - A11/A12/A22: a v_float32x4 per sum; lane k adds the products of pixels x = 8m + k, then 8m + 4 + k
+///   (v_muladd, which is mul then add without FMA3: the product is exact either way), every block of
+///   every row in order. The tail's products go serially into one float over all rows. At the end
+///   sum = tail + v_reduce_sum(lanes), and SSE's v_reduce_sum is (l0 + l2) + (l1 + l3).
+/// - b1/b2: per block, v_dotprod (pmaddwd) pairs pixels k and k + 4 in int32 (diff*Ix + diff'*Ix', up
+///   to ~6.7e7: exact), converts that to float (rounds) and adds it to a lane: pair k = 0, 1, 2, 3 lands
+///   in qb0 lane 0 (b1) / 1 (b2), qb0 lane 2 / 3, qb1 lane 0 / 1, qb1 lane 2 / 3. The tail as above. At
+///   the end v_recombine(v_interleave_pairs(qb0 + qb1), 0) and v_reduce_sum: b1 = tail +
+///   ((pair0 + pair2) + (pair1 + pair3)), the pairs' accumulators added lane-wise first.
+/// Everything here is plain float add/mul, so nvcc (--fmad=false) and g++ round alike.
+struct LaneSum {
+  float l[4] = {0, 0, 0, 0};
+  float tail = 0;
+  /// tail + v_reduce_sum(l): (l0 + l2) + (l1 + l3).
+  EGG_HD float total() const { return tail + ((l[0] + l[2]) + (l[1] + l[3])); }
+};
+
 /// Pyramidal Lucas-Kanade for one point, as LKTrackerInvoker: `prev`/`next` hold levels
 /// 0..max_level. `pt` is in level-0 pixels; `guess` the initial estimate in `next` (used when
 /// use_guess, else pt). scratch: 3 * win * win shorts. Returns status; *out the estimate.
@@ -137,10 +159,11 @@ EGG_HD bool lk_point(const Level* prev, const Level* next, int max_level, int wi
   constexpr int W_BITS = 14;
   constexpr float FLT_SCALE = 1.f / (1 << 20);
   const float half = (win - 1) * 0.5f;
+  const int vec_end = win / 8 * 8;  // OpenCV's blocks: for (x = 0; x <= win - 8; x += 8)
   int16_t* Iw = scratch;
   int16_t* dIw = scratch + win * win;
   bool status = true;
-  float nx = 0, ny = 0;  // the estimate in the current level's pixels (window centre)
+  float nx = 0, ny = 0;  // nextPts[ptidx] as OpenCV holds it (the window centre, current level)
   for (int level = max_level; level >= 0; --level) {
     const Level& I = prev[level];
     const Level& J = next[level];
@@ -165,40 +188,52 @@ EGG_HD bool lk_point(const Level* prev, const Level* next, int max_level, int wi
     int iw01 = round_i(a * (1.f - b) * (1 << W_BITS));
     int iw10 = round_i((1.f - a) * b * (1 << W_BITS));
     int iw11 = (1 << W_BITS) - iw00 - iw01 - iw10;
-    float A11 = 0, A12 = 0, A22 = 0;
+    LaneSum s11, s12, s22;
     for (int y = 0; y < win; ++y) {
       const int yy = ipy + y;
-      for (int x = 0; x < win; ++x) {
-        const int xx = ipx + x;
-        const int ival = pix(I, xx, yy) * iw00 + pix(I, xx + 1, yy) * iw01 + pix(I, xx, yy + 1) * iw10 + pix(I, xx + 1, yy + 1) * iw11;
-        const int ixv = deriv(I, xx, yy, 0) * iw00 + deriv(I, xx + 1, yy, 0) * iw01 + deriv(I, xx, yy + 1, 0) * iw10 + deriv(I, xx + 1, yy + 1, 0) * iw11;
-        const int iyv = deriv(I, xx, yy, 1) * iw00 + deriv(I, xx + 1, yy, 1) * iw01 + deriv(I, xx, yy + 1, 1) * iw10 + deriv(I, xx + 1, yy + 1, 1) * iw11;
-        const int iv = (ival + (1 << (W_BITS - 6))) >> (W_BITS - 5);
-        const int ix = (ixv + (1 << (W_BITS - 1))) >> W_BITS;
-        const int iy = (iyv + (1 << (W_BITS - 1))) >> W_BITS;
-        Iw[y * win + x] = static_cast<int16_t>(iv);
-        dIw[2 * (y * win + x)] = static_cast<int16_t>(ix);
-        dIw[2 * (y * win + x) + 1] = static_cast<int16_t>(iy);
-        // Products are exact integers; OpenCV accumulates them in float as well.
-        A11 += static_cast<float>(ix * ix);
-        A12 += static_cast<float>(ix * iy);
-        A22 += static_cast<float>(iy * iy);
+      // Blocks of 8 then the tail, as OpenCV reads the row; k & 3 is a constant once unrolled, so the
+      // lanes stay in registers on the device.
+      for (int x0 = 0; x0 < win; x0 += 8) {
+        const int n = x0 < vec_end ? 8 : win - x0;
+        for (int k = 0; k < 8; ++k) {
+          if (k >= n) break;
+          const int x = x0 + k, xx = ipx + x;
+          const int ival = pix(I, xx, yy) * iw00 + pix(I, xx + 1, yy) * iw01 + pix(I, xx, yy + 1) * iw10 + pix(I, xx + 1, yy + 1) * iw11;
+          const int ixv = deriv(I, xx, yy, 0) * iw00 + deriv(I, xx + 1, yy, 0) * iw01 + deriv(I, xx, yy + 1, 0) * iw10 + deriv(I, xx + 1, yy + 1, 0) * iw11;
+          const int iyv = deriv(I, xx, yy, 1) * iw00 + deriv(I, xx + 1, yy, 1) * iw01 + deriv(I, xx, yy + 1, 1) * iw10 + deriv(I, xx + 1, yy + 1, 1) * iw11;
+          const int iv = (ival + (1 << (W_BITS - 6))) >> (W_BITS - 5);
+          const int ix = (ixv + (1 << (W_BITS - 1))) >> W_BITS;
+          const int iy = (iyv + (1 << (W_BITS - 1))) >> W_BITS;
+          Iw[y * win + x] = static_cast<int16_t>(iv);
+          dIw[2 * (y * win + x)] = static_cast<int16_t>(ix);
+          dIw[2 * (y * win + x) + 1] = static_cast<int16_t>(iy);
+          // |ix|, |iy| <= 4080: each product is an exact float; only the sums round (see LaneSum).
+          const float p11 = static_cast<float>(ix * ix), p12 = static_cast<float>(ix * iy), p22 = static_cast<float>(iy * iy);
+          if (n == 8) {
+            s11.l[k & 3] += p11;
+            s12.l[k & 3] += p12;
+            s22.l[k & 3] += p22;
+          } else {
+            s11.tail += p11;
+            s12.tail += p12;
+            s22.tail += p22;
+          }
+        }
       }
     }
-    A11 *= FLT_SCALE;
-    A12 *= FLT_SCALE;
-    A22 *= FLT_SCALE;
+    const float A11 = s11.total() * FLT_SCALE, A12 = s12.total() * FLT_SCALE, A22 = s22.total() * FLT_SCALE;
     float D = A11 * A22 - A12 * A12;
-    const float mineig = (A22 + A11 - sqrt_f((A11 - A22) * (A11 - A22) + 4.f * A12 * A12)) / (2 * win * win);
-    if (mineig < min_eig || D < 1.1920929e-07f) {
+    const float mineig = (A22 + A11 - sqrt_f((A11 - A22) * (A11 - A22) + 4.f * A12 * A12)) / static_cast<float>(2 * win * win);
+    if (mineig < min_eig || D < 1.1920929e-07f) {  // FLT_EPSILON
       if (level == 0) status = false;
       continue;
     }
     D = 1.f / D;
+    // nextPts[ptidx] keeps the level's starting estimate until the first step writes it back.
+    float resx = nx, resy = ny;
     nx -= half;
     ny -= half;
     float pdx = 0, pdy = 0;
-    float resx = nx + half, resy = ny + half;  // nextPts[ptidx] as OpenCV updates it
     for (int j = 0; j < iters; ++j) {
       const int inx = floor_i(nx), iny = floor_i(ny);
       if (inx < -win || inx >= J.w || iny < -win || iny >= J.h) {
@@ -211,19 +246,37 @@ EGG_HD bool lk_point(const Level* prev, const Level* next, int max_level, int wi
       iw01 = round_i(a * (1.f - b) * (1 << W_BITS));
       iw10 = round_i((1.f - a) * b * (1 << W_BITS));
       iw11 = (1 << W_BITS) - iw00 - iw01 - iw10;
-      float b1 = 0, b2 = 0;
+      LaneSum s1, s2;
       for (int y = 0; y < win; ++y) {
         const int yy = iny + y;
-        for (int x = 0; x < win; ++x) {
+        const int16_t* Ir = Iw + y * win;
+        const int16_t* dIr = dIw + 2 * y * win;
+        int x = 0;
+        for (; x < vec_end; x += 8) {
+          int d[8];
+          for (int k = 0; k < 8; ++k) {
+            const int xx = inx + x + k;
+            const int jv = pix(J, xx, yy) * iw00 + pix(J, xx + 1, yy) * iw01 + pix(J, xx, yy + 1) * iw10 + pix(J, xx + 1, yy + 1) * iw11;
+            d[k] = ((jv + (1 << (W_BITS - 6))) >> (W_BITS - 5)) - Ir[x + k];
+          }
+          // v_dotprod: pixels k and k + 4 summed in int32, then one rounding to float per pair.
+          for (int k = 0; k < 4; ++k) {
+            s1.l[k] += static_cast<float>(d[k] * dIr[2 * (x + k)] + d[k + 4] * dIr[2 * (x + k + 4)]);
+            s2.l[k] += static_cast<float>(d[k] * dIr[2 * (x + k) + 1] + d[k + 4] * dIr[2 * (x + k + 4) + 1]);
+          }
+        }
+        for (; x < win; ++x) {
           const int xx = inx + x;
           const int jv = pix(J, xx, yy) * iw00 + pix(J, xx + 1, yy) * iw01 + pix(J, xx, yy + 1) * iw10 + pix(J, xx + 1, yy + 1) * iw11;
-          const int diff = ((jv + (1 << (W_BITS - 6))) >> (W_BITS - 5)) - Iw[y * win + x];
-          b1 += static_cast<float>(diff * dIw[2 * (y * win + x)]);
-          b2 += static_cast<float>(diff * dIw[2 * (y * win + x) + 1]);
+          const int diff = ((jv + (1 << (W_BITS - 6))) >> (W_BITS - 5)) - Ir[x];
+          s1.tail += static_cast<float>(diff * dIr[2 * x]);
+          s2.tail += static_cast<float>(diff * dIr[2 * x + 1]);
         }
       }
-      b1 *= FLT_SCALE;
-      b2 *= FLT_SCALE;
+      // Pair k sits in qb0 lanes 0/2 (k = 0, 1) and qb1 lanes 0/2 (k = 2, 3); qb0 + qb1 adds pair 0
+      // to pair 2 and pair 1 to pair 3, then the reduction adds those two: LaneSum::total's order
+      // with l = {pair0, pair1, pair2, pair3}.
+      const float b1 = s1.total() * FLT_SCALE, b2 = s2.total() * FLT_SCALE;
       const float dx = (A12 * b2 - A22 * b1) * D;
       const float dy = (A12 * b1 - A11 * b2) * D;
       nx += dx;
@@ -231,7 +284,9 @@ EGG_HD bool lk_point(const Level* prev, const Level* next, int max_level, int wi
       resx = nx + half;
       resy = ny + half;
       if (static_cast<double>(dx) * dx + static_cast<double>(dy) * dy <= eps2) break;
-      if (j > 0 && (dx + pdx < 0.01f && dx + pdx > -0.01f) && (dy + pdy < 0.01f && dy + pdy > -0.01f)) {
+      // OpenCV: std::abs(float) < 0.01 (a double); for a float v that is |v| <= 0.01f.
+      const float sx = dx + pdx, sy = dy + pdy;
+      if (j > 0 && (sx <= 0.01f && sx >= -0.01f) && (sy <= 0.01f && sy >= -0.01f)) {
         // Oscillating between two positions: settle halfway (as OpenCV does).
         resx -= dx * 0.5f;
         resy -= dy * 0.5f;
@@ -243,6 +298,12 @@ EGG_HD bool lk_point(const Level* prev, const Level* next, int max_level, int wi
     // The next level starts from the estimate as written back (the window centre).
     nx = resx;
     ny = resy;
+    if (level == 0 && status) {
+      // With an err array (egogeo's tracker passes one) OpenCV also drops a level-0 result whose
+      // window lies outside the image's border.
+      const int ex = floor_i(nx - half), ey = floor_i(ny - half);
+      if (ex < -win || ex >= J.w || ey < -win || ey >= J.h) status = false;
+    }
   }
   *outx = nx;
   *outy = ny;
