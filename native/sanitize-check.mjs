@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Runs the ASan/UBSan build of the engine (`npm run build:native:asan`) over every KITTI window in
-// ../shared/data/kitti, an mp4 it renders and decodes (FFmpeg, native/vo/video.cc), plus bad input
+// ../shared/data/kitti (all frames, and the default at the published 10 frames: both sizes), an mp4 it renders and decodes (FFmpeg, native/vo/video.cc), plus bad input
 // (missing file, corrupt JPEG, wrong sizes; an empty, a truncated and a non-video "mp4"). Node itself is not
 // instrumented, so the sanitizer runtime is preloaded; any report aborts the process non-zero.
 //   npm run build && npm run build:native:asan && node native/sanitize-check.mjs
@@ -32,6 +32,8 @@ if (process.argv[2] !== '--child') {
 
 const { kittiClips, readKittiSequence } = await import('../dist/datasets/kitti.js');
 const { estimateClip } = await import('../dist/vo/estimate.js');
+const { engineConfig, engineInput } = await import('../dist/vo/config.js');
+const { loadFrames } = await import('../dist/vo/frames.js');
 const { native, processClip } = await import('../dist/native/index.js');
 const { mkdtempSync, readFileSync, writeFileSync } = await import('node:fs');
 const { join } = await import('node:path');
@@ -43,6 +45,10 @@ for (const seq of ['00', '01', '06']) {
   if (!existsSync(join(shared, seq))) continue;
   for (const clip of kittiClips(readKittiSequence(join(shared, seq)))) {
     estimateClip(clip);
+    // The default at the published 10 frames: both tracking sizes in one call over frames decoded
+    // once, full size's tracks refined with their patches' growth, every pair's direct alignment.
+    const ten10 = engineInput(loadFrames(clip), engineConfig({ frames: 10 }));
+    estimateClip(ten10.clip, ten10.options, ten10.alternative);
     // The published baselines (native/baselines/) on the same window's 10 frames.
     const ten = [0, 3, 7, 10, 13, 17, 20, 23, 27, 30].map((i) => clip.frames[i]);
     native().baselineSignals({ method: 'vo-proxy', frames: ten });
