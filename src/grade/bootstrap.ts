@@ -17,7 +17,8 @@ import { PyRandom } from '../core/pyrandom.js';
 import type { QuestionSet } from '../oracle/questions.js';
 import { compileRules, CONSISTENCY_RULES, type CompiledRules, consistencyFromTable } from './consistency.js';
 import { type PredictionRecord, sortCodePoints, sourceOfClip } from './metrics.js';
-import { normalizeNumeric, parseAnswer, pyLower, pyStr, pyStrip } from './parse.js';
+import { pyLower, pyStr, pyStrip } from '../core/pystring.js';
+import { normalizeNumeric, parseAnswer } from './parse.js';
 
 /** One clip's graded answers, as the script's `parse_records` keeps them. */
 export interface BootstrapClip {

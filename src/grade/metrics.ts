@@ -17,7 +17,8 @@ import {
   consistencyFromTable,
   type ConsistencyMetrics,
 } from './consistency.js';
-import { AnswerParser, isPyBlank, normalizeNumeric, pyFloatRepr, pyLower, pyStr, pyStrip } from './parse.js';
+import { isPyBlank, pyFloatRepr, pyLower, pyStr, pyStrip } from '../core/pystring.js';
+import { AnswerParser, normalizeNumeric } from './parse.js';
 
 // ---------------------------------------------------------------------------------------------
 // Types

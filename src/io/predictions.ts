@@ -12,7 +12,7 @@
  */
 import { readInputText } from './safety.js';
 import { InputError } from '../core/errors.js';
-import { pyNumberTokenStr, pyStrip } from '../grade/parse.js';
+import { pyNumberTokenStr, pyStrip } from '../core/pystring.js';
 
 /**
  * A prediction record, the one type for what egogeo writes (every field, in the benchmark's field
