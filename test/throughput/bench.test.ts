@@ -114,7 +114,7 @@ describe.skipIf(!READY)('egogeo bench on 2 rendered clips', () => {
     const j = JSON.parse(readFileSync(json, 'utf8'));
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
     expect(j.egogeo).toBe(pkg.version);
-    expect(j.engine).toEqual({ egogeo: pkg.version, addon: expect.stringMatching(/^[0-9a-f]{16}$/) });
+    expect(j.engine).toEqual({ egogeo: pkg.version, addon: expect.stringMatching(/^[0-9a-f]{16}$/), device: 'cpu' });
     expect(j.gitCommit === null || /^[0-9a-f]{40}(-dirty)?$/.test(j.gitCommit)).toBe(true);
     expect(j.machine.cpus).toBeGreaterThan(0);
     expect(j.node).toBe(process.version);

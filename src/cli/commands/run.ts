@@ -30,7 +30,7 @@ export function queueDevice(s: string | undefined): 'cpu' | 'gpu' {
 }
 
 /** --device's help (run and baseline). */
-export const DEVICE_HELP = `where pyramids, FAST and KLT run: ${DEVICES.join(', ')} (auto: the GPU when libegogeo_gpu loads, sees a device and its tracks pass a self-check against the CPU's, else the CPU with a note; gpu: the same check, an error when it fails); pose and scale always run on the CPU (default: auto; with --queue: cpu, and auto is refused, since the GPUs are the workers')`;
+export const DEVICE_HELP = `where pyramids, FAST and KLT run: ${DEVICES.join(', ')} (auto: the GPU when libegogeo_gpu loads, sees a device and its tracks pass a self-check against the CPU's, else the CPU with a note; gpu: the same check, an error when it fails); pose and scale always run on the CPU (default: ${ENGINE_DEFAULTS.device}; with --queue: cpu, and auto is refused, since the GPUs are the workers')`;
 
 export interface RunOpts {
   dataset: string;
@@ -55,7 +55,7 @@ export interface RunOpts {
   cache?: string | boolean;
   photometric?: string;
   resolution?: string;
-  /** Absent: auto, the CPU with --queue. */
+  /** Absent: ENGINE_DEFAULTS.device (auto), the CPU with --queue. */
   device?: string;
   progress?: boolean;
   /** How to resume, for the line an interrupted run ends with (default: rerun the same command). */
@@ -107,7 +107,7 @@ export async function runCommand(o: RunOpts): Promise<void> {
   // Resolved once here (one clear error for a missing or failing GPU, not one per clip); recorded in the manifest.
   let device: 'cpu' | 'gpu';
   if (o.queue === undefined) {
-    const d = decideDevice(o.device);
+    const d = decideDevice(o.device ?? ENGINE_DEFAULTS.device);
     if (d.note) process.stderr.write(`egogeo: ${d.note}\n`);
     device = d.device;
   } else {
