@@ -86,7 +86,7 @@ export interface VoOptions {
   minDistance?: number;
   kltWindow?: number;
   kltLevels?: number;
-  /** KLT iterations per pyramid level (default 30). */
+  /** KLT iterations per pyramid level (default 10; a level stops earlier once an update moves the point by less than 0.03 px). */
   kltIterations?: number;
   fbThreshold?: number;
   redetectRatio?: number;
