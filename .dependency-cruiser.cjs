@@ -1,6 +1,7 @@
 /**
  * The import rules of src/, in one place (the folder tree is the architecture: README "Layout"),
- * checked by `npm run check:deps` in CI (dependency-cruiser): no import cycle between modules, and
+ * checked by `npm run check:deps` in CI (dependency-cruiser): no import cycle between modules nor
+ * between folders, and
  * each folder imports only the folders listed for it below. A new edge between folders is a
  * decision: add it here, with the reason, or move the code.
  */
@@ -9,7 +10,7 @@ const MAY_IMPORT = {
   native: ['core'], // the addon's typed face
   oracle: ['core', 'io'], // io: the npz reader of ground-truth arrays
   grade: ['core', 'oracle'], // oracle/questions: the question set the grader parses against
-  io: ['core', 'grade'], // grade: the prediction record's parser (predictions.ts)
+  io: ['core'],
   pool: ['core'],
   datasets: ['core', 'io', 'native', 'oracle'], // native: video probing; oracle: ground-truth dynamics
   vo: ['core', 'io', 'native', 'oracle'],
@@ -30,6 +31,10 @@ const MAY_IMPORT = {
 module.exports = {
   forbidden: [
     { name: 'no-circular', severity: 'error', comment: 'an import cycle between modules', from: {}, to: { circular: true } },
+    // Folders too: a cycle between folders (io -> grade -> oracle -> io) is a cycle of design even
+    // when no module cycle closes. dependency-cruiser's folder scope runs the rule on the graph of
+    // folders (each folder depends on every folder its modules import from).
+    { name: 'no-folder-cycle', scope: 'folder', severity: 'error', comment: 'an import cycle between folders of src/', from: { path: '^src/' }, to: { circular: true } },
     { name: 'nothing-imports-cli', severity: 'error', from: { path: '^src/(?!cli/)' }, to: { path: '^src/cli/' } },
     ...Object.entries(MAY_IMPORT).map(([folder, allowed]) => ({
       name: `${folder}-may-import-${allowed.join('-') || 'nothing'}`,

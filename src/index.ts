@@ -81,7 +81,8 @@ export {
   writeTrajectoriesJsonl,
   KITTI_WINDOW,
 } from './io/trajectories.js';
-export { type Prediction, readPredictions, parsePredictionsJsonl, type PredictionsFile } from './io/predictions.js';
+export { type Prediction, oracleText, recordSource, referenceSource, sourceFromClipId } from './core/prediction.js';
+export { readPredictions, parsePredictionsJsonl, type PredictionsFile } from './io/predictions.js';
 export { readNpz, writeNpz } from './io/npz.js';
 
 // The benchmark runner (worker pool, resumable, shardable) and shard merging

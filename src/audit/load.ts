@@ -16,7 +16,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { InputError } from '../core/errors.js';
-import { sourceOfClip } from '../grade/metrics.js';
+import { referenceSource } from '../core/prediction.js';
 import { readDataset, readJsonlRecords } from '../datasets/benchmark.js';
 import { groundTruthArrays } from '../datasets/groundtruth.js';
 import { clipData, labelClip, loadQuestions, summaryFeatures } from '../oracle/index.js';
@@ -54,7 +54,7 @@ function fromSelected(path: string): AuditClip[] {
     }
     const fields: Record<string, unknown> = { ...r };
     delete fields.answers;
-    if (fields.source === undefined) fields.source = sourceOfClip(id);
+    if (fields.source === undefined) fields.source = referenceSource(id);
     return { id, answers, fields };
   });
 }
@@ -81,7 +81,7 @@ function fromQa(qaPath: string, indexPath: string): AuditClip[] {
   }
   return [...clips].map(([id, c]) => {
     const fields: Record<string, unknown> = { id, ...(index.get(id) ?? {}) };
-    if (fields.source === undefined) fields.source = sourceOfClip(id);
+    if (fields.source === undefined) fields.source = referenceSource(id);
     return { id, answers: c.answers, fields };
   });
 }

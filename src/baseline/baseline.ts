@@ -5,7 +5,7 @@
  */
 import type { Clip, QaItem } from '../core/clip.js';
 import type { Trajectory } from '../core/trajectory.js';
-import { oracleText, type Prediction } from '../io/predictions.js';
+import { oracleText, type Prediction } from '../core/prediction.js';
 import { runOracle, type QuestionSet } from '../oracle/index.js';
 
 /** The 6 questions every published geometric baseline answers (SPEC.md). */

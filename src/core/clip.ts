@@ -14,9 +14,26 @@ export interface Intrinsics {
   cy: number;
 }
 
+/**
+ * The camera the engine assumes for a clip with neither intrinsics nor a field of view (the
+ * reference baselines' assumption): fx = fy = DEFAULT_FOCAL_PER_WIDTH × the image width, the
+ * principal point at the image centre. The addon computes it itself (native/vo/camera.cc,
+ * `clip_intrinsics`); test/vo/camera-default.test.ts holds the two equal.
+ */
+export const DEFAULT_FOCAL_PER_WIDTH = 0.9;
+
+/** DEFAULT_FOCAL_PER_WIDTH's camera for a `width` × `height` image. */
+export function defaultIntrinsics(width: number, height: number): Intrinsics {
+  const f = DEFAULT_FOCAL_PER_WIDTH * width;
+  return { fx: f, fy: f, cx: width / 2, cy: height / 2 };
+}
+
+/** The default camera in words (run manifests, help). */
+export const DEFAULT_CAMERA_TEXT = `fx = fy = ${DEFAULT_FOCAL_PER_WIDTH} W, principal point at the centre`;
+
 /** A clip's camera: intrinsics or a field of view, height above the road, road normal, and where they came from. */
 export interface Camera {
-  /** Absent (and no hfovDeg): the engine's default, fx = fy = 0.9 W at the image centre (the reference baselines' assumption). */
+  /** Absent (and no hfovDeg): the engine's default (`defaultIntrinsics`). */
   intrinsics?: Intrinsics;
   /** Horizontal field of view (degrees) when no intrinsics are known: fx = (W/2)/tan(hfov/2), centred. */
   hfovDeg?: number;

@@ -19,10 +19,11 @@
  * Every clip gets its source (label override > record `source` > the list's `source` > inferred
  * from the id like the reference: `clip_*` is nuScenes, `kitti*` KITTI, anything else CARLA), its
  * intrinsics (record > metadata.json > KITTI `calib.txt` when the frames are a KITTI sequence's >
- * none, which the engine reads as fx = fy = 0.9·W at the image centre) and its camera height
+ * none, which the engine reads as core/clip.ts `defaultIntrinsics`) and its camera height
  * (record > metadata.json > KITTI's 1.65 m under KITTI frames > known rig for the source > the
  * engine's default). Parsing only: nothing is decoded here. May import: core/, io/, datasets/.
  */
+import { sourceFromClipId } from '../core/prediction.js';
 import { existsSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { Camera, Clip, Intrinsics } from '../core/clip.js';
@@ -32,7 +33,7 @@ import { type CameraOverrides, overrideCamera, readCamerasFile } from './cameras
 import { type KittiCache, kittiTrajectory } from './groundtruth.js';
 import { KITTI_CAMERA_HEIGHT, kittiClips, readCalib, readKittiSequence } from './kitti.js';
 import { isPublishedRoot, readPublished } from './published.js';
-import { arrange, type Benchmark, type BenchmarkOptions, inferSource, type QaItem, readJsonlRecords, readQa } from './records.js';
+import { arrange, type Benchmark, type BenchmarkOptions, type QaItem, readJsonlRecords, readQa } from './records.js';
 
 // The shared record types and readers, re-exported for this module's importers.
 export {
@@ -43,7 +44,6 @@ export {
   type CarlaDomain,
   type Clip,
   ClipDataError,
-  inferSource,
   type QaItem,
   readClipList,
   readJsonlRecords,
@@ -143,7 +143,7 @@ function clipFromRecord(
   calibCache: Map<string, Intrinsics | undefined>,
   meta?: MetadataCamera,
 ): Clip {
-  const source = typeof rec.source === 'string' && rec.source ? rec.source : inferSource(id);
+  const source = typeof rec.source === 'string' && rec.source ? rec.source : sourceFromClipId(id);
   const camera: Camera = {};
   const clip: Clip = { index: 0, id, source, camera, qa };
   const abs = (p: string) => (isAbsolute(p) ? p : join(root, p));

@@ -8,7 +8,7 @@
  * `height` is the camera's height above the road in metres. Every field is optional.
  * May import: core/.
  */
-import type { Camera } from '../core/clip.js';
+import { type Camera, DEFAULT_CAMERA_TEXT } from '../core/clip.js';
 import { InputError } from '../core/errors.js';
 import { readInputText } from '../io/safety.js';
 
@@ -17,7 +17,7 @@ export function cameraRecord(c: Camera): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (c.intrinsics) Object.assign(out, c.intrinsics);
   else if (c.hfovDeg !== undefined) Object.assign(out, { hfov_deg: c.hfovDeg, principal_point: 'centre' });
-  else out.intrinsics = 'fx = fy = 0.9 W, principal point at the centre (the reference baselines\u2019 assumption)';
+  else out.intrinsics = `${DEFAULT_CAMERA_TEXT} (the reference baselines\u2019 assumption)`;
   if (c.height !== undefined) out.height = c.height;
   if (c.roadNormal) out.road_normal = c.roadNormal.map((v) => Math.round(v * 1e6) / 1e6);
   out.from = c.from ?? 'default';

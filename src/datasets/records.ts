@@ -4,6 +4,7 @@
  * truth): the clip record, QA items, JSONL and clip-list readers, the canonical clip order. Kept
  * apart from the readers so that they import it, not each other. May import: core/, io/.
  */
+import { sourceFromClipId } from '../core/prediction.js';
 import type { Clip, QaItem } from '../core/clip.js';
 import { InputError } from '../core/errors.js';
 import { readInputText } from '../io/safety.js';
@@ -46,12 +47,6 @@ export interface BenchmarkOptions {
 export const CARLA_DOMAINS = ['simulation', 'transferred'] as const;
 export type CarlaDomain = (typeof CARLA_DOMAINS)[number];
 
-/** The reference's per-source rule, extended: `clip_*` → nuScenes, `kitti*` → KITTI, else CARLA. */
-export function inferSource(clipId: string): string {
-  if (clipId.startsWith('clip_')) return 'nuscenes';
-  if (/^kitti\d+_/.test(clipId)) return 'kitti';
-  return 'carla';
-}
 
 /** Reads a JSONL file into records; errors name `file:line`. Blank lines are skipped. */
 export function readJsonlRecords(path: string): { rec: Record<string, unknown>; line: number }[] {
@@ -138,7 +133,7 @@ export function arrange(
     clips = readClipList(opts.selected).map(({ id, source }) => {
       const c = byId.get(id);
       if (c) return { ...c, source: recordSource.has(id) || !source ? c.source : source };
-      return { index: 0, id, source: source ?? inferSource(id), camera: {}, qa: qaByClip.get(id) ?? [], problem: `not in ${indexName}` };
+      return { index: 0, id, source: source ?? sourceFromClipId(id), camera: {}, qa: qaByClip.get(id) ?? [], problem: `not in ${indexName}` };
     });
   } else {
     clips = order.map((id) => byId.get(id)!);

@@ -16,8 +16,10 @@ import { pyRound } from '../core/numeric.js';
 import { PyRandom } from '../core/pyrandom.js';
 import type { QuestionSet } from '../oracle/questions.js';
 import { compileRules, CONSISTENCY_RULES, type CompiledRules, consistencyFromTable } from './consistency.js';
-import { type PredictionRecord, sortCodePoints, sourceOfClip } from './metrics.js';
-import { normalizeNumeric, parseAnswer, pyLower, pyStr, pyStrip } from './parse.js';
+import { type Prediction, referenceSource } from '../core/prediction.js';
+import { type LooseRecord, sortCodePoints } from './metrics.js';
+import { pyLower, pyStr, pyStrip } from '../core/pystring.js';
+import { normalizeNumeric, parseAnswer } from './parse.js';
 
 /** One clip's graded answers, as the script's `parse_records` keeps them. */
 export interface BootstrapClip {
@@ -27,9 +29,9 @@ export interface BootstrapClip {
 }
 
 /** The script's `parse_records`: clips in order of first appearance; `source` as the grader buckets it. */
-export function bootstrapClips(records: readonly PredictionRecord[], questions: QuestionSet): BootstrapClip[] {
+export function bootstrapClips(records: readonly Prediction[], questions: QuestionSet): BootstrapClip[] {
   const clips = new Map<string, BootstrapClip>();
-  for (const rec of records) {
+  for (const rec of records as readonly LooseRecord[]) {
     const qid = rec.question_id, cid = rec.clip_id;
     if (qid === undefined || qid === null || cid === undefined || cid === null) continue;
     const raw = rec.oracle_label !== undefined ? rec.oracle_label : rec.answer;
@@ -44,7 +46,7 @@ export function bootstrapClips(records: readonly PredictionRecord[], questions: 
     const id = typeof cid === 'string' ? cid : pyStr(cid);
     let c = clips.get(id);
     if (!c) {
-      const source = typeof rec.source === 'string' && rec.source ? rec.source : sourceOfClip(id);
+      const source = typeof rec.source === 'string' && rec.source ? rec.source : referenceSource(id);
       clips.set(id, (c = { id, source, answers: [] }));
     }
     c.answers.push({ question: q.id, oracle, pred });

@@ -15,6 +15,7 @@ import type { Question } from '../oracle/questions.js';
 import { parserFor } from './parse.js';
 
 export * from './parse.js';
+export * from '../core/pystring.js';
 export * from './consistency.js';
 export * from './metrics.js';
 export * from './bootstrap.js';

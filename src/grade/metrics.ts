@@ -17,28 +17,22 @@ import {
   consistencyFromTable,
   type ConsistencyMetrics,
 } from './consistency.js';
-import { AnswerParser, isPyBlank, normalizeNumeric, pyFloatRepr, pyLower, pyStr, pyStrip } from './parse.js';
+import { type Prediction, referenceSource } from '../core/prediction.js';
+import { isPyBlank, pyFloatRepr, pyLower, pyStr, pyStrip } from '../core/pystring.js';
+import { AnswerParser, normalizeNumeric } from './parse.js';
 
 // ---------------------------------------------------------------------------------------------
 // Types
 // ---------------------------------------------------------------------------------------------
 
 /**
- * One prediction as the reference reads it. `oracle_label` wins over `answer` when present;
- * `category` defaults to "unknown"; `model_answer` to "". `source` (not in the reference) overrides
- * the per-source bucket, which otherwise is "nuscenes" for clip ids starting with "clip_" and
- * "carla" for the rest.
+ * A prediction record (core/prediction.ts) as the reference reads it: a JSON object whose fields
+ * may be missing or of any type (a library caller may pass what `JSON.parse` gave). `oracle_label`
+ * wins over `answer` when present; `category` defaults to "unknown"; `model_answer` to "". `source`
+ * (not in the reference) overrides the per-source bucket, which otherwise is the reference's rule
+ * (`referenceSource`). Internal: the grader's functions take `Prediction` records.
  */
-export interface PredictionRecord {
-  readonly qa_id?: unknown;
-  readonly clip_id?: unknown;
-  readonly question_id?: unknown;
-  readonly category?: unknown;
-  readonly oracle_label?: unknown;
-  readonly answer?: unknown;
-  readonly model_answer?: unknown;
-  readonly source?: unknown;
-}
+export type LooseRecord = { readonly [K in keyof Prediction | 'answer']?: unknown };
 
 export interface GroupMetrics {
   accuracy: number;
@@ -320,10 +314,6 @@ function jsonKey(v: unknown): string {
   return pyStr(v);
 }
 
-/** "nuscenes" for clip ids starting with "clip_", else "carla" (the reference's rule). */
-export function sourceOfClip(clipId: string): string {
-  return clipId.startsWith('clip_') ? 'nuscenes' : 'carla';
-}
 
 class GrowInt32 {
   data: Int32Array;
@@ -346,7 +336,7 @@ class GrowInt32 {
  * oracle label, with an unknown question_id, or with an unparsable answer are left out and counted
  * against `parsable_coverage`.
  */
-export function evaluate(records: readonly PredictionRecord[], questions: QuestionSet): GradeMetrics {
+export function evaluate(records: readonly Prediction[], questions: QuestionSet): GradeMetrics {
   const lab = new Labels();
   const rules = compileRules(CONSISTENCY_RULES, (s) => lab.intern(s));
   const width = rules.slots.size;
@@ -403,7 +393,7 @@ export function evaluate(records: readonly PredictionRecord[], questions: Questi
   let lastSclip = -1;
 
   for (let i = 0; i < n; i++) {
-    const rec = records[i];
+    const rec: LooseRecord = records[i];
     const qid = rec.question_id;
     const clip = rec.clip_id;
     if (qid === undefined || qid === null || clip === undefined || clip === null) continue;
@@ -465,7 +455,7 @@ export function evaluate(records: readonly PredictionRecord[], questions: Questi
         sclipFirst.ensure(nClips);
         sclipFirstSrc.ensure(nClips);
       }
-      const src = typeof sourceField === 'string' && sourceField !== '' ? sourceField : sourceOfClip(clipKey);
+      const src = typeof sourceField === 'string' && sourceField !== '' ? sourceField : referenceSource(clipKey);
       let sid = srcIds.get(src);
       if (sid === undefined) {
         sid = srcNames.length;

@@ -12,36 +12,8 @@
  */
 import { readInputText } from './safety.js';
 import { InputError } from '../core/errors.js';
-import { pyNumberTokenStr, pyStrip } from '../grade/parse.js';
-
-/**
- * A prediction record, the one type for what egogeo writes (every field, in the benchmark's field
- * order: qa_id, clip_id, question_id, category, oracle_label, model_answer, source) and what
- * `readPredictions` returns (qa_id, category and source when the line has them). The grader scores
- * these (grade/metrics.ts takes them as the reference takes its JSON objects).
- */
-export interface Prediction {
-  qa_id?: unknown;
-  clip_id: string;
-  question_id: string;
-  category?: string;
-  /**
-   * The oracle's answer as text: read, `oracle_label` or else `answer` (a number or boolean as
-   * Python's str() gives it); written, the QA item's answer (`oracleText`), or null when unknown.
-   */
-  oracle_label: string | null;
-  model_answer: string | null;
-  source?: string;
-}
-
-/** A QA item's answer (string, number or boolean in the file) as a prediction's oracle label: the text the grader compares. */
-export function oracleText(v: unknown): string | null {
-  if (v === null || v === undefined) return null;
-  if (typeof v === 'string') return v;
-  if (typeof v === 'boolean') return v ? 'True' : 'False';
-  if (typeof v === 'number') return pyNumberTokenStr(String(v));
-  return JSON.stringify(v);
-}
+import { pyNumberTokenStr, pyStrip } from '../core/pystring.js';
+import { oracleText, type Prediction } from '../core/prediction.js';
 
 export interface PredictionsFile {
   path: string;

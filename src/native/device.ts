@@ -10,7 +10,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { InputError } from '../core/errors.js';
-import { type Device, DEVICES, type GpuInfo, gpuInfo, type NativeResult, type PairMatches, processClip, renderClip } from './index.js';
+import { type Device, type DeviceChoice, DEVICES, type GpuInfo, gpuInfo, type NativeResult, type PairMatches, processClip, renderClip } from './index.js';
 
 /** The agreement GPU tracks must reach against the CPU's (shared with bench/gpu/harness.py). */
 export interface GpuTolerances {
@@ -97,6 +97,13 @@ export function gpuSelfCheck(devices: readonly [Device, Device] = ['cpu', 'gpu']
   return compareTracks(cpu.matches ?? [], gpu.matches ?? []);
 }
 
+/**
+ * Where tracking runs when nobody says: `auto`, the GPU where it loads, sees a device and passes
+ * the self-check, else the CPU. The CLI's `--device` default and the library's (vo/config.ts
+ * ENGINE_DEFAULTS) are this one value.
+ */
+export const DEFAULT_DEVICE: DeviceChoice = 'auto';
+
 /** What `decideDevice` asks of the machine (injected in tests). */
 export interface DeviceProbes {
   /** An NVIDIA driver node exists (/dev/nvidiactl; /dev/dxg under WSL): cheap, no library loaded. */
@@ -126,7 +133,7 @@ export interface DeviceDecision {
  * `flag` names the option in messages.
  */
 export function decideDevice(choice: string | undefined, probes: DeviceProbes = MACHINE, flag = '--device'): DeviceDecision {
-  const c = choice ?? 'auto';
+  const c = choice ?? DEFAULT_DEVICE;
   if (!(DEVICES as readonly string[]).includes(c)) throw new InputError(`${flag} must be one of ${DEVICES.join(', ')}, got '${c}'`);
   if (c === 'cpu') return { device: 'cpu', note: null, check: null };
   // No driver node: no CUDA device, and no need to load the addon and OpenCV (~0.35 s) to hear so.

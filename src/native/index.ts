@@ -19,7 +19,7 @@ export interface NativeClip {
   frames: (string | PixelFrame)[];
   /** Seconds, strictly increasing, one per frame. */
   timestamps: ArrayLike<number>;
-  /** Default: fx = fy = 0.9 W, principal point at the image centre (the reference's assumption). */
+  /** Default: core/clip.ts `defaultIntrinsics` (fx = fy = 0.9 W at the image centre, the reference's assumption). */
   intrinsics?: Intrinsics;
   /** Without intrinsics: a horizontal field of view (degrees), fx = fy = (W/2)/tan(hfov/2), centred. */
   hfovDeg?: number;
@@ -86,7 +86,7 @@ export interface VoOptions {
   minDistance?: number;
   kltWindow?: number;
   kltLevels?: number;
-  /** KLT iterations per pyramid level (default 10; stops earlier once a step is below 0.03 px: `native/vo/types.h`). */
+  /** KLT iterations per pyramid level (default 10; a level stops earlier once an update moves the point by less than 0.03 px). */
   kltIterations?: number;
   fbThreshold?: number;
   redetectRatio?: number;
@@ -357,7 +357,7 @@ export interface NativeResult {
 export interface RenderRequest {
   /** One pose per frame: seconds (strictly increasing), metres, radians. */
   trajectory: { t: ArrayLike<number>; x: ArrayLike<number>; y: ArrayLike<number>; yaw: ArrayLike<number> };
-  /** Default 1280×720, fx = fy = 0.9 W (or from hfovDeg), principal point (W/2, H/2), 1.5 m, pitch 0. */
+  /** Default 1280×720, core/clip.ts `defaultIntrinsics` (or from hfovDeg), 1.5 m, pitch 0. */
   camera?: { width?: number; height?: number; fx?: number; fy?: number; cx?: number; cy?: number; hfovDeg?: number; mountHeight?: number; pitchDeg?: number };
   world?: {
     seed?: number;

@@ -6,6 +6,7 @@
  * Pure: no I/O.
  */
 import type { Clip, QaItem } from '../core/clip.js';
+import { oracleText, type Prediction } from '../core/prediction.js';
 
 /** `parse_grouped_response`: "A1. left" / "1) left" / "A2: none" lines → one answer per question ('' where none). */
 export function parseGroupedResponse(text: string, n: number): string[] {
@@ -30,22 +31,13 @@ export function resultText(line: Record<string, unknown>): { id: string; text: s
   return { id, text: typeof content === 'string' ? content.trim() : '', ok: choice !== undefined };
 }
 
-export interface AnswerRecord {
-  qa_id: string;
-  clip_id: string;
-  question_id: string;
-  category: string;
-  oracle_label: unknown;
-  model_answer: string;
-  source: string;
-}
-
-const record = (c: Clip, q: QaItem, answer: string): AnswerRecord => ({
+/** A model's answer to one QA item, as the benchmark's prediction record (the oracle label as text, as `egogeo run` writes it). */
+const record = (c: Clip, q: QaItem, answer: string): Required<Prediction> => ({
   qa_id: q.qa_id,
   clip_id: c.id,
   question_id: q.question_id,
   category: q.category,
-  oracle_label: q.answer,
+  oracle_label: oracleText(q.answer),
   model_answer: answer,
   source: c.source,
 });
@@ -55,11 +47,11 @@ const record = (c: Clip, q: QaItem, answer: string): AnswerRecord => ({
  * or per QA item (custom_id = QA id, or `clip:qa` where QA ids repeat across parts). Unknown ids are
  * counted, not guessed.
  */
-export function answersFromResults(clips: readonly Clip[], results: readonly Record<string, unknown>[], grouped: boolean): { records: AnswerRecord[]; ok: number; failed: number; unknown: string[] } {
+export function answersFromResults(clips: readonly Clip[], results: readonly Record<string, unknown>[], grouped: boolean): { records: Required<Prediction>[]; ok: number; failed: number; unknown: string[] } {
   const byClip = new Map(clips.map((c) => [c.id, c]));
   const byQa = new Map<string, [Clip, QaItem][]>();
   for (const c of clips) for (const q of c.qa) byQa.set(q.qa_id, [...(byQa.get(q.qa_id) ?? []), [c, q]]);
-  const out: AnswerRecord[] = [];
+  const out: Required<Prediction>[] = [];
   let ok = 0, failed = 0;
   const unknown: string[] = [];
   for (const line of results) {

@@ -12,7 +12,7 @@
 import { GEOMETRIC_SUBSET } from '../baseline/baseline.js';
 import { PyRandom } from '../core/pyrandom.js';
 import { bootstrapClips, bootstrapDifference, bootstrapIntervals, compareCodePoints, type Difference, evaluate, type GroupMetrics } from '../grade/index.js';
-import type { Prediction } from '../io/predictions.js';
+import type { Prediction } from '../core/prediction.js';
 import type { QuestionSet } from '../oracle/index.js';
 import { type DomainInfo, sourceOf } from './runs.js';
 

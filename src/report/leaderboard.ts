@@ -10,7 +10,7 @@
  */
 import { InputError } from '../core/errors.js';
 import { evaluate, type GradeMetrics, sortCodePoints } from '../grade/index.js';
-import type { Prediction } from '../io/predictions.js';
+import type { Prediction } from '../core/prediction.js';
 import type { QuestionSet } from '../oracle/index.js';
 
 /** One leaderboard row: `model`, `balanced_acc` and whatever else the file holds. */

@@ -13,7 +13,7 @@
 import type { Trajectory } from '../core/trajectory.js';
 import { PyRandom } from '../core/pyrandom.js';
 import { type BootstrapSummary, bootstrapClips, bootstrapIntervals, evaluate, type GroupMetrics, sortCodePoints } from '../grade/index.js';
-import type { Prediction } from '../io/predictions.js';
+import type { Prediction } from '../core/prediction.js';
 import type { ClipQuality } from '../io/trajectories.js';
 import { clipData, computeDynamics, type DynamicsArrays, type QuestionSet, summaryFeatures } from '../oracle/index.js';
 import { ate, rpe } from '../vo/errors.js';

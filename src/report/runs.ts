@@ -8,7 +8,7 @@
  * answers are reported once, different answers once per run (`nuscenes (egogeo_simulation)`).
  * Pure: load.ts reads the files.
  */
-import type { Prediction } from '../io/predictions.js';
+import { type Prediction, recordSource } from '../core/prediction.js';
 
 export interface ReportRun {
   file: string;
@@ -23,8 +23,8 @@ export interface ReportRun {
   records: Prediction[];
 }
 
-/** A record's source: its `source` field, else the reference's rule (`clip_*` nuScenes, else CARLA). */
-export const sourceOf = (r: Prediction): string => r.source ?? (r.clip_id.startsWith('clip_') ? 'nuscenes' : 'carla');
+/** A record's source: its `source` field, else the reference's rule (core/prediction.ts). */
+export const sourceOf = (r: Prediction): string => recordSource(r);
 
 /** The domain of a record of a run: its source, CARLA split by the run's domain. */
 export const domainOf = (source: string, carlaDomain: string | null): string => (source === 'carla' && carlaDomain ? `carla ${carlaDomain}` : source);

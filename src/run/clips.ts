@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { GEOMETRIC_SUBSET } from '../baseline/baseline.js';
 import type { Clip } from '../core/clip.js';
-import type { Prediction } from '../io/predictions.js';
+import type { Prediction } from '../core/prediction.js';
 import type { QuestionSet } from '../oracle/index.js';
 import type { EngineConfig } from '../vo/config.js';
 import { firstLine, InternalError } from '../core/errors.js';

@@ -97,8 +97,8 @@ export function parseBlocks(text: string, expected: ReadonlyMap<string, Expected
   return { blocks, dropped, repaired };
 }
 
-/** The predictions file of one run. */
-export class PredictionsFile {
+/** The predictions file of one run as it is written (appended per clip, repaired on resume, put in canonical order); io/predictions.ts's `PredictionsFile` is a file as read. */
+export class PredictionsOutput {
   private fd: number | null = null;
 
   constructor(readonly path: string, private readonly expected: ReadonlyMap<string, ExpectedClip>) {}
@@ -136,7 +136,7 @@ export class PredictionsFile {
    * cut back to the clip before it, so the file never holds half a record; the error names the file.
    */
   append(text: string): void {
-    if (this.fd === null) throw new Error('PredictionsFile.append before recover');
+    if (this.fd === null) throw new Error('PredictionsOutput.append before recover');
     const before = fstatSync(this.fd).size;
     try {
       writeFully(this.fd, Buffer.from(text), this.path);

@@ -78,7 +78,7 @@ export interface RunRecord {
 
 /** The engine configuration a run key names (a field an older record lacks takes today's default; tracking on the CPU). */
 export function keyEngine(key: RunKey): EngineConfig {
-  return engineConfig({ method: key.method, frames: key.frames, scale: key.scale, photometric: key.photometric, resolution: key.resolution }, 'run record');
+  return engineConfig({ method: key.method, frames: key.frames, scale: key.scale, photometric: key.photometric, resolution: key.resolution, device: 'cpu' }, 'run record');
 }
 
 export const sidecar = {

@@ -30,7 +30,7 @@ import { buildManifest, type ManifestClip, modelName } from './manifest.js';
 import { keyDiff, readRunRecord, RUN_VERSION, type RunKey, type RunRecord, type Shard, sidecar } from './record.js';
 
 export { keyDiff, readRunRecord, RUN_VERSION, type RunKey, type RunRecord, type Shard, sidecar } from './record.js';
-import { type ClipBlock, type ExpectedClip, PredictionsFile } from './output.js';
+import { type ClipBlock, type ExpectedClip, PredictionsOutput } from './output.js';
 import { writeFileAtomic as writeAtomic } from '../io/atomic.js';
 import { qualityFromTum } from '../io/trajectories.js';
 import type { ClipOutput, ClipTask } from './task.js';
@@ -236,7 +236,7 @@ async function runLocked(o: RunOptions, lock: OutputLock, sig0: RunSignals): Pro
     started: new Date().toISOString(),
   };
 
-  const file = new PredictionsFile(out, expected);
+  const file = new PredictionsOutput(out, expected);
   // A finished clip whose trajectory file is gone is redone, so a resume regenerates side files.
   const trajDir = sidecar.trajectories(out);
   const rec = file.recover((id) => existsSync(sidecar.clipFile(out, id, engine.method)));
@@ -391,7 +391,7 @@ export function writeManifest(out: string, blocks: readonly ClipBlock[], record:
  * Takes over `clips` from the finished run `from` (the same key but the CARLA domain): their record
  * lines, appended as they are, and their files in the trajectories folder. Returns the ids taken.
  */
-function reuseClips(from: string, key: RunKey, out: string, clips: readonly Clip[], method: string, file: PredictionsFile): string[] {
+function reuseClips(from: string, key: RunKey, out: string, clips: readonly Clip[], method: string, file: PredictionsOutput): string[] {
   const src = resolve(from);
   const rec = readRunRecord(src);
   if (!rec || rec.status !== 'complete') throw new InputError(`${from}: not a finished egogeo run to take clips from`);

@@ -11,7 +11,7 @@ import type { Trajectory } from '../core/trajectory.js';
 import { CancelledError, ClipDataError, firstLine, InternalError, NATIVE_INTERNAL } from '../core/errors.js';
 import { groundTruthArrays, readNpzArrays } from '../datasets/groundtruth.js';
 import { type ClipQuality, formatQualityLine, formatTum } from '../io/trajectories.js';
-import type { Prediction } from '../io/predictions.js';
+import type { Prediction } from '../core/prediction.js';
 import { clipData, type DynamicsArrays, labelClip, loadQuestions, questionsFromDocument, runOracle, summaryFeatures } from '../oracle/index.js';
 import { GEOMETRIC_SUBSET, predictionRecords } from '../baseline/baseline.js';
 import { flowHeuristicAnswers, REFERENCE_FRAMES, type ReferenceMethod, voProxyAnswers } from '../baseline/reference.js';

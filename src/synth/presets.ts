@@ -1,12 +1,13 @@
 /**
  * Camera and timing presets after the benchmark's two sources.
  *  - carla: the CARLA clips — 1280×720 (the resized FPV videos), 10 Hz, 31 frames over 3.0 s,
- *    camera 1.5 m above the road; fx = fy = 0.9·W at the image centre, the reference baselines'
+ *    camera 1.5 m above the road; core/clip.ts `defaultIntrinsics` (0.9·W at the centre), the reference baselines'
  *    assumption, so an estimator that is told nothing is exact.
  *  - nuscenes: nuScenes CAM_FRONT — 1600×900, ~12 Hz with a few milliseconds of timestamp jitter,
  *    frames until 3.0 s are covered, calibrated-like intrinsics, camera 1.51 m above the road,
  *    some sensor noise and exposure drift.
  */
+import { defaultIntrinsics } from '../core/clip.js';
 import type { RenderRequest } from '../native/index.js';
 import type { Rng } from '../core/random.js';
 
@@ -28,7 +29,7 @@ export const CLIP_SECONDS = 3.0;
 export const PRESETS: Readonly<Record<PresetName, Preset>> = {
   carla: {
     name: 'carla',
-    camera: { width: 1280, height: 720, fx: 1152, fy: 1152, cx: 640, cy: 360, mountHeight: 1.5, pitchDeg: 0 },
+    camera: { width: 1280, height: 720, ...defaultIntrinsics(1280, 720), mountHeight: 1.5, pitchDeg: 0 },
     hz: 10,
     photometric: { noise: 1.5, exposure: 0, blurSamples: 1 },
     timestamps: () => Array.from({ length: 31 }, (_, k) => Math.round(k * 1e6 * 0.1) / 1e6),

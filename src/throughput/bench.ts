@@ -54,7 +54,7 @@ export interface ThroughputResult {
 
 /** The default engine (`egogeo run`'s) and the proxy at `frames`. */
 export function benchEngines(frames: number | null, device: Device = 'cpu'): { engine: EngineConfig; proxy: EngineConfig } {
-  return { engine: engineConfig({ frames, device }), proxy: engineConfig({ method: 'vo-proxy', frames }) };
+  return { engine: engineConfig({ frames, device }), proxy: engineConfig({ method: 'vo-proxy', frames, device: 'cpu' }) };
 }
 
 export async function measureThroughput(o: ThroughputOptions): Promise<ThroughputResult> {

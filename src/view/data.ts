@@ -12,13 +12,14 @@ import { InputError } from '../core/errors.js';
 import type { Clip } from '../core/clip.js';
 import { type BenchmarkOptions, readDataset } from '../datasets/benchmark.js';
 import { groundTruthArrays } from '../datasets/groundtruth.js';
-import { type Prediction, readPredictions } from '../io/predictions.js';
+import type { Prediction } from '../core/prediction.js';
+import { readPredictions } from '../io/predictions.js';
 import { type ClipQuality, qualityFromTum, readTum } from '../io/trajectories.js';
 import { clipData, computeDynamics, DEFAULT_QUESTIONS_PATH, type DynamicsArrays, labelClip, loadQuestions, type Question, type QuestionSet, runOracle, summaryFeatures } from '../oracle/index.js';
 import { domainTable } from '../report/domains.js';
 import { decisionMargin, type Margin } from '../report/margins.js';
 import { keyEngine, readRunRecord, type RunKey, sidecar } from '../run/record.js';
-import { type EngineConfig, engineInput, ENGINE_DEFAULTS } from '../vo/config.js';
+import { type EngineConfig, engineConfig, engineInput } from '../vo/config.js';
 import { engineVersion } from '../native/index.js';
 import { estimateClipAsync } from '../vo/estimate.js';
 import { evenFrames, loadFrames } from '../vo/frames.js';
@@ -172,7 +173,7 @@ export class ViewData {
    */
   private engineSettings(): EngineConfig {
     const keyed = this.runs.map((r) => ({ r, key: readRunRecord(r.file)?.key })).filter((x): x is { r: PredictionRun; key: RunKey } => !!x.key);
-    if (keyed.length === 0) return { ...ENGINE_DEFAULTS };
+    if (keyed.length === 0) return engineConfig({ device: 'cpu' }); // the defaults, tracking on the CPU as for a keyed run
     const { r, key } = keyed[0];
     const s = keyEngine(key);
     const differs = keyed.slice(1).filter((x) => JSON.stringify(keyEngine(x.key)) !== JSON.stringify(s));

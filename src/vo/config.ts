@@ -11,7 +11,8 @@
 import type { Clip, LoadedClip } from '../core/clip.js';
 import { ClipDataError, InputError } from '../core/errors.js';
 import type { Trajectory } from '../core/trajectory.js';
-import { type Device, DEVICES, type Photometric, PHOTOMETRIC, type VoOptions } from '../native/index.js';
+import { DEFAULT_DEVICE, decideDevice, type DeviceProbes, MACHINE } from '../native/device.js';
+import { type Device, type DeviceChoice, DEVICES, type Photometric, PHOTOMETRIC, type VoOptions } from '../native/index.js';
 import { evenFrames, medianInterval, selectFrames } from './frames.js';
 
 /**
@@ -50,13 +51,17 @@ export interface EngineConfig {
   resolution: Resolution;
 }
 
+/** A configuration as a caller gives it: the device may still be `auto` (engineConfig resolves it). */
+export type EngineChoice = Omit<EngineConfig, 'device'> & { device: DeviceChoice };
+
 /**
- * A run's defaults. photometric 'pair': gain-compensated KLT per frame pair, so exposure changes
+ * A run's defaults, the CLI's and the library's. device 'auto' (native/device.ts DEFAULT_DEVICE):
+ * the GPU where it passes its self-check, else the CPU. photometric 'pair': gain-compensated KLT per frame pair, so exposure changes
  * and restyled video (per-frame gain, tone, blur, noise) do not break tracks, at no cost where
  * brightness is constant (bench/photometric.mjs, docs/vo.md). The addon's own default is 'none'
  * (a raw processClip call changes no pixel unless asked).
  */
-export const ENGINE_DEFAULTS: Readonly<EngineConfig> = Object.freeze({ method: 'egogeo', frames: null, scale: 'road', photometric: 'pair', device: 'cpu', resolution: 'auto' });
+export const ENGINE_DEFAULTS: Readonly<EngineChoice> = Object.freeze({ method: 'egogeo', frames: null, scale: 'road', photometric: 'pair', device: DEFAULT_DEVICE, resolution: 'auto' });
 
 const FIELDS = Object.keys(ENGINE_DEFAULTS) as (keyof EngineConfig)[];
 
@@ -67,9 +72,11 @@ function oneOf<T extends string>(list: readonly T[], v: unknown, what: string): 
 
 /**
  * A complete, checked configuration from a partial one (library callers, run records): missing
- * fields take ENGINE_DEFAULTS, an unknown field or a bad value is one InputError naming it.
+ * fields take ENGINE_DEFAULTS, an unknown field or a bad value is one InputError naming it. A
+ * device 'auto' is decided here (native/device.ts `decideDevice`, with `probes`): the GPU when it
+ * passes the self-check, else the CPU (the CLI prints decideDevice's note; here it is not printed).
  */
-export function engineConfig(given: Partial<EngineConfig> = {}, where = 'engine configuration'): EngineConfig {
+export function engineConfig(given: Partial<EngineChoice> = {}, where = 'engine configuration', probes: DeviceProbes = MACHINE): EngineConfig {
   for (const k of Object.keys(given)) if (!FIELDS.includes(k as keyof EngineConfig)) throw new InputError(`${where}: unknown field '${k}' (fields: ${FIELDS.join(', ')})`);
   const g = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) as Partial<EngineConfig>;
   const c = { ...ENGINE_DEFAULTS, ...g };
@@ -79,7 +86,7 @@ export function engineConfig(given: Partial<EngineConfig> = {}, where = 'engine 
     frames: c.frames,
     scale: oneOf(SCALES, c.scale, `${where}: scale`),
     photometric: oneOf(PHOTOMETRIC, c.photometric, `${where}: photometric`),
-    device: oneOf(DEVICES.filter((d): d is Device => d !== 'auto'), c.device, `${where}: device`),
+    device: resolveDevice(oneOf(DEVICES, c.device, `${where}: device`), probes),
     resolution: oneOf(RESOLUTIONS, c.resolution, `${where}: resolution`),
   };
 }
@@ -104,8 +111,16 @@ export interface EngineFlags {
   resolution?: string;
 }
 
-/** Command-line flags → a configuration; a bad value is one line naming the flag. */
-export function engineFromFlags(f: EngineFlags, device: Device = ENGINE_DEFAULTS.device): EngineConfig {
+/** This machine's answer to 'auto', decided once per process (the GPU self-check tracks a clip twice). */
+let machineAuto: Device | undefined;
+function resolveDevice(d: DeviceChoice, probes: DeviceProbes): Device {
+  if (d !== 'auto') return d;
+  if (probes !== MACHINE) return decideDevice(d, probes).device;
+  return (machineAuto ??= decideDevice(d, probes).device);
+}
+
+/** Command-line flags → a configuration; a bad value is one line naming the flag. `device` as decided (the CLI resolves `auto` itself, to print its note). */
+export function engineFromFlags(f: EngineFlags, device: DeviceChoice = ENGINE_DEFAULTS.device): EngineConfig {
   const flag = <T extends string>(list: readonly T[], v: string | undefined, name: string): T | undefined => {
     if (v === undefined) return undefined;
     if (!(list as readonly string[]).includes(v)) throw new InputError(`${name} must be one of ${list.join(', ')}, got '${v}'`);

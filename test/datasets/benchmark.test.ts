@@ -6,7 +6,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CAMERA_HEIGHTS, inferSource, readBenchmark, readClipList } from '../../src/datasets/benchmark.js';
+import { CAMERA_HEIGHTS, readBenchmark, readClipList } from '../../src/datasets/benchmark.js';
+import { sourceFromClipId } from '../../src/core/prediction.js';
 import { groundTruthArrays, kittiTrajectory, readNpzArrays, relativeToFirst } from '../../src/datasets/groundtruth.js';
 import { writeNpz } from '../../src/io/npz.js';
 import { decodeVideo, decodeVideoAsync } from '../../src/datasets/video.js';
@@ -95,7 +96,7 @@ describe('readBenchmark', () => {
   });
 
   it('infers the source like the reference (clip_ → nuScenes, else CARLA) and knows KITTI ids', () => {
-    expect([inferSource('clip_19765'), inferSource('DEU_Memmingen-97_1_T-3__Comfort__w0'), inferSource('kitti00_000005')]).toEqual(['nuscenes', 'carla', 'kitti']);
+    expect([sourceFromClipId('clip_19765'), sourceFromClipId('DEU_Memmingen-97_1_T-3__Comfort__w0'), sourceFromClipId('kitti00_000005')]).toEqual(['nuscenes', 'carla', 'kitti']);
   });
 
   it('names the file, line and field of bad records', () => {

@@ -16,14 +16,14 @@ import {
   metricsToJson,
   semanticAccuracy,
   type ConsistencyRule,
-  type PredictionRecord,
+  type LooseRecord,
 } from '../../src/grade/index.js';
 import { loadQuestions } from '../../src/oracle/questions.js';
 
 const Q = loadQuestions();
 
 /** A record for the shipped questions; oracle = prediction unless given. */
-function rec(clip: string, qid: string, answer: string, oracle = answer, extra: Partial<Record<string, unknown>> = {}): PredictionRecord {
+function rec(clip: string, qid: string, answer: string, oracle = answer, extra: Partial<Record<string, unknown>> = {}): LooseRecord {
   return { clip_id: clip, question_id: qid, category: Q.byId.get(qid)?.category ?? 'x', oracle_label: oracle, model_answer: answer, ...extra };
 }
 
@@ -122,7 +122,7 @@ describe('consistency rules', () => {
 
 describe('evaluate', () => {
   it('computes every group by hand', () => {
-    const records: PredictionRecord[] = [
+    const records: LooseRecord[] = [
       // nuScenes clip: heading change "yes" but going "straight" → 2 rule violations
       rec('clip_1', 'significant_heading_change', 'Yes.', 'yes'),
       rec('clip_1', 'yaw_rate_turn_direction', 'straight', 'left'),

@@ -6,7 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { evaluate, metricsToJson, parseAnswerFor, type PredictionRecord } from '../../src/grade/index.js';
+import type { Prediction } from '../../src/core/prediction.js';
+import { evaluate, metricsToJson, parseAnswerFor } from '../../src/grade/index.js';
 import { readPredictions } from '../../src/io/predictions.js';
 import { loadQuestions } from '../../src/oracle/questions.js';
 import { needsShared, sharedPath } from '../helpers/shared.js';
@@ -73,7 +74,7 @@ describe.skipIf(!needsShared('grader metrics parity', 'reference/questions_templ
 
         // Through the library, with the records as JSON.parse gives them ...
         const questions = loadQuestions(sharedPath('reference/questions_template.yaml'));
-        const m = evaluate(raw as PredictionRecord[], questions);
+        const m = evaluate(raw as Prediction[], questions);
         const diffs: string[] = [];
         sameShape(m, golden, '$', diffs);
         sameShape(JSON.parse(metricsToJson(m)), golden, '$', diffs);

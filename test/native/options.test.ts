@@ -4,7 +4,7 @@
  * (VO_OPTION_KINDS, which the compiler holds equal to the interface), and any other key is refused
  * at the boundary with one line naming it — a typo never falls back to a default silently.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { DEVICES, optionTable, PHOTOMETRIC, processClip, processClipAsync, VO_OPTION_KINDS, type VoOptions } from '../../src/native/index.js';
@@ -29,6 +29,21 @@ describe.skipIf(!BUILT)('engine options: one table', () => {
     const choices = (name: string) => [...(optionTable().find((o) => o.name === name)?.choices ?? [])].sort();
     expect(choices('photometric')).toEqual([...PHOTOMETRIC].sort());
     expect(choices('device')).toEqual(DEVICES.filter((d) => d !== 'auto').sort());
+  });
+
+  it("the defaults VoOptions' doc comments state are the addon's (kltIterations was documented as 30 and is 10)", () => {
+    const src = readFileSync(new URL('../../src/native/index.ts', import.meta.url), 'utf8');
+    const body = src.slice(src.indexOf('export interface VoOptions'), src.indexOf('\n}\n', src.indexOf('export interface VoOptions')));
+    const table = new Map(optionTable().map((o) => [o.name, o.default]));
+    const stated: [string, string][] = [];
+    for (const m of body.matchAll(/\/\*\*([\s\S]*?)\*\/\s*(\w+)\?:/g)) {
+      const doc = m[1].replace(/\s*\*\s*/g, ' ');
+      // "default 10", "default: 0.2", "default true", "default 'none'" (not "default 8 px"-style prose with units).
+      const d = /\bdefault:? (-?[0-9][0-9.]*)(?![0-9.]*\s*[a-zA-Z%°×])/i.exec(doc) ?? /\bdefault:? (true|false|'\w+')/i.exec(doc);
+      if (d) stated.push([m[2], d[1].replace(/\.$/, '').replace(/'/g, '')]);
+    }
+    expect(stated.length).toBeGreaterThan(10);
+    for (const [name, v] of stated) expect(v, name).toBe(String(table.get(name)));
   });
 
   it('every option has its default, range or choices in the table, and the defaults are what the engine uses', () => {

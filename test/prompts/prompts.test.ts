@@ -110,6 +110,13 @@ describe('VLM answers back into predictions', () => {
   it('parse_grouped_response: A1. / 1) / A2: lines, answers by number, blanks where none', () => {
     expect(parseGroupedResponse('A1. left\n2) none\n  A4: yes  \nnoise\nA9. far', 4)).toEqual(['left', 'none', '', 'yes']);
   });
+  it('an answer record is the prediction record egogeo run writes: the oracle label as text (oracleText), not the raw QA value', () => {
+    const qa = (qa_id: string, question_id: string, answer: unknown) => ({ qa_id, clip_id: 'c', question_id, category: 'x', answer, answer_type: 'categorical' });
+    const clip = { id: 'c', source: 'carla', index: 0, camera: {}, qa: [qa('q1', 'a', true), qa('q2', 'b', 1.5), qa('q3', 'c', 2), qa('q4', 'd', 'left')] };
+    const r = answersFromResults([clip as never], ['q1', 'q2', 'q3', 'q4'].map((id) => result(id, 'x')), false);
+    expect(r.records.map((x) => x.oracle_label)).toEqual(['True', '1.5', '2', 'left']);
+    expect(Object.keys(r.records[0])).toEqual(['qa_id', 'clip_id', 'question_id', 'category', 'oracle_label', 'model_answer', 'source']);
+  });
   it('egogeo answers: per item and grouped results become records the grader scores; failures are empty answers, unknown ids are named', async () => {
     const { clips } = readDataset(join(FIX, 'data'), { needFrames: false });
     const qa = clips.flatMap((c) => c.qa.map((q) => [c, q] as const));

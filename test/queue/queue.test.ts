@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeTask, encodeTask, jobId, mapPath, mapTask, parsePathMap, parseQueueUrl } from '../../src/queue/index.js';
 import type { ClipTask } from '../../src/run/task.js';
 import { engineConfig } from '../../src/vo/config.js';
+import { queueDevice } from '../../src/cli/commands/run.js';
 import { appendRecords, BIN, cli, ensureDist, HAS_EGODYN_KITTI, kittiSubset, NATIVE_BUILT, readJsonl, ROOT, syntheticDataset } from '../run/fixtures.js';
 import { HAS_REDIS, type RedisServer, redisCommand, startRedis } from './redis.js';
 
@@ -83,6 +84,24 @@ describe('queue codec and URLs (no Redis)', () => {
     expect(parseQueueUrl('redis://:pw@h:7000/2').connection).toMatchObject({ host: 'h', port: 7000, db: 2, password: 'pw' });
     expect(parseQueueUrl('redis://:pw@h:7000/2').shown).toBe('redis://:***@h:7000/2');
     expect(() => parseQueueUrl('http://h')).toThrow(/redis:\/\//);
+  });
+
+  it('--device with --queue: none is the CPU, gpu ships as asked, auto is refused with one line (the GPUs are the workers\')', () => {
+    expect(queueDevice(undefined)).toBe('cpu');
+    expect(queueDevice('cpu')).toBe('cpu');
+    expect(queueDevice('gpu')).toBe('gpu');
+    expect(() => queueDevice('auto')).toThrow(/^--device auto cannot be decided for --queue: .*pass --device gpu .* or --device cpu/);
+    expect(() => queueDevice('tpu')).toThrow("--device must be one of auto, cpu, gpu, got 'tpu'");
+  });
+
+  it.skipIf(!NATIVE_BUILT)('run --queue --device auto: one line, exit 1, before Redis is asked', async () => {
+    ensureDist();
+    const ds = syntheticDataset(join(tmp, 'auto'), [{ id: 'c', speed: 8, yawRate: 0, frames: 4 }]);
+    const r = cli(['run', '--dataset', ds, '--queue', 'redis://127.0.0.1:1', '--device', 'auto', '-o', join(tmp, 'auto.jsonl')]);
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/^egogeo: --device auto cannot be decided for --queue/);
+    expect(existsSync(join(tmp, 'auto.jsonl'))).toBe(false);
   });
 
   it.skipIf(!NATIVE_BUILT)('a coordinator without a reachable Redis stops with one line naming the URL', async () => {

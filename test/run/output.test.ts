@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type ExpectedClip, parseBlocks, PredictionsFile } from '../../src/run/output.js';
+import { type ExpectedClip, parseBlocks, PredictionsOutput } from '../../src/run/output.js';
 import { parseShard } from '../../src/run/run.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'egogeo-output-'));
@@ -45,11 +45,11 @@ describe('parseBlocks', () => {
   });
 });
 
-describe('PredictionsFile', () => {
+describe('PredictionsOutput', () => {
   it('recovers, appends whole blocks, and finalizes in canonical order', () => {
     const p = join(tmp, 'p.jsonl');
     writeFileSync(p, block('c') + rec('a', 0));
-    const f = new PredictionsFile(p, expected);
+    const f = new PredictionsOutput(p, expected);
     const r = f.recover();
     expect(r.blocks.map((b) => b.id)).toEqual(['c']);
     expect(r.dropped).toEqual(['a']);
@@ -62,7 +62,7 @@ describe('PredictionsFile', () => {
 
   it('starts an empty file when there is none', () => {
     const p = join(tmp, 'new.jsonl');
-    const f = new PredictionsFile(p, expected);
+    const f = new PredictionsOutput(p, expected);
     expect(f.recover().blocks).toEqual([]);
     f.close();
     expect(readFileSync(p, 'utf8')).toBe('');

@@ -43,7 +43,7 @@ describe.skipIf(!NATIVE_BUILT)('egogeo view: the engine as the run ran it', () =
   });
 
   it('without a run record: all frames, the run defaults; a run by another engine build: a warning naming both', () => {
-    expect(new ViewData({ dataset: ds, log: () => {} }).settings).toEqual(ENGINE_DEFAULTS);
+    expect(new ViewData({ dataset: ds, log: () => {} }).settings).toEqual({ ...ENGINE_DEFAULTS, device: 'cpu' }); // the viewer re-runs clips on the CPU
     const rec = JSON.parse(readFileSync(`${preds}.run.json`, 'utf8'));
     const old = join(tmp, 'old.jsonl');
     writeFileSync(old, readFileSync(preds));

@@ -5,17 +5,35 @@ import { InputError } from '../../src/core/errors.js';
 import { PHOTOMETRIC } from '../../src/native/index.js';
 import { clipOptions, ENGINE_DEFAULTS, engineConfig, engineFromFlags, engineInput, engineRecord, WIDE_BASELINE, WIDE_BASELINE_FULL } from '../../src/vo/config.js';
 import { loadFrames } from '../../src/vo/frames.js';
+import type { DeviceProbes, GpuCheck } from '../../src/native/device.js';
+import { cli } from '../helpers/cli.js';
+
+const check = (ok: boolean): GpuCheck => ({ ok, detail: ok ? 'agree' : 'disagree', keptByBothOfEither: ok ? 1 : 0.5, medianEndpointDiffPx: 0, tracks: { cpu: 1, gpu: 1, both: ok ? 1 : 0 } });
+const gpu = (ok: boolean): DeviceProbes => ({ driverNode: () => true, gpuInfo: () => ({ loaded: true, devices: 1, device: 'Test GPU', selftest: 'ok' }) as never, selfCheck: () => check(ok) });
+const NO_DRIVER: DeviceProbes = { driverNode: () => false, gpuInfo: () => { throw new Error('not asked'); }, selfCheck: () => { throw new Error('not asked'); } };
+const GPU_OK = gpu(true), GPU_BAD = gpu(false);
 
 describe('engineConfig', () => {
   it('fills the defaults and keeps what is given', () => {
-    expect(engineConfig()).toEqual({ method: 'egogeo', frames: null, scale: 'road', photometric: 'pair', device: 'cpu', resolution: 'auto' });
-    expect(engineConfig({ frames: 10, photometric: 'gain', scale: undefined })).toEqual({ ...ENGINE_DEFAULTS, frames: 10, photometric: 'gain' });
+    expect(engineConfig({}, 'x', NO_DRIVER)).toEqual({ method: 'egogeo', frames: null, scale: 'road', photometric: 'pair', device: 'cpu', resolution: 'auto' });
+    expect(engineConfig({ frames: 10, photometric: 'gain', scale: undefined }, 'x', NO_DRIVER)).toEqual({ ...ENGINE_DEFAULTS, device: 'cpu', frames: 10, photometric: 'gain' });
+  });
+  it('device: auto by default, as the CLI says; decided like --device auto (the GPU only when its self-check passes)', async () => {
+    expect(ENGINE_DEFAULTS.device).toBe('auto');
+    expect(engineConfig({}, 'x', NO_DRIVER).device).toBe('cpu');
+    expect(engineConfig({}, 'x', GPU_OK).device).toBe('gpu');
+    expect(engineConfig({ device: 'auto' }, 'x', GPU_BAD).device).toBe('cpu');
+    expect(engineConfig({ device: 'cpu' }, 'x', GPU_OK).device).toBe('cpu');
+    expect(engineFromFlags({}, 'cpu').device).toBe('cpu');
+    const help = await cli('run', '--help');
+    expect(help.out.replace(/\s+/g, ' ')).toContain(`(default: ${ENGINE_DEFAULTS.device}; with --queue: cpu`);
+    expect((await cli('baseline', '--help')).out.replace(/\s+/g, ' ')).toContain(`(default: ${ENGINE_DEFAULTS.device}; with --queue: cpu`);
   });
   it('refuses an unknown field or a bad value with one line naming it', () => {
     expect(() => engineConfig({ photometrics: 'pair' } as never)).toThrow(/unknown field 'photometrics'/);
     expect(() => engineConfig({ photometric: 'hdr' as never })).toThrow(`engine configuration: photometric must be one of ${PHOTOMETRIC.join(', ')}, got "hdr"`);
     expect(() => engineConfig({ frames: 1 })).toThrow(/frames must be null \(all\) or an integer >= 2, got 1/);
-    expect(() => engineConfig({ device: 'auto' as never })).toThrow(/device must be one of cpu, gpu/);
+    expect(() => engineConfig({ device: 'tpu' as never })).toThrow('engine configuration: device must be one of auto, cpu, gpu, got "tpu"');
     expect(() => engineConfig({ method: 'orb-slam' as never })).toThrow(InputError);
     expect(() => engineConfig({ resolution: 'quarter' as never })).toThrow('engine configuration: resolution must be one of auto, half, full, got "quarter"');
   });

@@ -40,7 +40,7 @@ export function registerAnswers(program: Command): void {
       const r = answersFromResults(clips, results, !!o.groupByClip);
       if (r.records.length === 0) throw new InputError(`${o.results}: no result matches a QA item of ${o.dataset}${r.unknown.length ? ` (e.g. custom_id '${r.unknown[0]}'${o.groupByClip ? '' : '; grouped prompts need --group-by-clip'})` : ''}`);
       writeFileAtomic(o.output, r.records.map((x) => JSON.stringify(x)).join('\n') + '\n');
-      const m = evaluate(r.records.map((x) => ({ ...x, oracle_label: String(x.oracle_label) })), loadQuestions());
+      const m = evaluate(r.records, loadQuestions());
       process.stderr.write(
         `egogeo: ${r.records.length} predictions → ${o.output} (${r.ok} requests answered, ${r.failed} failed${r.unknown.length ? `, ${r.unknown.length} unknown custom_id${r.unknown.length === 1 ? '' : 's'}` : ''}); parsable coverage ${m.parsable_coverage.toFixed(4)}, balanced accuracy ${m.global.balanced_acc.toFixed(4)}\n`,
       );

@@ -5,6 +5,7 @@
  * stated-turn question set from the camera's geometry. Thin: src/audit/ computes.
  */
 import type { Command } from 'commander';
+import { statSync } from 'node:fs';
 import { InputError } from '../../core/errors.js';
 import { loadAuditClips, readJson } from '../../audit/load.js';
 import { parseLeaderboard } from '../../report/leaderboard.js';
@@ -95,25 +96,38 @@ const num = (s: string, flag: string): number => {
   return v;
 };
 
+const isFolder = (p: string): boolean => {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+};
+
 export function registerAudit(program: Command): void {
   const audit = program.command('audit').description('bounds reachable without the image: record-field shortcuts, stated-turn geometry');
   audit
     .command('shortcut')
     .description('the best score reachable from record fields alone (per question, pooled, per cell), with chance beside it')
-    .requiredOption('--clips <file>', 'selected_clips.json, or a benchmark folder / qa.jsonl (with clips_index.jsonl beside it); several comma-separated')
+    .option('--dataset <dir>', 'the clips of a dataset folder: EgoDyn-Bench as published, the benchmark layout (qa.jsonl + clips_index.jsonl) or a KITTI sequence')
+    .option('--clips <file>', 'the same from files: selected_clips.json, a benchmark folder or its qa.jsonl (with clips_index.jsonl beside it); several comma-separated')
     .requiredOption('--by <fields>', 'comma-separated record fields that make a cell (e.g. source, behavior, features.x)')
     .option('--metric <m>', 'bacc (balanced accuracy, the published grader) or acc', 'bacc')
     .option('--leaderboard <file>', 'count the published rows that score at or below the bound')
     .option('--config <yaml>', "question file: the questions' choices (chance is a uniform guess over them; an answer outside them is an error)", DEFAULT_QUESTIONS_PATH)
     .option('--json <out>', 'also write the report as JSON (atomically)')
-    .action((o: { clips: string; by: string; metric: string; leaderboard?: string; config: string; json?: string }) => {
+    .action((o: { dataset?: string; clips?: string; by: string; metric: string; leaderboard?: string; config: string; json?: string }) => {
+      if (o.dataset !== undefined && o.clips !== undefined) throw new InputError('--dataset and --clips name the clips twice: give one');
+      if (o.dataset === undefined && o.clips === undefined) throw new InputError('missing the clips: --dataset DIR (or --clips FILES)');
+      if (o.dataset !== undefined && !isFolder(o.dataset)) throw new InputError(`--dataset ${o.dataset}: not a folder (a selected_clips.json or qa.jsonl is given with --clips)`);
+      const spec = (o.dataset ?? o.clips)!;
       if (o.metric !== 'bacc' && o.metric !== 'acc') throw new InputError(`--metric: expected bacc or acc, got '${o.metric}'`);
-      guardOutputs([o.json !== undefined ? { path: o.json, flag: '--json' } : undefined], [...o.clips.split(','), o.leaderboard]);
+      guardOutputs([o.json !== undefined ? { path: o.json, flag: '--json' } : undefined], [...spec.split(','), o.leaderboard]);
       const by = o.by.split(',').map((s) => s.trim()).filter(Boolean);
       if (by.length === 0) throw new InputError('--by: expected a comma-separated list of fields');
-      const clips = loadAuditClips(o.clips);
+      const clips = loadAuditClips(spec);
       for (const f of by) {
-        if (!clips.some((c) => c.fields[f] !== undefined || f.includes('.'))) throw new InputError(`--by: no clip in ${o.clips} has the field '${f}'`);
+        if (!clips.some((c) => c.fields[f] !== undefined || f.includes('.'))) throw new InputError(`--by: no clip in ${spec} has the field '${f}'`);
       }
       const choices = new Map(loadQuestions(o.config).questions.map((q) => [q.id, q.choices ?? []] as const));
       const report = shortcutBound(clips, by, o.metric as ShortcutMetric, undefined, 'source', choices);

@@ -2,10 +2,13 @@
  * `egogeo baseline --kitti SEQ_DIR`: `egogeo run --dataset SEQ_DIR` under the name the KITTI
  * experiments have always used — the same worker pool, progress, files (predictions, errors,
  * manifest, run record, trajectories with their ground truth) and speed. Without `-o` the
- * predictions go to stdout (the run's files then live in a temporary folder, removed at the end).
+ * predictions go to stdout; the run's files then live in a temporary folder, removed when the run
+ * completes with every clip answered. When a clip failed or the run was interrupted or stopped by
+ * an error, the folder stays (the errors file and the resumable state are there) and stderr names
+ * it with the `-o` that resumes it.
  */
 import type { Command } from 'commander';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InputError } from '../../core/errors.js';
@@ -15,7 +18,7 @@ import { DEFAULT_QUESTIONS_PATH } from '../../oracle/index.js';
 import { defaultWorkers } from '../../pool/index.js';
 import { DEFAULT_QUEUE_NAME } from '../../queue/connection.js';
 import { engineFromFlags } from '../../vo/config.js';
-import { METHOD_HELP, PROTOCOL_HELP, RESOLUTION_HELP, runCommand } from './run.js';
+import { DEVICE_HELP, METHOD_HELP, PROTOCOL_HELP, RESOLUTION_HELP, runCommand } from './run.js';
 
 interface Opts {
   kitti: string;
@@ -27,6 +30,7 @@ interface Opts {
   config: string;
   scale: string;
   resolution?: string;
+  device?: string;
   workers?: string;
   progress?: boolean;
 }
@@ -44,6 +48,7 @@ export function registerBaseline(program: Command): void {
     .option('--config <yaml>', 'question file', DEFAULT_QUESTIONS_PATH)
     .option('--scale <mode>', "metric scale: 'road' (camera height), 'gt' (ground-truth speed, diagnosis) or 'none'", 'road')
     .option('--resolution <r>', RESOLUTION_HELP)
+    .option('--device <mode>', DEVICE_HELP)
     .option('--workers <n>', `worker threads (default: the machine's cores, here ${defaultWorkers()})`)
     .option('--no-progress', 'no progress bar (default: shown on a terminal)')
     .action(async (o: Opts) => {
@@ -54,6 +59,12 @@ export function registerBaseline(program: Command): void {
       readKittiSequence(o.kitti); // a KITTI sequence, or one line saying what is missing
       const tmp = o.output === undefined ? mkdtempSync(join(tmpdir(), 'egogeo-baseline-')) : null;
       const output = o.output ?? join(tmp!, 'predictions.jsonl');
+      // Without -o: the temporary folder is removed only when there is nothing in it to go back to.
+      let keep = false;
+      const kept = (why: string) => {
+        keep = true;
+        process.stderr.write(`egogeo: ${why}; the run's files are kept in ${tmp} (rerun with -o ${output} to resume, or remove the folder)\n`);
+      };
       try {
         await runCommand({
           dataset: o.kitti,
@@ -66,14 +77,20 @@ export function registerBaseline(program: Command): void {
           scale: o.scale,
           resolution: o.resolution,
           workers: o.workers,
-          device: 'auto',
+          device: o.device,
           progress: o.progress,
           queueName: DEFAULT_QUEUE_NAME,
           attempts: '3',
+          resumeHint: tmp ? `rerun with -o ${output} to resume (the run's files are kept in ${tmp})` : undefined,
         });
         if (tmp && process.exitCode === undefined) process.stdout.write(readFileSync(output, 'utf8'));
+        else if (tmp && process.exitCode === 1) kept('predictions not printed: a clip failed');
+        else if (tmp) keep = true; // interrupted: runCommand's line names the folder
+      } catch (e) {
+        if (tmp && existsSync(output)) kept('the run stopped on the error below');
+        throw e;
       } finally {
-        if (tmp) rmSync(tmp, { recursive: true, force: true });
+        if (tmp && !keep) rmSync(tmp, { recursive: true, force: true });
       }
     });
 }

@@ -11,7 +11,7 @@ import {
   type Distribution,
 } from '../../oracle/calibrate.js';
 import { DEFAULT_QUESTIONS_PATH, loadQuestions, type Question, type QuestionSet } from '../../oracle/index.js';
-import { addInputOptions, guardInputOutputs, INPUT_HELP, type InputOpts, labelInput, parseDuration } from './oracle.js';
+import { addInputOptions, guardInputOutputs, INPUT_ARG_HELP, INPUT_HELP, type InputOpts, inputPath, labelInput, parseDuration } from './oracle.js';
 import { writeFileAtomic } from '../../io/atomic.js';
 
 interface CalibrateOpts extends InputOpts {
@@ -78,12 +78,13 @@ export function registerCalibrate(program: Command): void {
   const cmd = program
     .command('calibrate')
     .description('feature distributions, label balance and equal-frequency thresholds over a set of trajectories')
-    .argument('<FILE>', 'trajectories (JSONL, a KITTI sequence directory or poses.txt, a TUM file) or a dataset folder (EgoDyn-Bench as published, the benchmark layout)');
+    .argument('[FILE]', INPUT_ARG_HELP);
   addInputOptions(cmd)
     .option('--questions <ids>', 'comma-separated question ids (default: all)')
     .option('--json <path>', 'also write the full report as JSON (atomically)')
     .addHelpText('after', INPUT_HELP)
-    .action((file: string, o: CalibrateOpts) => {
+    .action((arg: string | undefined, o: CalibrateOpts) => {
+      const file = inputPath(arg, o);
       guardInputOutputs(file, o, [o.json !== undefined ? { path: o.json, flag: '--json' } : undefined]);
       const duration = parseDuration(o.duration);
       const set = loadQuestions(o.config ?? DEFAULT_QUESTIONS_PATH);

@@ -27,6 +27,8 @@ import { isPublishedRoot } from '../../datasets/published.js';
 
 /** The options every trajectory-reading command accepts. */
 export interface InputOpts {
+  /** The input as a dataset folder (`--dataset DIR`); the positional FILE is its shorthand. */
+  dataset?: string;
   kitti?: boolean;
   tum?: boolean;
   tumFrame: string;
@@ -54,9 +56,27 @@ under the clip's frames. No nuScenes data root is needed.
 The oracle resamples each trajectory to 10 Hz over --duration seconds from its first timestamp
 (default 3.0, the benchmark's clip length; "span" uses each trajectory's own span).`;
 
+/** The positional input's help (oracle, calibrate, sensitivity). */
+export const INPUT_ARG_HELP = "trajectories (JSONL, a KITTI sequence directory or poses.txt, a TUM file) or a dataset folder (EgoDyn-Bench as published, the benchmark layout); a folder may be given as --dataset DIR instead";
+
+/**
+ * The input of oracle, calibrate and sensitivity: the positional FILE, or `--dataset DIR` as every
+ * command that reads a dataset takes it (the positional is its shorthand). One of the two, once.
+ */
+export function inputPath(file: string | undefined, o: InputOpts): string {
+  if (file !== undefined && o.dataset !== undefined) throw new InputError(`give the input once: FILE '${file}' or --dataset '${o.dataset}'`);
+  if (o.dataset !== undefined) {
+    if (!isDirectory(o.dataset)) throw new InputError(`--dataset ${o.dataset}: not a folder (EgoDyn-Bench as published, a benchmark layout folder or a KITTI sequence; a trajectory file is given as FILE)`);
+    return o.dataset;
+  }
+  if (file === undefined) throw new InputError('missing input: a trajectory FILE or --dataset DIR');
+  return file;
+}
+
 /** Adds the shared input options to a command. */
 export function addInputOptions(cmd: Command): Command {
   return cmd
+    .option('--dataset <dir>', 'the input as a dataset folder: EgoDyn-Bench as published, the benchmark layout (clips_index.jsonl), or a KITTI sequence (the same as giving it as FILE)')
     .option('--kitti', 'read FILE as KITTI odometry (a sequence directory or poses.txt)')
     .option('--times <path>', 'KITTI times.txt (default: next to poses.txt)')
     .option('--tum', 'read FILE as a TUM trajectory (timestamp tx ty tz qx qy qz qw)')
@@ -226,13 +246,14 @@ export function registerOracle(program: Command): void {
   const cmd = program
     .command('oracle')
     .description("label trajectories with the benchmark's physics oracle: JSONL {id, features, labels} per trajectory")
-    .argument('<FILE>', "trajectories (JSONL, a KITTI sequence directory or poses.txt, a TUM file) or a dataset folder (EgoDyn-Bench as published, the benchmark layout): its clips' ground truth");
+    .argument('[FILE]', `${INPUT_ARG_HELP}: its clips' ground truth`);
   addInputOptions(cmd)
     .option('--scale <alpha>', 'multiply every classification threshold by alpha (the reference\'s perturb_params)')
     .option('--arrays', 'include the 10 Hz dynamics arrays in each record')
     .option('-o, --output <path>', 'write JSONL here (atomically) instead of stdout')
     .addHelpText('after', INPUT_HELP)
-    .action((file: string, o: OracleOpts) => {
+    .action((arg: string | undefined, o: OracleOpts) => {
+      const file = inputPath(arg, o);
       guardInputOutputs(file, o, [o.output !== undefined ? { path: o.output, flag: '-o' } : undefined]);
       const scale = parsePositive('--scale', o.scale, 1);
       const duration = parseDuration(o.duration);

@@ -16,11 +16,21 @@ import { DEVICES, PHOTOMETRIC } from '../../native/index.js';
 import { ENGINE_DEFAULTS, engineFromFlags, RESOLUTIONS } from '../../vo/config.js';
 import { DEFAULT_QUEUE_NAME, parseQueueUrl } from '../../queue/connection.js';
 
-/** With --queue the workers' engines run the clips: check the spelling only. */
-function resolveQueueDevice(s: string): 'cpu' | 'gpu' {
-  if (s !== 'cpu' && s !== 'gpu') throw new InputError(`--device must be one of ${DEVICES.join(', ')}, got '${s}'`);
-  return s;
+/**
+ * `--device` with --queue. A run is answered on one device (its record and manifest name it, and a
+ * resume or merge across devices refuses), and the GPUs that would run it are the workers', which
+ * this machine cannot check: so `auto` is refused with one line, and no --device means the CPU.
+ * `gpu` ships as asked; each worker answers such jobs only after its own GPU passed the self-check.
+ */
+export function queueDevice(s: string | undefined): 'cpu' | 'gpu' {
+  if (s === undefined || s === 'cpu') return 'cpu';
+  if (s === 'gpu') return s;
+  if (s === 'auto') throw new InputError("--device auto cannot be decided for --queue: one run is answered on one device and the GPUs are the workers'; pass --device gpu (workers whose GPU fails its self-check fail those jobs) or --device cpu (the default with --queue)");
+  throw new InputError(`--device must be one of ${DEVICES.join(', ')}, got '${s}'`);
 }
+
+/** --device's help (run and baseline). */
+export const DEVICE_HELP = `where pyramids, FAST and KLT run: ${DEVICES.join(', ')} (auto: the GPU when libegogeo_gpu loads, sees a device and its tracks pass a self-check against the CPU's, else the CPU with a note; gpu: the same check, an error when it fails); pose and scale always run on the CPU (default: ${ENGINE_DEFAULTS.device}; with --queue: cpu, and auto is refused, since the GPUs are the workers')`;
 
 export interface RunOpts {
   dataset: string;
@@ -45,8 +55,11 @@ export interface RunOpts {
   cache?: string | boolean;
   photometric?: string;
   resolution?: string;
-  device: string;
+  /** Absent: ENGINE_DEFAULTS.device (auto), the CPU with --queue. */
+  device?: string;
   progress?: boolean;
+  /** How to resume, for the line an interrupted run ends with (default: rerun the same command). */
+  resumeHint?: string;
   queue?: string;
   queueName: string;
   attempts: string;
@@ -90,15 +103,15 @@ export async function runCommand(o: RunOpts): Promise<void> {
   if (o.protocol === 'published') o = { ...o, frames: '10', questions: 'subset' };
   if (o.questions !== 'subset' && o.questions !== 'all') throw new InputError(`--questions must be 'subset' or 'all', got '${o.questions}'`);
   const flags = { method: o.method, frames: o.frames, scale: o.scale, photometric: o.photometric, resolution: o.resolution };
-  engineFromFlags(flags); // a bad flag is one line before the GPU is probed
+  engineFromFlags(flags, 'cpu'); // a bad flag is one line before the GPU is probed
   // Resolved once here (one clear error for a missing or failing GPU, not one per clip); recorded in the manifest.
   let device: 'cpu' | 'gpu';
   if (o.queue === undefined) {
-    const d = decideDevice(o.device);
+    const d = decideDevice(o.device ?? ENGINE_DEFAULTS.device);
     if (d.note) process.stderr.write(`egogeo: ${d.note}\n`);
     device = d.device;
   } else {
-    device = o.device === 'auto' ? 'cpu' : resolveQueueDevice(o.device);
+    device = queueDevice(o.device);
   }
   const s = await runBenchmark({
     dataset: o.dataset,
@@ -124,7 +137,7 @@ export async function runCommand(o: RunOpts): Promise<void> {
   const ran = s.done - s.resumed;
   const rate = `${ran} clip${ran === 1 ? '' : 's'} in ${s.seconds.toFixed(1)} s (${s.clipsPerSecond.toFixed(2)} clips/s)`;
   if (s.interrupted) {
-    process.stderr.write(`egogeo: interrupted (${s.interrupted}): ${s.done}/${s.clips} clips done, ${rate}; rerun the same command to resume\n`);
+    process.stderr.write(`egogeo: interrupted (${s.interrupted}): ${s.done}/${s.clips} clips done, ${rate}; ${o.resumeHint ?? 'rerun the same command to resume'}\n`);
     process.exitCode = s.interrupted === 'SIGTERM' ? 143 : 130; // 128 + the signal's number
     return;
   }
@@ -157,7 +170,7 @@ export function registerRun(program: Command): void {
     .option('--protocol <p>', PROTOCOL_HELP)
     .option('--photometric <mode>', `the tracker's photometric stage: ${PHOTOMETRIC.join(', ')} (default ${ENGINE_DEFAULTS.photometric}: gain-compensated KLT per frame pair)`)
     .option('--resolution <r>', RESOLUTION_HELP)
-    .option('--device <mode>', `where pyramids, FAST and KLT run: ${DEVICES.join(', ')} (auto: the GPU when libegogeo_gpu loads, sees a device and its tracks pass a self-check against the CPU's, else the CPU with a note; gpu: the same check, an error when it fails; with --queue auto means cpu and each worker checks its own GPU); pose and scale always run on the CPU`, 'auto')
+    .option('--device <mode>', DEVICE_HELP)
     .requiredOption('-o, --output <path>', 'predictions JSONL (appended per clip while running, canonical order when complete)')
     .option('--source-label <label>', 'source recorded on every prediction (default: the record\'s source, else inferred from the clip id)')
     .option('--clips <json>', 'selected_clips.json-style list: run only these clips, in this order')

@@ -14,7 +14,7 @@ import { clipData, DEFAULT_QUESTIONS_PATH, loadQuestions, type QuestionSet } fro
 import { alphaGrid, type OracleConsistency, type ParsedPredictions, type SensitivityReport, sensitivity } from '../../oracle/sensitivity.js';
 import { heatmap, writePlots } from '../../report/svg.js';
 import { selectQuestions } from './calibrate.js';
-import { addInputOptions, guardInputOutputs, INPUT_HELP, type InputOpts, labelInput, parseDuration } from './oracle.js';
+import { addInputOptions, guardInputOutputs, INPUT_ARG_HELP, INPUT_HELP, type InputOpts, inputPath, labelInput, parseDuration } from './oracle.js';
 import { readInputText } from '../../io/safety.js';
 import { writeDirAtomic, writeFileAtomic } from '../../io/atomic.js';
 
@@ -194,7 +194,7 @@ export function registerSensitivity(program: Command): void {
   const cmd = program
     .command('sensitivity')
     .description('label flip rates and prediction rankings when every threshold is multiplied by alpha')
-    .argument('<FILE>', 'trajectories (JSONL, a KITTI sequence directory or poses.txt, a TUM file) or a dataset folder (EgoDyn-Bench as published, the benchmark layout)');
+    .argument('[FILE]', INPUT_ARG_HELP);
   addInputOptions(cmd)
     .option('--from <alpha>', 'smallest alpha', '0.5')
     .option('--to <alpha>', 'largest alpha', '1.5')
@@ -205,7 +205,8 @@ export function registerSensitivity(program: Command): void {
     .option('--per-question', "also scale one question's thresholds at a time (scripts/per_threshold_sensitivity.py): flip rate, per-question metrics of each prediction file, ranking stability")
     .option('--plots <dir>', 'with --per-question: write heatmaps (per_threshold_flip_rate, and with predictions per_threshold_heatmap) as SVG, and PNG when sharp is installed')
     .addHelpText('after', INPUT_HELP)
-    .action(async (file: string, o: SensitivityOpts) => {
+    .action(async (arg: string | undefined, o: SensitivityOpts) => {
+      const file = inputPath(arg, o);
       const predFiles = o.predictions ? o.predictions.split(',').map((s) => s.trim()).filter(Boolean) : [];
       if (o.plots !== undefined && !o.perQuestion) throw new InputError('--plots needs --per-question');
       guardInputOutputs(file, o, [o.json !== undefined ? { path: o.json, flag: '--json' } : undefined, o.plots !== undefined ? { path: o.plots, flag: '--plots', kind: 'dir' } : undefined], predFiles);
