@@ -74,6 +74,7 @@ export {
   readKittiWindows,
   readTum,
   formatTum,
+  measuredFromTum,
   writeTum,
   readTrajectoriesJsonl,
   writeTrajectoriesJsonl,
