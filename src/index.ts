@@ -76,6 +76,7 @@ export {
   readKittiWindows,
   readTum,
   formatTum,
+  measuredFromTum,
   writeTum,
   readTrajectoriesJsonl,
   writeTrajectoriesJsonl,

@@ -343,9 +343,23 @@ export function quatToMatrix(qx: number, qy: number, qz: number, qw: number): nu
  * A planar trajectory as TUM text (a `#` header line, then one pose a line). `camera`: position
  * (−Y, 0, X), rotation about the camera's y (down) axis by −yaw; `world-flu`: position (X, Y, 0),
  * rotation about z (up) by yaw. `readTum` with the same frame gives the trajectory back.
+ *
+ * `measured`: the times of the frames the poses were measured at. Given, two comment lines after the
+ * header say which poses are the frames' own and which are grid points interpolated between them
+ * (vo/densify.ts: with frames sparser than the oracle's 10 Hz, most poses are): `# measured <t> …`
+ * lists the timestamps of the measured poses, written exactly as their pose lines write them
+ * (`measuredFromTum` reads it back); TUM readers (evo, readTum) skip `#` lines.
  */
-export function formatTum(traj: Trajectory & { speedProfile?: SpeedProfile }, frame: TumFrame = 'camera'): string {
+export function formatTum(traj: Trajectory & { speedProfile?: SpeedProfile }, frame: TumFrame = 'camera', measured?: ArrayLike<number>): string {
   const lines = ['# timestamp tx ty tz qx qy qz qw'];
+  if (measured) {
+    const at = new Set(Array.from(measured));
+    const ts = Array.from(traj.t).filter((t) => at.has(t));
+    lines.push(
+      `# ${ts.length} of ${traj.t.length} poses measured at frames (timestamps below); the other ${traj.t.length - ts.length} are grid points interpolated between frames`,
+      `${MEASURED_PREFIX}${ts.map(fmtNum).join(' ')}`,
+    );
+  }
   const sp = traj.speedProfile;
   for (let i = 0; i < traj.t.length; i++) {
     const h = traj.yaw[i] / 2;
@@ -364,6 +378,21 @@ export function formatTum(traj: Trajectory & { speedProfile?: SpeedProfile }, fr
     }
   }
   return `${lines.join('\n')}\n`;
+}
+
+const MEASURED_PREFIX = '# measured ';
+
+/**
+ * The timestamps a TUM file marks as measured at frames (`formatTum`'s `measured`), or null when it
+ * marks none (an estimate written before the marks, a ground truth from elsewhere, another tool's file).
+ */
+export function measuredFromTum(text: string): number[] | null {
+  const i = text.startsWith(MEASURED_PREFIX) ? 0 : text.indexOf(`\n${MEASURED_PREFIX}`) + 1;
+  if (i <= 0 && !text.startsWith(MEASURED_PREFIX)) return null;
+  const end = text.indexOf('\n', i);
+  const body = text.slice(i + MEASURED_PREFIX.length, end < 0 ? undefined : end).trim();
+  const ts = body === '' ? [] : body.split(/\s+/).map(Number);
+  return ts.every(Number.isFinite) ? ts : null;
 }
 
 /** Writes `formatTum(traj, frame)` to `path`. */

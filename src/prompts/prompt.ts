@@ -32,10 +32,34 @@ export interface PromptQa {
   units?: string | null;
 }
 
-/** Python's f"{x:.{d}f}". */
+/**
+ * Python's f"{x:.{d}f}": the exact binary value rounded to d decimals (ties to even) with every
+ * digit (5e21 → "5000000000000000000000.0", not "5e+21"), `nan` (never signed), `inf` / `-inf`, the
+ * sign of a negative that rounds to zero kept ("-0.00").
+ */
 export function pyFixed(x: number, d: number): string {
+  if (Number.isNaN(x)) return 'nan';
+  if (!Number.isFinite(x)) return x < 0 ? '-inf' : 'inf';
   const neg = x < 0 || Object.is(x, -0);
-  return `${neg ? '-' : ''}${Math.abs(pyRound(x, d)).toFixed(d)}`;
+  // |x| = mant * 2^exp exactly; q = |x| * 10^d rounded half to even, an exact integer.
+  const buf = new DataView(new ArrayBuffer(8));
+  buf.setFloat64(0, Math.abs(x));
+  const hi = buf.getUint32(0), lo = buf.getUint32(4);
+  const e = (hi >>> 20) & 0x7ff;
+  let mant = (BigInt(hi & 0xfffff) << 32n) | BigInt(lo);
+  if (e !== 0) mant |= 1n << 52n;
+  const exp = (e === 0 ? 1 : e) - 1075;
+  const ten = 10n ** BigInt(d);
+  let q: bigint;
+  if (exp >= 0) q = (mant << BigInt(exp)) * ten;
+  else {
+    const num = mant * ten, den = 1n << BigInt(-exp);
+    q = num / den;
+    const rem2 = (num % den) * 2n;
+    if (rem2 > den || (rem2 === den && q % 2n === 1n)) q += 1n;
+  }
+  const s = q.toString().padStart(d + 1, '0');
+  return `${neg ? '-' : ''}${d > 0 ? `${s.slice(0, -d)}.${s.slice(-d)}` : s}`;
 }
 
 /** `_select_indices`: n evenly spaced indices of [0, total) (the middle one when n is 1), Python's round. */

@@ -36,8 +36,11 @@ function framesOf(c: Clip, n: number, videoFrames?: PromptOptions['videoFrames']
   return { frames: [], ...(c.video ? { video: c.video } : {}) };
 }
 
-export function promptRequests(clips: readonly Clip[], o: PromptOptions): PromptRequest[] {
-  const out: PromptRequest[] = [];
+/**
+ * The requests one at a time, clip by clip (a clip's per-item requests together), so that a caller
+ * writing them as they come holds one clip's at most.
+ */
+export function* iteratePromptRequests(clips: readonly Clip[], o: PromptOptions): Generator<PromptRequest> {
   for (const c of clips) {
     if (c.qa.length === 0) continue;
     const t =
@@ -51,12 +54,25 @@ export function promptRequests(clips: readonly Clip[], o: PromptOptions): Prompt
     const sent = f.frames.length > 0 ? f.frames.length : f.video ? o.numFrames : 0;
     const ctx = { framesSent: sent, embedding: o.embedding, features: t.features, arrays: t.arrays };
     if (o.groupByClip) {
-      out.push({ clip_id: c.id, qa_ids: c.qa.map((q) => q.qa_id), question_ids: c.qa.map((q) => q.question_id), prompt: buildGroupedPrompt(c.qa, ctx), ...f });
+      yield { clip_id: c.id, qa_ids: c.qa.map((q) => q.qa_id), question_ids: c.qa.map((q) => q.question_id), prompt: buildGroupedPrompt(c.qa, ctx), ...f };
     } else {
-      for (const q of c.qa as QaItem[]) out.push({ qa_id: q.qa_id, clip_id: c.id, question_id: q.question_id, prompt: buildPrompt(q, ctx), ...f, choices: q.choices ?? null });
+      for (const q of c.qa as QaItem[]) yield { qa_id: q.qa_id, clip_id: c.id, question_id: q.question_id, prompt: buildPrompt(q, ctx), ...f, choices: q.choices ?? null };
     }
   }
-  return out;
+}
+
+export function promptRequests(clips: readonly Clip[], o: PromptOptions): PromptRequest[] {
+  return [...iteratePromptRequests(clips, o)];
+}
+
+/**
+ * Whether the batch lines' custom_ids must be qualified by the clip (`clip:qa`): when the requests'
+ * own ids (QA ids, or clip ids when grouped) repeat across the dataset, as the published root's
+ * parts' QA ids do. Known from the clips before any request is built.
+ */
+export function qualifiedIds(clips: readonly Clip[], groupByClip: boolean): boolean {
+  const ids = clips.filter((c) => c.qa.length > 0).flatMap((c) => (groupByClip ? [c.id] : c.qa.map((q) => q.qa_id)));
+  return new Set(ids).size !== ids.length;
 }
 
 /** What `--format openai-batch` adds: the model and the reference's request settings (evaluate_openai_batch.py). */
@@ -67,6 +83,8 @@ export interface BatchOptions {
   maxTokens?: number;
   /** A frame file's bytes (read by the caller; the data URI is built here). */
   readFrame: (path: string) => Buffer;
+  /** A frame's URL instead of its data URI (a caller's cache of them, or `file://` URLs for a runner that reads local files). */
+  frameUrl?: (path: string) => string;
 }
 
 const MIME: Record<string, string> = { '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.png': 'image/png', '.webp': 'image/webp', '.gif': 'image/gif' };
@@ -79,21 +97,27 @@ const MIME: Record<string, string> = { '.jpg': 'image/jpeg', '.jpeg': 'image/jpe
  */
 export function batchLines(reqs: readonly PromptRequest[], o: BatchOptions): Record<string, unknown>[] {
   const ids = reqs.map((r) => ('qa_id' in r ? r.qa_id : r.clip_id));
-  const unique = new Set(ids).size === ids.length;
-  const tokenKey = o.model.startsWith('gpt-5') || o.model.startsWith('o') ? 'max_completion_tokens' : 'max_tokens';
-  return reqs.map((r, i) => {
-    const content: Record<string, unknown>[] = [{ type: 'text', text: r.prompt }];
-    for (const f of r.frames) {
-      const dot = f.lastIndexOf('.');
-      const mime = MIME[dot >= 0 ? f.slice(dot).toLowerCase() : ''] ?? 'image/jpeg';
-      content.push({ type: 'image_url', image_url: { url: `data:${mime};base64,${o.readFrame(f).toString('base64')}`, detail: o.frameDetail } });
-    }
-    return {
-      custom_id: unique ? ids[i] : `${r.clip_id}:${ids[i]}`,
-      method: 'POST',
-      url: '/v1/chat/completions',
-      body: { model: o.model, messages: [{ role: 'user', content }], [tokenKey]: o.maxTokens ?? 256, temperature: o.temperature },
-    };
-  });
+  const qualified = new Set(ids).size !== ids.length;
+  return reqs.map((r) => batchLine(r, o, qualified));
 }
 
+/** One request's batch line (`batchLines`); `qualified`: custom_id `clip:id` (`qualifiedIds`). */
+export function batchLine(r: PromptRequest, o: BatchOptions, qualified: boolean): Record<string, unknown> {
+  const id = 'qa_id' in r ? r.qa_id : r.clip_id;
+  const tokenKey = o.model.startsWith('gpt-5') || o.model.startsWith('o') ? 'max_completion_tokens' : 'max_tokens';
+  const content: Record<string, unknown>[] = [{ type: 'text', text: r.prompt }];
+  for (const f of r.frames) content.push({ type: 'image_url', image_url: { url: o.frameUrl ? o.frameUrl(f) : frameDataUri(f, o.readFrame(f)), detail: o.frameDetail } });
+  return {
+    custom_id: qualified ? `${r.clip_id}:${id}` : id,
+    method: 'POST',
+    url: '/v1/chat/completions',
+    body: { model: o.model, messages: [{ role: 'user', content }], [tokenKey]: o.maxTokens ?? 256, temperature: o.temperature },
+  };
+}
+
+/** A frame file's bytes as a data URI, the MIME type from its extension (JPEG otherwise), as the reference builds it. */
+export function frameDataUri(path: string, bytes: Buffer): string {
+  const dot = path.lastIndexOf('.');
+  const mime = MIME[dot >= 0 ? path.slice(dot).toLowerCase() : ''] ?? 'image/jpeg';
+  return `data:${mime};base64,${bytes.toString('base64')}`;
+}

@@ -176,6 +176,8 @@ export async function runClipTask(task: ClipTask, o: { async?: boolean } = {}): 
     records = predictionRecords(c, questions, labels, { truth, answer: new Set(task.questionIds), qaBase: task.qaBase });
   }
   const origin = c.timeOrigin ?? 0;
+  // The frames' times, shifted as the poses' are (the same doubles: densify keeps each frame's time as it is).
+  const measured = shifted(clip.timestamps, origin);
   let truthAt: Trajectory | null = null;
   try {
     truthAt = groundTruthAt(c, gt, est.trajectory.t);
@@ -186,8 +188,9 @@ export async function runClipTask(task: ClipTask, o: { async?: boolean } = {}): 
     id: c.id,
     index: c.index,
     records,
-    tum: formatTum({ ...est.trajectory, t: shifted(est.trajectory.t, origin) }) + formatQualityLine(quality),
-    ...(truthAt ? { gtTum: formatTum({ ...truthAt, t: shifted(truthAt.t, origin) }) } : {}),
+    // Both files mark which poses are the frames' own (the rest: grid points between sparse frames).
+    tum: formatTum({ ...est.trajectory, t: shifted(est.trajectory.t, origin) }, 'camera', measured) + formatQualityLine(quality),
+    ...(truthAt ? { gtTum: formatTum({ ...truthAt, t: shifted(truthAt.t, origin) }, 'camera', measured) } : {}),
     quality,
     width: est.native.width,
     height: est.native.height,

@@ -9,6 +9,7 @@ import {
   detectFormat,
   formatTrajectoryJsonl,
   formatTum,
+  measuredFromTum,
   parseTrajectoriesJsonl,
   parseTum,
   quatToMatrix,
@@ -202,6 +203,24 @@ describe('TUM', () => {
       }
     });
   }
+
+  it('marks the poses measured at frames; the grid points between are the rest; readers skip the marks', () => {
+    // Frames at 1e9 + 0, 1/3, 2/3 s with 10 Hz grid points between (vo/densify.ts), absolute times as a run writes them.
+    const frames = [1e9, 1e9 + 1 / 3, 1e9 + 2 / 3];
+    const t = [frames[0], 1e9 + 0.1, 1e9 + 0.2, 1e9 + 0.3, frames[1], 1e9 + 0.4, 1e9 + 0.5, 1e9 + 0.6, frames[2]];
+    const tr = makeTrajectory('g', { t, x: t.map((_, i) => i), y: t.map(() => 0), yaw: t.map(() => 0) });
+    const text = formatTum(tr, 'camera', frames);
+    const lines = text.split('\n');
+    expect(lines[1]).toBe('# 3 of 9 poses measured at frames (timestamps below); the other 6 are grid points interpolated between frames');
+    expect(lines[2]).toBe(`# measured ${[frames[0], frames[1], frames[2]].map(String).join(' ')}`);
+    expect(measuredFromTum(text)).toEqual(frames);
+    // The listed strings are the pose lines' own timestamps, so a script can match them as text.
+    for (const s of lines[2].slice(11).split(' ')) expect(lines.some((l) => l.startsWith(`${s} `))).toBe(true);
+    // A TUM reader sees the same poses with or without the marks.
+    expect(Array.from(parseTum(text, 'g').t)).toEqual(Array.from(parseTum(formatTum(tr), 'g').t));
+    expect(measuredFromTum(formatTum(tr))).toBeNull();
+    expect(measuredFromTum(`${formatTum(tr)}# measured 1 x\n`)).toBeNull();
+  });
 
   it('errors name file:line and field', () => {
     expect(errorOf(() => parseTum('0 0 0 0 0 0 0 1\n1 0 0 0 0 0 1\n', 'a.tum'))).toBe(

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readDataset } from '../../src/datasets/benchmark.js';
-import { EMBEDDINGS, pyFixed, selectIndices } from '../../src/prompts/prompt.js';
+import { EMBEDDINGS, pyFixed, selectIndices, summaryEmbedding, timeseriesEmbedding } from '../../src/prompts/prompt.js';
 import { answersFromResults, parseGroupedResponse } from '../../src/prompts/answers.js';
 import { promptRequests } from '../../src/prompts/requests.js';
 import { cli } from '../helpers/cli.js';
@@ -44,6 +44,19 @@ describe('VLM prompts, as the reference builds them', () => {
     expect(pyFixed(2.675, 2)).toBe('2.67'); // 2.67499999… in binary
     expect(pyFixed(-0.0001, 2)).toBe('-0.00');
     expect(pyFixed(32.5, 0)).toBe('32');
+    // Issue 54: what Python prints for non-finite and huge values (f"{x:.1f}"), not JavaScript's NaN / Infinity / 5e+21.
+    expect([NaN, -NaN, Infinity, -Infinity].map((x) => pyFixed(x, 1))).toEqual(['nan', 'nan', 'inf', '-inf']);
+    expect(pyFixed(5e21, 1)).toBe('5000000000000000000000.0');
+    expect(pyFixed(1e23, 2)).toBe('99999999999999991611392.00'); // every digit of the binary value
+    expect(pyFixed(-1e22, 0)).toBe('-10000000000000000000000');
+    expect(pyFixed(123456789012345.67, 2)).toBe('123456789012345.67');
+    expect(pyFixed(5e-324, 3)).toBe('0.000');
+    // …and so in the prompts built from them (a non-finite feature, a huge or non-finite array value).
+    expect(summaryEmbedding({ max_speed: Infinity, mean_speed: NaN, min_accel: -Infinity, max_abs_jerk: 5e21 })).toBe(
+      'Vehicle dynamics: max_speed=infm/s (infkm/h), mean_speed=nanm/s, min_accel=-infm/s², max_yaw_rate=0.000rad/s, max_jerk=5000000000000000000000.00m/s³, mean_jerk=0.00m/s³, max_lat_accel=0.00m/s², heading_change=0.000rad',
+    );
+    const arr = { timestamps: [0, 1.5, 3], x: [0, 1, 2], y: [0, 0, 0], speed: [NaN, Infinity, 2e21] };
+    expect(timeseriesEmbedding(arr, 3).split('\n')[2]).toBe('speed(m/s): nan, inf, 2000000000000000000000.0');
     expect(selectIndices(31, 10)).toEqual([0, 3, 7, 10, 13, 17, 20, 23, 27, 30]);
     expect(selectIndices(31, 1)).toEqual([15]);
   });

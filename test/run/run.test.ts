@@ -8,7 +8,7 @@ import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFi
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseTum } from '../../src/io/trajectories.js';
+import { measuredFromTum, parseTum } from '../../src/io/trajectories.js';
 import { loadQuestions } from '../../src/oracle/index.js';
 import { runOracle } from '../../src/oracle/oracle.js';
 import { associate, ate } from '../../src/vo/errors.js';
@@ -101,6 +101,7 @@ describe.skipIf(!NATIVE_BUILT)('egogeo run on a rendered dataset (bad clips incl
       const est = parseTum(read(join(dir, `${id}.tum`)), id);
       const gt = parseTum(read(join(dir, `${id}.gt.tum`)), `${id}.gt`);
       expect(Array.from(gt.t)).toEqual(Array.from(est.t));
+      expect(measuredFromTum(read(join(dir, `${id}.tum`)))).toEqual(Array.from(est.t)); // every frame: every pose measured
       const [a, b] = associate(est, gt); // nearest timestamp within 0.01 s, as evo_ape -a
       expect(a.t.length).toBe(est.t.length);
       expect(b.t.length).toBe(est.t.length);
@@ -129,6 +130,16 @@ describe.skipIf(!NATIVE_BUILT)('egogeo run on a rendered dataset (bad clips incl
       expect(Array.from(gt.t)).toEqual(Array.from(est.t));
       expect(est.t.length, id).toBeGreaterThan(10); // the 10 frames, plus the grid points between them
       for (let i = 1; i < est.t.length; i++) expect(est.t[i] - est.t[i - 1]).toBeLessThan(0.1 + 1e-9);
+      // Both files mark the 10 measured poses; the rest are the grid points (issue 53 item 8).
+      const text = read(join(dir, `${id}.tum`));
+      const measured = measuredFromTum(text)!;
+      expect(measured, id).toHaveLength(10);
+      expect(measured.every((t) => est.t.includes(t))).toBe(true);
+      expect(measuredFromTum(read(join(dir, `${id}.gt.tum`)))).toEqual(measured);
+      expect(text).toContain(`# 10 of ${est.t.length} poses measured at frames (timestamps below); the other ${est.t.length - 10} are grid points interpolated between frames\n`);
+      // Each listed timestamp is written as its pose line writes it.
+      const poseTimes = text.split('\n').filter((l) => l && !l.startsWith('#')).map((l) => l.split(' ')[0]);
+      expect(text.split('\n').find((l) => l.startsWith('# measured '))!.slice(11).split(' ').every((t) => poseTimes.includes(t))).toBe(true);
       const labels = runOracle(est, questions).labels;
       for (const p of preds.filter((q) => q.clip_id === id)) expect(p.model_answer, `${id} ${p.question_id}`).toBe(labels[p.question_id]);
     }

@@ -2,18 +2,27 @@
  * `egogeo prompts --dataset DIR --embedding MODE -o OUT`: the benchmark's VLM prompts for every QA
  * item (or clip, --group-by-clip) of a dataset, exactly as the reference builds them, with the
  * ground-truth trajectory (src/prompts/), as JSONL request records a VLM runner takes.
+ *
+ * Streamed: each line is written as it is built (io/jsonlparts.ts, through a file stream with
+ * backpressure), a clip's frames read and encoded once for its lines and no others held, so memory
+ * does not grow with the number of requests. The output splits into parts at `--max-file-mb`
+ * (OUT.part-001.jsonl, …; stdout names the files written). On a failure or SIGINT/SIGTERM nothing is
+ * left: the temporary parts are removed, and so are the video frames this run extracted (inline
+ * frames: a temporary folder, each clip's removed once its lines are written).
  */
 import type { Command } from 'commander';
 import { ClipDataError, firstLine, InputError } from '../../core/errors.js';
 import { readDataset } from '../../datasets/benchmark.js';
 import { parseCarlaDomain } from '../../datasets/published.js';
-import { writeFileAtomic } from '../../io/atomic.js';
+import { JsonlParts } from '../../io/jsonlparts.js';
 import { guardOutputs } from '../../io/safety.js';
 import { EMBEDDINGS, type Embedding, selectIndices } from '../../prompts/prompt.js';
-import { batchLines, promptRequests } from '../../prompts/requests.js';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { batchLine, frameDataUri, iteratePromptRequests, qualifiedIds } from '../../prompts/requests.js';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { pathToFileURL } from 'node:url';
 import { probeVideo, referenceFrames } from '../../native/index.js';
-import { join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { Clip } from '../../core/clip.js';
 import { readTum } from '../../io/trajectories.js';
 import { computeDynamics, summaryFeatures } from '../../oracle/index.js';
@@ -35,7 +44,12 @@ interface Opts {
   model: string;
   frameDetail: string;
   temperature: string;
+  maxFileMb: string;
+  frameUrls: string;
 }
+
+/** The default part size limit (MB, 10^6 bytes): under the OpenAI Batch API's 200 MB input file limit. */
+export const DEFAULT_MAX_FILE_MB = 190;
 
 /** The estimated trajectory as the oracle processes it (10 Hz arrays, summary features), for the prompt. */
 function estimatedTrajectory(which: string): (c: Clip) => { arrays: ReturnType<typeof computeDynamics> | null; features?: Record<string, unknown> } {
@@ -69,7 +83,7 @@ function estimatedTrajectory(which: string): (c: Clip) => { arrays: ReturnType<t
  * as the reference extracts them (`extract_video_frames`: the declared frame count, its indices,
  * VideoCapture's BGR, cv2.imencode JPEG; native referenceFrames).
  */
-function videoFrames(dir: string): (c: Clip, n: number) => string[] {
+function videoFrames(dir: string, created: Set<string>): (c: Clip, n: number) => string[] {
   return (c, n) => {
     let total: number;
     try {
@@ -81,6 +95,7 @@ function videoFrames(dir: string): (c: Clip, n: number) => string[] {
     const out = join(dir, c.id);
     const paths = idx.map((i) => join(out, `${String(i).padStart(6, '0')}.jpg`));
     if (!paths.every((p) => existsSync(p))) {
+      if (!existsSync(out)) created.add(out);
       mkdirSync(out, { recursive: true });
       try {
         referenceFrames({ video: c.video!, frameIndices: idx, paths });
@@ -108,20 +123,79 @@ export function registerPrompts(program: Command): void {
     .option('--model <name>', 'openai-batch: the model named in each request', 'gpt-4o-mini')
     .option('--frame-detail <d>', "openai-batch: the images' detail", 'low')
     .option('--temperature <t>', 'openai-batch: sampling temperature', '0')
-    .action((o: Opts) => {
+    .option('--frame-urls <how>', "openai-batch: 'inline' (each frame a base64 data URI in the line, as the reference does; what hosted batch APIs take) or 'file' (file:// URLs of the frame files, lines of a few kB: vllm run-batch with --allowed-local-media-path)", 'inline')
+    .option('--max-file-mb <mb>', `split the output into parts of at most this many MB (10^6 bytes): OUT.part-001.jsonl, … (one part: OUT itself); stdout names the files written`, String(DEFAULT_MAX_FILE_MB))
+    .action(async (o: Opts) => {
       if (!(EMBEDDINGS as readonly string[]).includes(o.embedding)) throw new InputError(`--embedding must be one of ${EMBEDDINGS.join(', ')}, got '${o.embedding}'`);
       if (o.format !== 'requests' && o.format !== 'openai-batch') throw new InputError(`--format must be 'requests' or 'openai-batch', got '${o.format}'`);
+      if (o.frameUrls !== 'inline' && o.frameUrls !== 'file') throw new InputError(`--frame-urls must be 'inline' or 'file', got '${o.frameUrls}'`);
       const temperature = Number(o.temperature);
       if (!Number.isFinite(temperature) || temperature < 0) throw new InputError(`--temperature must be a non-negative number, got '${o.temperature}'`);
       const n = Number(o.numFrames);
       if (!Number.isInteger(n) || n < 0) throw new InputError(`--num-frames must be a non-negative integer, got '${o.numFrames}'`);
+      const maxMb = Number(o.maxFileMb);
+      if (!Number.isFinite(maxMb) || maxMb <= 0) throw new InputError(`--max-file-mb must be a positive number, got '${o.maxFileMb}'`);
       guardOutputs([{ path: o.output, flag: '-o' }], []);
       const { clips } = readDataset(o.dataset, { nuscenesRoot: o.nuscenesRoot, carlaDomain: parseCarlaDomain(o.carlaDomain), needFrames: n > 0 });
+      if (!clips.some((c) => c.qa.length > 0)) throw new InputError(`${o.dataset}: no QA items to build prompts for`);
       const trajectoryOf = o.trajectory === 'gt' ? undefined : estimatedTrajectory(o.trajectory);
-      const reqs = promptRequests(clips, { embedding: o.embedding as Embedding, groupByClip: !!o.groupByClip, numFrames: n, trajectoryOf, videoFrames: videoFrames(`${o.output}.frames`) });
-      if (reqs.length === 0) throw new InputError(`${o.dataset}: no QA items to build prompts for`);
-      const lines = o.format === 'requests' ? reqs : batchLines(reqs, { model: o.model, frameDetail: o.frameDetail, temperature, readFrame: (p) => readFileSync(p) });
-      writeFileAtomic(o.output, lines.map((r) => JSON.stringify(r)).join('\n') + '\n');
-      process.stderr.write(`egogeo: ${reqs.length} request${reqs.length === 1 ? '' : 's'} (${o.embedding}${o.groupByClip ? ', grouped by clip' : ''}) → ${o.output}\n`);
+      const batch = o.format === 'openai-batch';
+      // Frames by path (requests, file URLs) stay in OUT.frames/ (reused by a later run); inline ones
+      // are extracted to a temporary folder, each clip's removed once its lines are written.
+      const inline = batch && o.frameUrls === 'inline';
+      const framesDir = inline ? join(dirname(resolve(o.output)), `.${basename(o.output)}.${process.pid}.${randomBytes(4).toString('hex')}.frames.tmp`) : `${o.output}.frames`;
+      const framesDirExisted = existsSync(framesDir);
+      const created = new Set<string>();
+      const out = new JsonlParts(o.output, Math.floor(maxMb * 1e6));
+      // Interrupted or failed: the temporary parts and the frames this run extracted go; then the signal does what it would have done.
+      const cleanup = () => {
+        out.abort();
+        if (inline || !framesDirExisted) rmSync(framesDir, { recursive: true, force: true });
+        else for (const d of created) rmSync(d, { recursive: true, force: true });
+      };
+      const onSignal = (sig: NodeJS.Signals) => {
+        cleanup();
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+        process.kill(process.pid, sig);
+      };
+      process.on('SIGINT', onSignal);
+      process.on('SIGTERM', onSignal);
+      let files: string[];
+      try {
+        const qualified = qualifiedIds(clips, !!o.groupByClip);
+        // One clip's frames encoded once for all its lines; the previous clip's dropped.
+        let clipId = '';
+        let uris = new Map<string, string>();
+        const frameUrl = (p: string): string => {
+          if (o.frameUrls === 'file') return pathToFileURL(resolve(p)).href;
+          let u = uris.get(p);
+          if (u === undefined) uris.set(p, (u = frameDataUri(p, readFileSync(p))));
+          return u;
+        };
+        const batchOptions = { model: o.model, frameDetail: o.frameDetail, temperature, readFrame: (p: string) => readFileSync(p), frameUrl };
+        const reqs = iteratePromptRequests(clips, { embedding: o.embedding as Embedding, groupByClip: !!o.groupByClip, numFrames: n, trajectoryOf, videoFrames: videoFrames(framesDir, created) });
+        for (const r of reqs) {
+          if (r.clip_id !== clipId) {
+            if (inline && clipId) rmSync(join(framesDir, clipId), { recursive: true, force: true });
+            clipId = r.clip_id;
+            uris = new Map();
+          }
+          await out.write(JSON.stringify(batch ? batchLine(r, batchOptions, qualified) : r));
+          // Let a signal in now and then (writes that never wait for the stream never yield).
+          if (out.lines % 64 === 0) await new Promise((res) => setImmediate(res));
+        }
+        files = await out.finish();
+        if (inline) rmSync(framesDir, { recursive: true, force: true });
+      } catch (e) {
+        cleanup();
+        throw e;
+      } finally {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      }
+      for (const f of files) process.stdout.write(`${f}\n`);
+      const where = files.length > 1 ? `${files.length} parts of at most ${maxMb} MB: ${files[0]} … ${files[files.length - 1]}` : files[0];
+      process.stderr.write(`egogeo: ${out.lines} request${out.lines === 1 ? '' : 's'} (${o.embedding}${o.groupByClip ? ', grouped by clip' : ''}) → ${where}\n`);
     });
 }
