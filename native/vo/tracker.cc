@@ -12,8 +12,8 @@ namespace egogeo::vo {
 namespace {
 
 /// Bilinear sampling on a regular grid: a sample's column and row are the grid's, so each one's
-/// integer cell and fraction are found once per column and per row, not once per sample. The
-/// arithmetic per sample is `bilinear`'s, so the values are identical.
+/// integer cell and fraction are found once per column and per row, not once per sample (the same
+/// floats a lookup per sample computes, so the same values).
 struct GridAxis {
   std::vector<int> i0;
   std::vector<float> f;
@@ -35,15 +35,16 @@ inline float bilinear_at(const cv::Mat& m, int x0, float fx, int y0, float fy) {
   return (1 - fy) * ((1 - fx) * a[x0] + fx * a[x0 + 1]) + fy * ((1 - fx) * b[x0] + fx * b[x0 + 1]);
 }
 
-/// Gauss-Newton on I1(q + s u) = g I0(p + u) + b over the window u in [-half, half]^2: the track's
-/// end q refined together with the patch's scale change s, gain g and offset b (gx, gy: I1's
-/// gradients). False (q unchanged) when a sample leaves the image, the system is singular, or the
-/// answer moves q by more than `max_shift` or s outside [0.6, 1.6]. `scratch` is reused between
-/// calls (the template and the grid of the window).
+/// refine_scaled's buffers, reused from track to track: the template and the window's grid.
 struct RefineScratch {
   std::vector<float> tmpl;
   GridAxis cols, rows;
 };
+
+/// Gauss-Newton on I1(q + s u) = g I0(p + u) + b over the window u in [-half, half]^2: the track's
+/// end q refined together with the patch's scale change s, gain g and offset b (gx, gy: I1's
+/// gradients). False (q unchanged) when a sample leaves the image, the system is singular, or the
+/// answer moves q by more than `max_shift` or s outside [0.6, 1.6].
 
 bool refine_scaled(const cv::Mat& I0, const cv::Mat& I1, const cv::Mat& gx, const cv::Mat& gy, cv::Point2f p, cv::Point2f& q,
                    int half, float max_shift, RefineScratch& scratch) {
