@@ -24,6 +24,8 @@ export interface Manifest {
   n_predictions: number;
   per_source: Record<string, number>;
   settings: {
+    /** `--protocol` ('published': the leaderboard's geometric rows' 10 frames and 6 questions), else null. */
+    protocol: 'published' | null;
     frames: number | 'all';
     questions: 'subset' | 'all';
     scale: string;
@@ -54,7 +56,7 @@ export function modelName(method: string, carlaDomain?: string | null): string {
   return carlaDomain ? `${base}_${carlaDomain}` : base;
 }
 
-export function buildManifest(clips: readonly ManifestClip[], key: RunKey, model = DEFAULT_MODEL, device?: Device): Manifest {
+export function buildManifest(clips: readonly ManifestClip[], key: RunKey, model = DEFAULT_MODEL, device?: Device, protocol: 'published' | null = null): Manifest {
   const questions: string[] = [];
   const perSource: Record<string, number> = {};
   let n = 0;
@@ -79,6 +81,7 @@ export function buildManifest(clips: readonly ManifestClip[], key: RunKey, model
     n_predictions: n,
     per_source: perSource,
     settings: {
+      protocol,
       frames: key.frames ?? 'all',
       questions: key.questions,
       scale: key.scale,

@@ -51,6 +51,8 @@ export interface RunRecord {
   shard: Shard;
   /** Model name for the manifest. */
   model: string;
+  /** `--protocol` ('published': 10 frames, the 6-question subset), else null; absent in records written before it was recorded. */
+  protocol?: 'published' | null;
   /** Clips in the whole (unsharded) run. */
   clips_total: number;
   /** This run's clips: [canonical index, clip id, source, records expected]. */

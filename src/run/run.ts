@@ -56,6 +56,8 @@ export interface RunOptions {
   engine: EngineConfig;
   shard?: Shard;
   config?: string;
+  /** `--protocol published` (its frames and questions are in `engine` and `questions` already): recorded in the run record and manifest. */
+  protocol?: 'published' | null;
   /** Model name in the manifest (default: `egogeo_<carla domain>` on the published layout, else egogeo_vo). */
   model?: string;
   /** Published layout: the nuScenes data root. */
@@ -227,6 +229,7 @@ async function runLocked(o: RunOptions, lock: OutputLock, sig0: RunSignals): Pro
     key,
     shard,
     model: o.model ?? modelName(engine.method, key.carla_domain),
+    protocol: o.protocol ?? null,
     clips_total: all.length,
     clips: mine.map((c) => [c.index, c.id, c.source, expected.get(c.id)!.count]),
     cameras: Object.fromEntries(mine.map((c) => [c.id, cameraRecord(c.camera)])),
@@ -381,10 +384,10 @@ async function runLocked(o: RunOptions, lock: OutputLock, sig0: RunSignals): Pro
 }
 
 /** Writes `OUT.manifest.json` from the canonical blocks. */
-export function writeManifest(out: string, blocks: readonly ClipBlock[], record: Pick<RunRecord, 'key' | 'clips' | 'model' | 'cameras' | 'device'>): void {
+export function writeManifest(out: string, blocks: readonly ClipBlock[], record: Pick<RunRecord, 'key' | 'clips' | 'model' | 'cameras' | 'device' | 'protocol'>): void {
   const sources = new Map(record.clips.map(([, id, source]) => [id, source]));
   const clips: ManifestClip[] = blocks.map((b) => ({ clip_id: b.id, source: sources.get(b.id) ?? 'unknown', text: b.text, camera: record.cameras?.[b.id] }));
-  writeAtomic(sidecar.manifest(out), `${JSON.stringify(buildManifest(clips, record.key, record.model, record.device), null, 1)}\n`);
+  writeAtomic(sidecar.manifest(out), `${JSON.stringify(buildManifest(clips, record.key, record.model, record.device, record.protocol ?? null), null, 1)}\n`);
 }
 
 /**

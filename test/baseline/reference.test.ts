@@ -122,6 +122,11 @@ describe.skipIf(!NATIVE_BUILT)('--method on egogeo run, and the report over the 
       const pub = join(tmp, 'pub.jsonl');
       expect(cli(['run', '--dataset', ds, '--protocol', 'published', '-o', pub, '--workers', '1']).code).toBe(0);
       expect(JSON.parse(readFileSync(`${pub}.run.json`, 'utf8')).key).toMatchObject({ method: 'egogeo', frames: 10, questions: 'subset' });
+      // The record and the manifest name the protocol (issue 53); a run without --protocol says null.
+      expect(JSON.parse(readFileSync(`${pub}.run.json`, 'utf8')).protocol).toBe('published');
+      expect(JSON.parse(readFileSync(`${pub}.manifest.json`, 'utf8')).settings).toMatchObject({ protocol: 'published', frames: 10, questions: 'subset' });
+      expect(JSON.parse(readFileSync(`${outs[0]}.run.json`, 'utf8')).protocol).toBeNull();
+      expect(JSON.parse(readFileSync(`${outs[0]}.manifest.json`, 'utf8')).settings.protocol).toBeNull();
       expect(cli(['run', '--dataset', ds, '--protocol', 'vlm', '-o', join(tmp, 'x.jsonl')]).stderr).toMatch(/--protocol must be 'published', got 'vlm'/);
       const rep = cli(['report', ...outs, '--out', join(tmp, 'rep')]);
       expect(rep.code, rep.stderr).toBe(0);

@@ -125,6 +125,7 @@ export async function runCommand(o: RunOpts): Promise<void> {
     shard: o.shard === undefined ? undefined : parseShard(o.shard),
     config: o.config,
     model: o.model,
+    protocol: o.protocol === 'published' ? 'published' : null,
     nuscenesRoot: o.nuscenesRoot,
     carlaDomain: parseCarlaDomain(o.carlaDomain ?? 'simulation'),
     reuseFrom: o.reuseFrom,
