@@ -3,6 +3,7 @@
  * ("Baseline") and input ("Vision") as the leaderboard lists them, and the answers per clip; the
  * run's settings ride along so a result can be traced to how it was made.
  */
+import { REFERENCE_FRAMES } from '../baseline/reference.js';
 import type { Device } from '../native/index.js';
 import type { RunKey } from './record.js';
 
@@ -26,7 +27,11 @@ export interface Manifest {
   settings: {
     /** `--protocol` ('published': the leaderboard's geometric rows' 10 frames and 6 questions), else null. */
     protocol: 'published' | null;
+    /** How the clips were answered: 'egogeo', or a published baseline ('vo-proxy', 'flow-heuristic'). */
+    method: string;
+    /** The frames the method saw (the published baselines: 10 unless --frames said otherwise). */
     frames: number | 'all';
+    /** The questions answered (the published baselines answer their 6 only). */
     questions: 'subset' | 'all';
     scale: string;
     dataset: string;
@@ -82,8 +87,9 @@ export function buildManifest(clips: readonly ManifestClip[], key: RunKey, model
     per_source: perSource,
     settings: {
       protocol,
-      frames: key.frames ?? 'all',
-      questions: key.questions,
+      method: key.method ?? 'egogeo',
+      frames: key.frames ?? (key.method && key.method !== 'egogeo' ? REFERENCE_FRAMES : 'all'),
+      questions: key.method && key.method !== 'egogeo' ? 'subset' : key.questions,
       scale: key.scale,
       dataset: key.dataset,
       clips: key.clips,

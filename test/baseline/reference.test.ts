@@ -116,6 +116,10 @@ describe.skipIf(!NATIVE_BUILT)('--method on egogeo run, and the report over the 
       expect(sig.yawDeg).toHaveLength(9);
       expect(JSON.parse(readFileSync(`${outs[1]}.manifest.json`, 'utf8')).model).toBe('vo_proxy');
       expect(JSON.parse(readFileSync(`${outs[2]}.manifest.json`, 'utf8')).model).toBe('flow_heuristic');
+      // The baselines' manifests say what they used: the method, 10 frames, the 6-question subset (issue 53).
+      expect(JSON.parse(readFileSync(`${outs[1]}.manifest.json`, 'utf8')).settings).toMatchObject({ method: 'vo-proxy', frames: 10, questions: 'subset' });
+      expect(JSON.parse(readFileSync(`${outs[2]}.manifest.json`, 'utf8')).settings).toMatchObject({ method: 'flow-heuristic', frames: 10, questions: 'subset' });
+      expect(JSON.parse(readFileSync(`${outs[0]}.manifest.json`, 'utf8')).settings).toMatchObject({ method: 'egogeo', frames: 'all', questions: 'all' });
       // A resumed run skips the clips whose signals are written.
       expect(cli(['run', '--dataset', ds, '--method', 'vo-proxy', '-o', outs[1], '--workers', '1']).stderr).toMatch(/2 from an earlier run/);
       // --protocol published: what the geometric rows used, for egogeo too (10 frames, 6 questions).
