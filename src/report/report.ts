@@ -11,7 +11,6 @@
  * baseline/ (the 6-question subset).
  */
 import type { Trajectory } from '../core/trajectory.js';
-import { PyRandom } from '../core/pyrandom.js';
 import { type BootstrapSummary, bootstrapClips, bootstrapIntervals, evaluate, type GroupMetrics, sortCodePoints } from '../grade/index.js';
 import type { Prediction } from '../core/prediction.js';
 import type { ClipQuality } from '../io/trajectories.js';
@@ -387,7 +386,7 @@ export function buildReport(input: ReportInput): Report {
     per_source: perSource,
     gaps,
     per_question: perQuestion,
-    bootstrap: input.bootstrap ? bootstrapIntervals(bootstrapClipsByDomain(records, questions), questions, { n: input.bootstrap.n, rng: new PyRandom(input.bootstrap.seed) }) : null,
+    bootstrap: input.bootstrap ? bootstrapIntervals(bootstrapClipsByDomain(records, questions), questions, { n: input.bootstrap.n, seed: input.bootstrap.seed }) : null,
     disagreements,
     trajectory_errors: { n_clips: perClip.length, per_source: errSources, per_clip: perClip },
     worst,

@@ -142,6 +142,10 @@ describe('egogeo report --bootstrap (CLI)', () => {
     expect(svg.match(/class="interval"/g)!.length).toBe(6);
     const md = readFileSync(join(out, 'report.md'), 'utf8');
     expect(md).toMatch(/Intervals: 95% clip-level bootstrap \(200 draws, seed 3/);
+    // The pooled intervals name the seed they drew with, not "seed null" (issue 53).
+    expect(md).toMatch(/clip-level bootstrap over every domain's clips \(200 draws, seed 3\)/);
+    expect(md).not.toMatch(/seed null/);
+    expect(j.bootstrap.seed).toBe(3);
     // the pooled intervals: per domain with WPCR, per question
     expect(md).toMatch(/\| carla transferred \| 40 \| 0\.\d{3} \[0\.\d{3}, 0\.\d{3}\] \| \d\.\d{3} \[\d\.\d{3}, \d\.\d{3}\] \|/);
     expect(md).toMatch(/\| yaw_rate_turn_direction \| 120 \| /);
