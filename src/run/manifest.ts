@@ -4,6 +4,7 @@
  * run's settings ride along so a result can be traced to how it was made.
  */
 import { REFERENCE_FRAMES } from '../baseline/reference.js';
+import { InputError } from '../core/errors.js';
 import type { Device } from '../native/index.js';
 import type { RunKey } from './record.js';
 
@@ -59,6 +60,18 @@ export function modelName(method: string, carlaDomain?: string | null): string {
   if (method === 'egogeo') return carlaDomain ? `egogeo_${carlaDomain}` : DEFAULT_MODEL;
   const base = method.replace('-', '_');
   return carlaDomain ? `${base}_${carlaDomain}` : base;
+}
+
+/**
+ * `--model NAME`: '{domain}' in it stands for the run's CARLA domain (`x_{domain}` →
+ * x_simulation / x_transferred, as the leaderboard names its rows); absent: `modelName`'s default.
+ * A run without a CARLA domain (no CARLA videos read) has nothing to put there: one line.
+ */
+export function resolveModel(model: string | undefined, method: string, carlaDomain: string | null): string {
+  if (model === undefined) return modelName(method, carlaDomain);
+  if (!model.includes('{domain}')) return model;
+  if (!carlaDomain) throw new InputError(`--model '${model}': {domain} stands for the run's CARLA domain, and this run has none (no CARLA videos read); name the model without {domain}`);
+  return model.replaceAll('{domain}', carlaDomain);
 }
 
 export function buildManifest(clips: readonly ManifestClip[], key: RunKey, model = DEFAULT_MODEL, device?: Device, protocol: 'published' | null = null): Manifest {

@@ -26,7 +26,7 @@ import { isPublishedRoot } from '../datasets/published.js';
 import { DEFAULT_QUESTIONS_PATH, questionsFromText } from '../oracle/index.js';
 import { engineVersion } from '../native/index.js';
 import { type EngineConfig, engineRecord } from '../vo/config.js';
-import { buildManifest, type ManifestClip, modelName } from './manifest.js';
+import { buildManifest, type ManifestClip, resolveModel } from './manifest.js';
 import { keyDiff, readRunRecord, RUN_VERSION, type RunKey, type RunRecord, type Shard, sidecar } from './record.js';
 
 export { keyDiff, readRunRecord, RUN_VERSION, type RunKey, type RunRecord, type Shard, sidecar } from './record.js';
@@ -228,7 +228,7 @@ async function runLocked(o: RunOptions, lock: OutputLock, sig0: RunSignals): Pro
     egogeo_run: RUN_VERSION,
     key,
     shard,
-    model: o.model ?? modelName(engine.method, key.carla_domain),
+    model: resolveModel(o.model, engine.method, key.carla_domain),
     protocol: o.protocol ?? null,
     clips_total: all.length,
     clips: mine.map((c) => [c.index, c.id, c.source, expected.get(c.id)!.count]),

@@ -90,7 +90,7 @@ describe('the published baselines\' answer rules', () => {
 
 describe.skipIf(!NATIVE_BUILT)('--method on egogeo run, and the report over the three methods', () => {
   it('answers the 6 questions it supports from 10 frames, writes its signals per clip, names the model as the leaderboard does; the report names each run\'s protocol', async () => {
-    const { mkdtempSync, readdirSync, rmSync } = await import('node:fs');
+    const { existsSync, mkdtempSync, readdirSync, rmSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
     const { cli, syntheticDataset, readJsonl } = await import('../run/fixtures.js');
     const tmp = mkdtempSync(join(tmpdir(), 'egogeo-methods-'));
@@ -132,6 +132,11 @@ describe.skipIf(!NATIVE_BUILT)('--method on egogeo run, and the report over the 
       expect(JSON.parse(readFileSync(`${outs[0]}.run.json`, 'utf8')).protocol).toBeNull();
       expect(JSON.parse(readFileSync(`${outs[0]}.manifest.json`, 'utf8')).settings.protocol).toBeNull();
       expect(cli(['run', '--dataset', ds, '--protocol', 'vlm', '-o', join(tmp, 'x.jsonl')]).stderr).toMatch(/--protocol must be 'published', got 'vlm'/);
+      // --model with {domain} on a dataset without CARLA videos: one line, nothing written (issue 53).
+      const dm = cli(['run', '--dataset', ds, '--model', 'x_{domain}', '-o', join(tmp, 'dm.jsonl'), '--workers', '1']);
+      expect(dm.code).not.toBe(0);
+      expect(dm.stderr.trim().split('\n')).toEqual([expect.stringMatching(/--model 'x_\{domain\}': \{domain\} stands for the run's CARLA domain/)]);
+      expect(existsSync(join(tmp, 'dm.jsonl'))).toBe(false);
       const rep = cli(['report', ...outs, '--out', join(tmp, 'rep')]);
       expect(rep.code, rep.stderr).toBe(0);
       expect(rep.stdout).toMatch(/run vo_proxy: vo-proxy, 10 frames, 6 questions, 2 clips/);

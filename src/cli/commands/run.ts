@@ -182,7 +182,7 @@ export function registerRun(program: Command): void {
     .option('--shard <i/n>', 'run only the clips whose index % n == i (merge the shards with egogeo merge)')
     .option('--config <yaml>', 'question file', DEFAULT_QUESTIONS_PATH)
     .option('--scale <mode>', "metric scale: 'road' (camera height), 'gt' (ground-truth speeds from KITTI poses, diagnosis) or 'none'", 'road')
-    .option('--model <name>', `model name in the results manifest (default: <method>_<carla domain> on the published layout, as the leaderboard names its rows: egogeo_simulation, vo_proxy_transferred; else ${DEFAULT_MODEL}, vo_proxy, flow_heuristic)`)
+    .option('--model <name>', `model name in the results manifest, {domain} standing for the run's CARLA domain (e.g. mine_{domain}; default: <method>_<carla domain> on the published layout, as the leaderboard names its rows: egogeo_simulation, vo_proxy_transferred; else ${DEFAULT_MODEL}, vo_proxy, flow_heuristic)`)
     .option('--no-progress', 'no progress bar (default: shown on a terminal)')
     .option('--queue <url>', 'hand the clips to `egogeo worker` processes through Redis (redis://HOST:PORT[/db]) instead of answering them here; the same files as a local run')
     .option('--queue-name <name>', 'with --queue: the BullMQ queue (the workers\' --queue-name)', DEFAULT_QUEUE_NAME)
