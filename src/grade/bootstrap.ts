@@ -2,7 +2,7 @@
  * Clip-level bootstrap intervals, after the reference's `scripts/bootstrap_confidence.py`: each
  * draw resamples the clips with replacement (`rng.choices(clip_ids, k=n)` on one
  * `random.Random(seed)`), pools the drawn clips' answers and recomputes balanced accuracy and the
- * WPCR (the grader's WEMCR); an interval is the 2.5th and 97.5th percentile of the draws, linearly
+ * WPCR (the grader's key `wemcr`); an interval is the 2.5th and 97.5th percentile of the draws, linearly
  * interpolated as the script does. With the same seed and clip order the pooled intervals equal the
  * script's. The same draws also give intervals per source and per question (a source's figures
  * from the drawn clips of that source), and paired or two-sample intervals of a difference.

@@ -3,7 +3,7 @@
  * (`evaluation/parsers.py` + `evaluation/metrics.py`): free-text answers → canonical labels
  * (`parse`), accuracy / balanced accuracy / macro F1 / confusion matrices grouped globally, for the
  * temporal subset, per category, question and source (`metrics`), and the 10 physics-consistency
- * rules → EMCR / WEMCR (`consistency`). Pure computation, no I/O (predictions files are read by
+ * rules → EMCR / WPCR (`consistency`; the grader's key `wemcr`). Pure computation, no I/O (predictions files are read by
  * io/predictions). May import: core/, oracle/questions.
  *
  * Main entry points: `evaluate(records, questions)` → the reference's metrics object;

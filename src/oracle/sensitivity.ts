@@ -1,7 +1,7 @@
 /**
  * Threshold sensitivity, after the reference's `scripts/threshold_sensitivity.py`: relabel every
  * trajectory with all thresholds × α (`scaleParams` = the reference's `perturb_params`), report each
- * question's label flip rate against α = 1, the oracle's own consistency (EMCR, WEMCR) at each α,
+ * question's label flip rate against α = 1, the oracle's own consistency (EMCR, WPCR: the grader's `wemcr`) at each α,
  * and — given several prediction sets — each set's pooled accuracy, balanced accuracy and macro F1
  * against the relabelled oracle and Kendall's τ between the sets' ranking at α and at α = 1.
  *

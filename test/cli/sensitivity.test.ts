@@ -110,6 +110,8 @@ describe('egogeo sensitivity', () => {
     expect(out).toMatch(/^\s*mean_speed_low\s+\d+\.\d\s+-?\d\.\d{3}\s+\d+\.\d\d$/m);
     expect(out).toContain('Mean balanced accuracy over the 2 prediction files on each question, per alpha');
     expect(out).toContain("The oracle's own consistency");
+    expect(out).toMatch(/^\s*alpha\s+EMCR\s+WPCR\s+rule coverage/m);
+    expect(out).not.toContain('WEMCR');
     const r = JSON.parse(readFileSync(json, 'utf8'));
     expect(r.perQuestion).toHaveLength(14);
     const one = r.alphas.indexOf(1);

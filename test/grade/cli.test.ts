@@ -49,7 +49,9 @@ describe('egogeo grade', () => {
     expect(r.out).toMatch(/^source carla\s+/m);
     expect(r.out).toMatch(/^source nuscenes\s+/m);
     expect(r.out).toContain('EMCR');
-    expect(r.out).toContain('WEMCR');
+    // The reference's published name (README: Weighted Physics Consistency Rate); its JSON key stays `wemcr` (issue 53).
+    expect(r.out).toMatch(/^consistency\s+EMCR\s+WPCR\s/m);
+    expect(r.out).not.toContain('WEMCR');
     expect(readdirSync(tmp).filter((f) => f.includes('.tmp'))).toEqual([]);
   });
 

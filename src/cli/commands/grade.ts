@@ -54,7 +54,7 @@ export function formatReport(file: string, m: GradeMetrics, subset?: GradeMetric
   for (const [name, g] of rows) out.push(groupRow(name, g, width));
   out.push('');
   out.push(
-    `${'consistency'.padEnd(width)}  ${'EMCR'.padStart(8)}  ${'WEMCR'.padStart(8)}  ${'mean compl.'.padStart(11)}  ${'rules hit'.padStart(9)}  ${'evaluable/clips'.padStart(15)}`,
+    `${'consistency'.padEnd(width)}  ${'EMCR'.padStart(8)}  ${'WPCR'.padStart(8)}  ${'mean compl.'.padStart(11)}  ${'rules hit'.padStart(9)}  ${'evaluable/clips'.padStart(15)}`,
   );
   const cons: [string, GradeMetrics['consistency']][] = [
     ['all clips', m.consistency],

@@ -123,7 +123,7 @@ export function formatSensitivity(r: SensitivityReport): string {
     out.push('', "The oracle's own consistency (physics rules over its labels) at each alpha", '');
     out.push(
       table(
-        ['alpha', 'EMCR', 'WEMCR', 'rule coverage', 'evaluable'],
+        ['alpha', 'EMCR', 'WPCR', 'rule coverage', 'evaluable'],
         r.rows.map((row) => {
           const c = row.oracleConsistency!;
           return [row.alpha.toFixed(2), c.emcr.toFixed(4), c.wemcr.toFixed(4), c.rule_coverage.toFixed(4), String(c.n_evaluable)];
