@@ -122,8 +122,6 @@ struct GpuKlt::Impl {
   Library lib;
   egogeo_gpu_context* ctx = nullptr;
   egogeo_gpu_params params{};
-  int klt_window = 0, klt_levels = 0, klt_iterations = 0;  // for the CPU's guided retries
-  std::vector<cv::Mat> cpu_prev, cpu_next;                  // their pyramids (buffers reused)
   int w = 0, h = 0;
   /// What each device buffer holds: a copy of the frame (compared by content, so a caller that
   /// reuses a cv::Mat buffer for another frame can never be served a stale pyramid).
@@ -203,9 +201,6 @@ GpuKlt::GpuKlt(const Options& opt) : impl_(std::make_unique<Impl>()) {
   p.epsilon = 0.03f;  // Tracker::step's TermCriteria
   p.fb_threshold = static_cast<float>(opt.fb_threshold);
   p.max_points = std::max(16, opt.max_features);
-  impl_->klt_window = opt.klt_window;
-  impl_->klt_levels = opt.klt_levels;
-  impl_->klt_iterations = opt.klt_iterations;
 }
 
 GpuKlt::~GpuKlt() = default;
@@ -239,35 +234,6 @@ void GpuKlt::track(const cv::Mat& prev, const cv::Mat& next, const std::vector<c
       st1[at + i] = (m.status[i] & EGOGEO_GPU_FWD) ? 1 : 0;
       st2[at + i] = (m.status[i] & EGOGEO_GPU_BACK) ? 1 : 0;
     }
-  }
-}
-
-void GpuKlt::retry_guided(const cv::Mat& prev, const cv::Mat& next, const std::vector<cv::Point2f>& pts, const std::vector<cv::Point2f>& predicted,
-                          const std::vector<size_t>& lost, std::vector<cv::Point2f>& fwd, std::vector<cv::Point2f>& back, std::vector<uchar>& st1,
-                          std::vector<uchar>& st2) {
-  if (lost.empty()) return;
-  Impl& m = *impl_;
-  // Tracker::build_pyramid and Tracker::step's klt lambda, on the CPU.
-  const cv::Size win(m.klt_window, m.klt_window);
-  cv::buildOpticalFlowPyramid(prev, m.cpu_prev, win, m.klt_levels, false);
-  cv::buildOpticalFlowPyramid(next, m.cpu_next, win, m.klt_levels, false);
-  const cv::TermCriteria term(cv::TermCriteria::COUNT | cv::TermCriteria::EPS, m.klt_iterations, 0.03);
-  std::vector<cv::Point2f> from, f, b;
-  std::vector<uchar> s1, s2;
-  std::vector<float> err;
-  for (size_t i : lost) {
-    from.push_back(pts[i]);
-    f.push_back(predicted[i]);
-  }
-  cv::calcOpticalFlowPyrLK(m.cpu_prev, m.cpu_next, from, f, s1, err, win, m.klt_levels, term, cv::OPTFLOW_USE_INITIAL_FLOW);
-  b = from;
-  cv::calcOpticalFlowPyrLK(m.cpu_next, m.cpu_prev, f, b, s2, err, win, m.klt_levels, term, cv::OPTFLOW_USE_INITIAL_FLOW);
-  for (size_t j = 0; j < lost.size(); ++j) {
-    const size_t i = lost[j];
-    fwd[i] = f[j];
-    back[i] = b[j];
-    st1[i] = s1[j];
-    st2[i] = s2[j];
   }
 }
 

@@ -48,15 +48,6 @@ class GpuKlt {
   void track(const cv::Mat& prev, const cv::Mat& next, const std::vector<cv::Point2f>& pts, std::vector<cv::Point2f>& fwd,
              std::vector<cv::Point2f>& back, std::vector<uchar>& st1, std::vector<uchar>& st2);
 
-  /// Guided tracking's second try (Tracker::step, Options::guided_tracking) for the points `lost`
-  /// lost: forward KLT started at predicted[i], backward started at pts[i], writing fwd, back, st1
-  /// and st2 at i. The library has no initial flow, so this runs on the CPU -- cv::calcOpticalFlowPyrLK
-  /// on pyramids built as Tracker builds them, the very calls of the CPU path -- on the few points
-  /// the device's unguided pass lost (none when `lost` is empty).
-  void retry_guided(const cv::Mat& prev, const cv::Mat& next, const std::vector<cv::Point2f>& pts, const std::vector<cv::Point2f>& predicted,
-                    const std::vector<size_t>& lost, std::vector<cv::Point2f>& fwd, std::vector<cv::Point2f>& back, std::vector<uchar>& st1,
-                    std::vector<uchar>& st2);
-
   /// cv::FAST (9/16) with non-max suppression: keypoints in raster order, response = score,
   /// size 7. (ORB stays on the CPU.)
   void detect(const cv::Mat& img, int threshold, std::vector<cv::KeyPoint>& kps);

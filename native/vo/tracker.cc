@@ -258,16 +258,18 @@ Matches Tracker::step(const cv::Mat& raw, StageTimes& ms, bool last, const std::
       const cv::TermCriteria term(cv::TermCriteria::COUNT | cv::TermCriteria::EPS, opt_.klt_iterations, 0.03);
       const float fb2 = static_cast<float>(opt_.fb_threshold * opt_.fb_threshold);
       auto inside = [&](const cv::Point2f& q) { return q.x >= 0 && q.y >= 0 && q.x < img.cols - 1 && q.y < img.rows - 1; };
-      // Forward from `from` (started at `init` when given), back to `from` (started there).
-      auto klt = [&](const std::vector<cv::Point2f>& from, const std::vector<cv::Point2f>* init, std::vector<cv::Point2f>& f,
-                     std::vector<cv::Point2f>& b, std::vector<uchar>& s1, std::vector<uchar>& s2) {
+      // Forward from `from` (started at `init` when given), back to `from` (started there), on
+      // pyramids P -> N.
+      auto klt = [&](const std::vector<cv::Mat>& P, const std::vector<cv::Mat>& N, const std::vector<cv::Point2f>& from,
+                     const std::vector<cv::Point2f>* init, std::vector<cv::Point2f>& f, std::vector<cv::Point2f>& b, std::vector<uchar>& s1,
+                     std::vector<uchar>& s2) {
         std::vector<float> err;
         int flags = 0;
         if (init) {
           f = *init;
           flags = cv::OPTFLOW_USE_INITIAL_FLOW;
         }
-        cv::calcOpticalFlowPyrLK(prev_pyr_, *track_pyr, from, f, s1, err, win, opt_.klt_levels, term, flags);
+        cv::calcOpticalFlowPyrLK(P, N, from, f, s1, err, win, opt_.klt_levels, term, flags);
         // Back only from the tracks that can still pass (KLT tracks each point on its own, so the
         // others' answers are the same as with every point; a lost track is not checked).
         std::vector<int> idx;
@@ -282,7 +284,7 @@ Matches Tracker::step(const cv::Mat& raw, StageTimes& ms, bool last, const std::
         s2.assign(f.size(), 0);
         if (idx.empty()) return;
         std::vector<uchar> ss;
-        cv::calcOpticalFlowPyrLK(*track_pyr, prev_pyr_, fs, bs, ss, err, win, opt_.klt_levels, term, cv::OPTFLOW_USE_INITIAL_FLOW);
+        cv::calcOpticalFlowPyrLK(N, P, fs, bs, ss, err, win, opt_.klt_levels, term, cv::OPTFLOW_USE_INITIAL_FLOW);
         for (size_t j = 0; j < idx.size(); ++j) {
           b[idx[j]] = bs[j];
           s2[idx[j]] = ss[j];
@@ -292,27 +294,31 @@ Matches Tracker::step(const cv::Mat& raw, StageTimes& ms, bool last, const std::
         const cv::Point2f d = back[i] - pts_[i];
         return st1[i] && st2[i] && inside(fwd[i]) && d.dot(d) < fb2;
       };
-      if (gpu_) {  // [gpu] the same two calls on the device; guided tracking's retry of the points it lost on the CPU
+      if (gpu_)  // [gpu] the same two calls on the device
         gpu_->track(prev_pyr_[0], (*track_pyr)[0], pts_, fwd, back, st1, st2);
-        if (predicted && predicted->size() == pts_.size()) {
-          std::vector<size_t> lost;
-          for (size_t i = 0; i < pts_.size(); ++i)
-            if (!passed(i) && cv::norm((*predicted)[i] - pts_[i]) > 1.0) lost.push_back(i);
-          gpu_->retry_guided(prev_pyr_[0], (*track_pyr)[0], pts_, *predicted, lost, fwd, back, st1, st2);
-        }
-      } else if (predicted && predicted->size() == pts_.size()) {
-        klt(pts_, nullptr, fwd, back, st1, st2);
+      else
+        klt(prev_pyr_, *track_pyr, pts_, nullptr, fwd, back, st1, st2);
+      if (predicted && predicted->size() == pts_.size()) {
+        // Guided tracking's second try: the points lost from their last positions, tracked again
+        // from their predicted ones. The device library has no initial flow, so with the GPU this
+        // runs on CPU pyramids built here (the CPU path's very calls, on the few points lost).
         std::vector<size_t> lost;
         for (size_t i = 0; i < pts_.size(); ++i)
           if (!passed(i) && cv::norm((*predicted)[i] - pts_[i]) > 1.0) lost.push_back(i);
         if (!lost.empty()) {
+          const std::vector<cv::Mat>*P = &prev_pyr_, *N = track_pyr;
+          if (gpu_) {
+            cv::buildOpticalFlowPyramid(prev_pyr_[0], retry_prev_pyr_, win, opt_.klt_levels, false);
+            cv::buildOpticalFlowPyramid((*track_pyr)[0], retry_next_pyr_, win, opt_.klt_levels, false);
+            P = &retry_prev_pyr_, N = &retry_next_pyr_;
+          }
           std::vector<cv::Point2f> from, init, f, b;
           std::vector<uchar> s1, s2;
           for (size_t i : lost) {
             from.push_back(pts_[i]);
             init.push_back((*predicted)[i]);
           }
-          klt(from, &init, f, b, s1, s2);
+          klt(*P, *N, from, &init, f, b, s1, s2);
           for (size_t j = 0; j < lost.size(); ++j) {
             const size_t i = lost[j];
             fwd[i] = f[j];
@@ -321,8 +327,6 @@ Matches Tracker::step(const cv::Mat& raw, StageTimes& ms, bool last, const std::
             st2[i] = s2[j];
           }
         }
-      } else {
-        klt(pts_, nullptr, fwd, back, st1, st2);
       }
       if (opt_.klt_scale) {  // on the CPU after either device's KLT (with the GPU, pyr[0] is the frame)
         const cv::Mat& cur = (*track_pyr)[0];

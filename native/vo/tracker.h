@@ -71,6 +71,7 @@ class Tracker {
   // Buffers reused from pair to pair: the next frame's pyramid, its gain-mapped pyramid and the
   // scale refinement's gradients (fresh full-frame buffers every pair cost page faults).
   std::vector<cv::Mat> spare_pyr_, mapped_pyr_;
+  std::vector<cv::Mat> retry_prev_pyr_, retry_next_pyr_;  // [gpu] CPU pyramids for guided tracking's retry
   cv::Mat grad_x_, grad_y_;
   cv::Mat prev_img_;
   std::vector<cv::Point2f> pts_;
