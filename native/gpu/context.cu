@@ -3,6 +3,7 @@
 // reference; this file only moves data and launches.
 #include "internal.h"
 #include "klt_core.h"
+#include "klt_defaults.h"
 
 #include <cuda_runtime.h>
 #include <cub/device/device_segmented_radix_sort.cuh>
@@ -339,12 +340,12 @@ void egogeo_gpu_default_params(egogeo_gpu_params* p) {
   p->device = 0;
   p->max_width = 1600;
   p->max_height = 900;
-  p->levels = 3;
-  p->window = 13;
-  p->iterations = 10;
-  p->epsilon = 0.03f;
+  p->levels = EGOGEO_KLT_LEVELS;
+  p->window = EGOGEO_KLT_WINDOW;
+  p->iterations = EGOGEO_KLT_ITERATIONS;
+  p->epsilon = static_cast<float>(EGOGEO_KLT_EPSILON);
   p->min_eig = 1e-4f;
-  p->fb_threshold = 1.0f;
+  p->fb_threshold = static_cast<float>(EGOGEO_KLT_FB_THRESHOLD);
   p->max_points = 2048;
   p->batch = 1;
   p->buffers = 3;

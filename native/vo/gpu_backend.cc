@@ -198,7 +198,7 @@ GpuKlt::GpuKlt(const Options& opt) : impl_(std::make_unique<Impl>()) {
   p.levels = opt.klt_levels;
   p.window = opt.klt_window;
   p.iterations = opt.klt_iterations;
-  p.epsilon = 0.03f;  // Tracker::step's TermCriteria
+  p.epsilon = static_cast<float>(EGOGEO_KLT_EPSILON);  // Tracker::step's TermCriteria
   p.fb_threshold = static_cast<float>(opt.fb_threshold);
   p.max_points = std::max(16, opt.max_features);
 }

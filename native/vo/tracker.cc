@@ -255,7 +255,7 @@ Matches Tracker::step(const cv::Mat& raw, StageTimes& ms, bool last, const std::
       std::vector<cv::Point2f> fwd, back;
       std::vector<uchar> st1, st2;
       const cv::Size win(opt_.klt_window, opt_.klt_window);
-      const cv::TermCriteria term(cv::TermCriteria::COUNT | cv::TermCriteria::EPS, opt_.klt_iterations, 0.03);
+      const cv::TermCriteria term(cv::TermCriteria::COUNT | cv::TermCriteria::EPS, opt_.klt_iterations, EGOGEO_KLT_EPSILON);
       const float fb2 = static_cast<float>(opt_.fb_threshold * opt_.fb_threshold);
       auto inside = [&](const cv::Point2f& q) { return q.x >= 0 && q.y >= 0 && q.x < img.cols - 1 && q.y < img.rows - 1; };
       // Forward from `from` (started at `init` when given), back to `from` (started there), on

@@ -3,6 +3,8 @@
 
 #include <opencv2/core.hpp>
 
+#include "../klt_defaults.h"
+
 #include <array>
 #include <cstdint>
 #include <stdexcept>
@@ -85,10 +87,10 @@ struct Options {
   double denoise_sigma = 0.0;     // Gaussian pre-blur (px) of every frame before detection and KLT (0 = off)
   double fast_noise_factor = 0.0; // FAST threshold = max(fast_threshold, factor * per-frame noise sigma) (0 = off)
   int min_distance = 8;           // px between a new corner and any live track
-  int klt_window = 13;            // KLT window (px) and pyramid levels
-  int klt_levels = 3;
-  int klt_iterations = 10;        // KLT iterations per level (stops earlier below 0.03 px)
-  double fb_threshold = 1.0;      // forward-backward check (px)
+  int klt_window = EGOGEO_KLT_WINDOW;          // KLT window (px) and pyramid levels (native/klt_defaults.h)
+  int klt_levels = EGOGEO_KLT_LEVELS;
+  int klt_iterations = EGOGEO_KLT_ITERATIONS;  // KLT iterations per level (stops earlier below EGOGEO_KLT_EPSILON px)
+  double fb_threshold = EGOGEO_KLT_FB_THRESHOLD;  // forward-backward check (px)
   bool guided_tracking = true;    // KLT starts where the previous pair's motion and the road plane predict (tracker.h)
   // Each track KLT keeps is refined at full working resolution with the patch's scale change as
   // a parameter (tracker.cc refine_scaled): frames far apart grow near patches by 10-30%, which a

@@ -2,6 +2,7 @@
 // reference on a synthetic pair with a known shift, and -- where a device exists -- the device
 // against the host reference. Exit 0 when every check holds; prints each failure.
 #include "egogeo_gpu.h"
+#include "klt_defaults.h"
 
 #include <algorithm>
 #include <cmath>
@@ -51,7 +52,9 @@ int main() {
   check(egogeo_gpu_abi_version() == EGOGEO_GPU_ABI, "ABI version");
   egogeo_gpu_params p;
   egogeo_gpu_default_params(&p);
-  check(p.window == 13 && p.levels == 3 && p.iterations == 10 && std::fabs(p.epsilon - 0.03f) < 1e-7f, "defaults match the CPU tracker");
+  check(p.window == EGOGEO_KLT_WINDOW && p.levels == EGOGEO_KLT_LEVELS && p.iterations == EGOGEO_KLT_ITERATIONS &&
+            p.epsilon == static_cast<float>(EGOGEO_KLT_EPSILON) && p.fb_threshold == static_cast<float>(EGOGEO_KLT_FB_THRESHOLD),
+        "defaults are native/klt_defaults.h (the CPU tracker's)");
 
   egogeo_gpu_context* ctx = nullptr;
   check(egogeo_gpu_create(&p, nullptr) == EGOGEO_GPU_EINVAL, "create without out pointer is EINVAL");
