@@ -393,7 +393,7 @@ function drawPlots() {
         body += poly(pts, x.color, x.name, x.dash);
       });
     } else body = '<text x="20" y="30">no data</text>';
-    html += '<div class="plot" data-plot="' + key + '"><svg viewBox="0 0 ' + W + ' ' + H + '" preserveAspectRatio="none"><text x="' + (ml + 4) + '" y="11" style="font-weight:600">' + p[1] + '</text>' + body + '</svg></div>';
+    html += '<div class="plot" data-plot="' + key + '"' + (vs.length ? ' data-axis="' + lo + ' ' + hi + '"' : '') + '><svg viewBox="0 0 ' + W + ' ' + H + '" preserveAspectRatio="none"><text x="' + (ml + 4) + '" y="11" style="font-weight:600">' + p[1] + '</text>' + body + '</svg></div>';
   });
   $('plots').innerHTML = html;
   legend($('plotlegend'), list);

@@ -1,9 +1,11 @@
 /**
- * The viewer's model (no browser): the engine re-runs a clip with the settings of the predictions'
- * run (frames, scale, photometric stage from its run record), serves the frames that run used, and
- * warns when the run was answered by another engine build.
+ * The viewer's model (no browser): a clip is re-run through the run's own per-clip task, as the
+ * predictions' run ran it (method, frames, scale, photometric stage, questions from its run
+ * record), so its answers are the run's — a published baseline's, and the withheld answers of a
+ * clip whose scale failed; it serves the frames that run used, names the predictions file of every
+ * verdict and setting, and warns when the run was answered by another engine build.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,7 +13,7 @@ import { formatQualityLine, qualityFromTum } from '../../src/io/trajectories.js'
 import { ENGINE_DEFAULTS } from '../../src/vo/config.js';
 import { evenFrames } from '../../src/vo/frames.js';
 import { ViewData } from '../../src/view/data.js';
-import { cli, ensureDist, NATIVE_BUILT, syntheticDataset } from '../run/fixtures.js';
+import { cli, CAMERA, ensureDist, NATIVE_BUILT, readJsonl, syntheticDataset } from '../run/fixtures.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'egogeo-view-data-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -67,13 +69,100 @@ describe.skipIf(!NATIVE_BUILT)('egogeo view: the engine as the run ran it', () =
     const tum = join(`${preds}.trajectories`, 'left.tum');
     const before = readFileSync(tum, 'utf8');
     expect(qualityFromTum(before)).toMatchObject({ verdict: expect.stringMatching(/^(ok|weak|failed)$/) });
-    expect(new ViewData({ dataset: ds, predictions: [preds], log: () => {} }).list()[0].quality?.verdict).not.toBe('ok');
+    expect(new ViewData({ dataset: ds, predictions: [preds], log: () => {} }).list()[0].quality?.[0]).toMatchObject({ run: 0, name: 'p10.jsonl', verdict: expect.not.stringMatching(/^ok$/) });
     const failed = { verdict: 'failed', reasons: ['scale collapsed: 4 of 5 moving pairs have no metric distance'], moving_pairs: 5, measured_pairs: 1, road_pairs: 0 };
     writeFileSync(tum, before + formatQualityLine(failed as never));
     try {
-      expect(new ViewData({ dataset: ds, predictions: [preds], log: () => {} }).list()[0].quality).toEqual({ verdict: 'failed', reasons: failed.reasons });
+      expect(new ViewData({ dataset: ds, predictions: [preds], log: () => {} }).list()[0].quality).toEqual([{ run: 0, name: 'p10.jsonl', verdict: 'failed', reasons: failed.reasons }]);
     } finally {
       writeFileSync(tum, before);
+    }
+  });
+});
+
+type Row = { question: string; engine: string | null; engineAnswered: boolean; answers: { answer: string | null; present: boolean }[] };
+
+describe.skipIf(!NATIVE_BUILT)("egogeo view: the run's own per-clip task answers", () => {
+  let ds = '';
+  const ego = join(tmp, 'ego.jsonl');
+  const vo = join(tmp, 'vo.jsonl');
+  /** A predictions file's answers of a clip, by question id. */
+  const written = (file: string, id: string) => Object.fromEntries(readJsonl<{ clip_id: string; question_id: string; model_answer: string | null }>(file).filter((p) => p.clip_id === id).map((p) => [p.question_id, p.model_answer]));
+  beforeAll(() => {
+    ensureDist();
+    ds = syntheticDataset(join(tmp, 'ds2'), [
+      { id: 'turn', speed: 8, yawRate: 0.3, seed: 2, frames: 16 },
+      { id: 'noroad', speed: 10, yawRate: 0.1, seed: 3, frames: 21 },
+    ]);
+    // 'noroad': the road below the horizon flattened to one grey, so the scale has nothing to rest on (vo/quality.ts: failed).
+    const dir = join(ds, 'frames', 'noroad');
+    const header = `P5\n${CAMERA.width} ${CAMERA.height}\n255\n`.length;
+    for (const f of readdirSync(dir)) {
+      const b = readFileSync(join(dir, f));
+      b.fill(110, header + (Math.ceil(CAMERA.cy) + 4) * CAMERA.width);
+      writeFileSync(join(dir, f), b);
+    }
+    for (const [out, extra] of [[ego, []], [vo, ['--method', 'vo-proxy']]] as const) {
+      const r = cli(['run', '--dataset', ds, ...extra, '--workers', '1', '--no-progress', '-o', out]);
+      expect(r.code, r.stderr).toBe(0);
+    }
+  });
+
+  it("a clip whose scale failed: the page shows the run's withheld answers, not the engine's labels", async () => {
+    expect(readFileSync(join(`${ego}.trajectories`, 'noroad.tum'), 'utf8')).toContain('"verdict":"failed"');
+    const run = written(ego, 'noroad');
+    expect(run.speed_regime).toBeNull(); // withheld by the run (not "stopped")
+    const v = new ViewData({ dataset: ds, predictions: [ego], log: () => {} });
+    expect(v.warnings).toEqual([]);
+    const d = (await v.clipDetail('noroad'))!;
+    expect(d.error).toBeNull();
+    const rows = d.qa as Row[];
+    expect(rows.map((q) => q.question).sort()).toEqual(Object.keys(run).sort());
+    for (const q of rows) expect({ q: q.question, answered: q.engineAnswered, answer: q.engine }).toEqual({ q: q.question, answered: true, answer: run[q.question] });
+    expect(d.rerun).toMatchObject({ of: 'ego.jsonl', method: 'egogeo', quality: { verdict: 'failed' } });
+    expect(d.quality).toEqual([expect.objectContaining({ run: 0, name: 'ego.jsonl', verdict: 'failed' })]);
+    // The re-run's estimate is what the run wrote (the same task, the same frames).
+    const eng = await v.runEngine(v.byId.get('noroad')!);
+    expect(eng.output.tum).toBe(readFileSync(join(`${ego}.trajectories`, 'noroad.tum'), 'utf8'));
+    expect(eng.native?.matches?.length).toBe(20); // the page's tracks
+  });
+
+  it("a vo-proxy run: the re-run is vo-proxy's (10 frames, its 6 questions), not egogeo's engine", async () => {
+    const v = new ViewData({ dataset: ds, predictions: [vo], log: () => {} });
+    expect(v.settings.method).toBe('vo-proxy');
+    for (const id of ['turn', 'noroad']) {
+      const run = written(vo, id);
+      const d = (await v.clipDetail(id))!;
+      expect(d.error).toBeNull();
+      for (const q of d.qa as Row[]) {
+        expect({ q: q.question, answered: q.engineAnswered, answer: q.engine }).toEqual({ q: q.question, answered: q.question in run, answer: run[q.question] ?? null });
+      }
+      expect(d.frames).toBe(10);
+      expect(d.series.engine).toBeNull(); // vo-proxy estimates no trajectory
+      expect(d.pairs).toEqual([]);
+      expect(d.rerun).toMatchObject({ of: 'vo.jsonl', method: 'vo-proxy', settings: 'vo-proxy, 10 frames, the 6-question subset', quality: null });
+    }
+    const c = v.byId.get('turn')!;
+    const sel = evenFrames(16, 10);
+    expect([0, 4, 9].map((i) => v.frameFile(c, i))).toEqual([0, 4, 9].map((i) => c.frames![sel[i]]));
+    expect(v.frameFile(c, 10)).toBeNull();
+    // The vo-proxy run does not answer speed_regime: the page says so ('–'), where egogeo's engine would have answered it.
+    expect((await v.clipDetail('turn'))!.qa.find((q) => q.question === 'speed_regime')).toMatchObject({ engineAnswered: false, engine: null });
+  });
+
+  it('two predictions files: every verdict and the re-run name their own file', async () => {
+    const v = new ViewData({ dataset: ds, predictions: [vo, ego], log: () => {} });
+    expect(v.warnings).toEqual([`${ego}: run as egogeo, all frames, scale road, all questions; the page re-runs clips as vo.jsonl was run (vo-proxy, 10 frames, the 6-question subset), its answers and tracks are vo.jsonl's`]);
+    const noroad = v.list().find((c) => c.id === 'noroad')!;
+    expect(noroad.quality).toEqual([expect.objectContaining({ run: 1, name: 'ego.jsonl', verdict: 'failed' })]);
+    const d = (await v.clipDetail('noroad'))!;
+    expect(d.rerun).toMatchObject({ of: 'vo.jsonl', method: 'vo-proxy' });
+    expect(d.quality).toEqual([expect.objectContaining({ run: 1, name: 'ego.jsonl', verdict: 'failed' })]);
+    // Each file's column is its own answers; the re-run column is vo.jsonl's.
+    const [runVo, runEgo] = [written(vo, 'noroad'), written(ego, 'noroad')];
+    for (const q of d.qa as Row[]) {
+      expect(q.answers.map((a) => a.answer)).toEqual([runVo[q.question] ?? null, runEgo[q.question] ?? null]);
+      expect(q.engine).toBe(runVo[q.question] ?? null);
     }
   });
 });

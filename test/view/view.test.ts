@@ -166,7 +166,7 @@ describe.skipIf(!HAS_BROWSER)('egogeo view: 1,000 clips, filters, bad input in t
     await page.goto(`${v.url}#clip=clip0000`);
     await page.waitForFunction(() => document.body.dataset.opened === 'clip0000', null, { timeout: 30_000 });
     const box = await page.locator('#clipErrors .errorbox').first().textContent();
-    expect(box).toMatch(/engine: .*bad0\.jpg/);
+    expect(box).toMatch(/^re-run \(a run’s defaults\): .*bad0\.jpg/);
     expect(log.some((l) => l.startsWith('clip clip0000:'))).toBe(true);
     await page.screenshot({ path: join(ARTIFACTS, 'unreadable-frame.png') });
     // j opens the next clip of the list (its frames are missing: an error box too).
@@ -266,7 +266,13 @@ describe.skipIf(!HAS_BROWSER || !HAS_EGODYN_KITTI || !NATIVE_BUILT)('egogeo view
       expect(text).toBe(r.model_answer);
       const cls = (await cell.getAttribute('class')) ?? '';
       expect(cls === 'dis' || cls === 'near').toBe(r.model_answer.toLowerCase() !== String(r.oracle_label).toLowerCase());
+      // The re-run column: the run's own task over the clip, so the run's answer again.
+      expect((await row.locator('td[data-rerun]').textContent())!.trim()).toBe(r.model_answer ?? '(withheld)');
     }
+    expect(await page.locator('#qa thead th').nth(3).textContent()).toBe('re-run as preds.jsonl was run');
+    // Dynamics axes are at least their minimum span wide (speed: 2 m/s), so small offsets look small.
+    const [lo, hi] = (await page.locator('[data-plot="speed"]').getAttribute('data-axis'))!.split(' ').map(Number);
+    expect(hi - lo).toBeGreaterThanOrEqual(2);
     await page.screenshot({ path: join(ARTIFACTS, 'kitti-clip.png'), fullPage: true });
     expect(errors).toEqual([]);
     await page.close();
