@@ -228,6 +228,7 @@ function openClip(id, push) {
     renderClip();
   }).catch(function (e) { if (S.cur === want) showError(String(e)); });
 }
+function verdictText(v) { return v === 'failed' ? 'its estimate failed' : 'its estimate is ' + v; }
 function rerunName() { var r = S.detail.rerun; return 're-run' + (r.of ? ' as ' + r.of + ' was run' : ' (a run\u2019s defaults)'); }
 function showError(msg) { $('clipErrors').insertAdjacentHTML('beforeend', '<div class="errorbox">' + esc(msg) + '</div>'); }
 function renderClip() {
@@ -237,9 +238,9 @@ function renderClip() {
   if (d.problem) showError('clip problem: ' + d.problem);
   if (d.error) showError(rerunName() + ': ' + d.error);
   // Every verdict names whose estimate it is: each predictions file's, and the re-run's.
-  d.quality.forEach(function (v) { if (v.verdict !== 'ok') showError(v.name + ': its estimate is ' + v.verdict + ': ' + v.reasons.join('; ') + (v.verdict === 'failed' ? ' (its scale-dependent answers were withheld)' : '')); });
+  d.quality.forEach(function (v) { if (v.verdict !== 'ok') showError(v.name + ': ' + verdictText(v.verdict) + ': ' + v.reasons.join('; ') + (v.verdict === 'failed' ? ' (its scale-dependent answers were withheld)' : '')); });
   var rq = d.rerun.quality;
-  if (rq && rq.verdict !== 'ok') showError(rerunName() + ': its estimate is ' + rq.verdict + ': ' + rq.reasons.join('; ') + (rq.verdict === 'failed' ? ' (its scale-dependent answers are withheld, as the run withholds them)' : ''));
+  if (rq && rq.verdict !== 'ok') showError(rerunName() + ': ' + verdictText(rq.verdict) + ': ' + rq.reasons.join('; ') + (rq.verdict === 'failed' ? ' (its scale-dependent answers are withheld, as the run withholds them)' : ''));
   $('slider').max = Math.max(0, d.frames - 1); $('slider').value = 0;
   drawBev(); drawPlots(); drawQa();
   showFrame(0);
