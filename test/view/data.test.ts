@@ -5,7 +5,7 @@
  * clip whose scale failed; it serves the frames that run used, names the predictions file of every
  * verdict and setting, and warns when the run was answered by another engine build.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +13,7 @@ import { formatQualityLine, qualityFromTum } from '../../src/io/trajectories.js'
 import { ENGINE_DEFAULTS } from '../../src/vo/config.js';
 import { evenFrames } from '../../src/vo/frames.js';
 import { ViewData } from '../../src/view/data.js';
-import { cli, CAMERA, ensureDist, NATIVE_BUILT, readJsonl, syntheticDataset } from '../run/fixtures.js';
+import { cli, ensureDist, flattenRoad, HAS_OPENCV4NODEJS, NATIVE_BUILT, readJsonl, syntheticDataset, syntheticVideoDataset } from '../run/fixtures.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'egogeo-view-data-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -94,14 +94,7 @@ describe.skipIf(!NATIVE_BUILT)("egogeo view: the run's own per-clip task answers
       { id: 'turn', speed: 8, yawRate: 0.3, seed: 2, frames: 16 },
       { id: 'noroad', speed: 10, yawRate: 0.1, seed: 3, frames: 21 },
     ]);
-    // 'noroad': the road below the horizon flattened to one grey, so the scale has nothing to rest on (vo/quality.ts: failed).
-    const dir = join(ds, 'frames', 'noroad');
-    const header = `P5\n${CAMERA.width} ${CAMERA.height}\n255\n`.length;
-    for (const f of readdirSync(dir)) {
-      const b = readFileSync(join(dir, f));
-      b.fill(110, header + (Math.ceil(CAMERA.cy) + 4) * CAMERA.width);
-      writeFileSync(join(dir, f), b);
-    }
+    flattenRoad(ds, 'noroad'); // its scale fails: the run withholds its scale-dependent answers
     for (const [out, extra] of [[ego, []], [vo, ['--method', 'vo-proxy']]] as const) {
       const r = cli(['run', '--dataset', ds, ...extra, '--workers', '1', '--no-progress', '-o', out]);
       expect(r.code, r.stderr).toBe(0);
@@ -164,5 +157,22 @@ describe.skipIf(!NATIVE_BUILT)("egogeo view: the run's own per-clip task answers
       expect(q.answers.map((a) => a.answer)).toEqual([runVo[q.question] ?? null, runEgo[q.question] ?? null]);
       expect(q.engine).toBe(runVo[q.question] ?? null);
     }
+  });
+});
+
+describe.skipIf(!NATIVE_BUILT || !HAS_OPENCV4NODEJS)('egogeo view: a video clip', () => {
+  it("serves the frames the engine decoded (method egogeo); a published baseline's re-run keeps none", async () => {
+    ensureDist();
+    const ds = syntheticVideoDataset(join(tmp, 'video'), [{ id: 'v', speed: 8, yawRate: 0.2, seed: 4, frames: 16 }]);
+    const d = (await new ViewData({ dataset: ds, log: () => {} }).clipDetail('v'))!;
+    expect(d.error).toBeNull();
+    expect(d).toMatchObject({ video: true, images: true, frames: 16, rerun: { of: null, method: 'egogeo' } });
+    const vo = join(tmp, 'video-vo.jsonl');
+    const r = cli(['run', '--dataset', ds, '--method', 'vo-proxy', '--workers', '1', '--no-progress', '-o', vo]);
+    expect(r.code, r.stderr).toBe(0);
+    const v = new ViewData({ dataset: ds, predictions: [vo], log: () => {} });
+    const e = (await v.clipDetail('v'))!;
+    expect(e).toMatchObject({ video: true, images: false, frames: 10, rerun: { of: 'video-vo.jsonl', method: 'vo-proxy' } });
+    expect(e.qa.find((q) => q.question === 'yaw_rate_turn_direction')!.engine).toBe(readJsonl<{ model_answer: string }>(vo)[0].model_answer);
   });
 });
