@@ -83,9 +83,14 @@ export interface ClipTaskOptions {
   inspect?: boolean;
 }
 
-/** The frames of a clip of `count` frames a method uses: `frames` spread evenly (the published baselines: 10 unless the run says otherwise), else all. */
+/** How many frames a method uses: `frames` (the published baselines: 10 unless the run says otherwise); null: all. */
+export function taskFrames(engine: EngineConfig): number | null {
+  return engine.frames ?? (engine.method === 'egogeo' ? null : REFERENCE_FRAMES);
+}
+
+/** The frames of a clip of `count` frames a method uses: `taskFrames` spread evenly, else all. */
 export function taskFrameIndices(count: number, engine: EngineConfig): number[] {
-  const n = engine.frames ?? (engine.method === 'egogeo' ? null : REFERENCE_FRAMES);
+  const n = taskFrames(engine);
   return n === null ? Array.from({ length: count }, (_, i) => i) : evenFrames(count, n);
 }
 

@@ -24,7 +24,7 @@ import { domainTable } from '../report/domains.js';
 import { decisionMargin, type Margin } from '../report/margins.js';
 import { clipTasks } from '../run/clips.js';
 import { keyEngine, readRunRecord, type RunKey, sidecar } from '../run/record.js';
-import { type ClipOutput, runClipTask, taskFrameIndices } from '../run/task.js';
+import { type ClipOutput, runClipTask, taskFrameIndices, taskFrames } from '../run/task.js';
 import { type EngineConfig, engineConfig } from '../vo/config.js';
 import { engineVersion } from '../native/index.js';
 import type { NativeResult } from '../native/index.js';
@@ -157,10 +157,11 @@ export interface Rerun {
   questionSet: QuestionSet;
 }
 
-/** One line naming what a re-run is: method, frames, questions. */
+/** One line naming what a re-run is: method, frames, the engine's settings (egogeo), questions. */
 function rerunLine(r: Rerun): string {
   const e = r.engine;
-  return `${e.method}, ${e.frames ?? (e.method === 'egogeo' ? 'all' : 10)} frames${e.method === 'egogeo' ? `, scale ${e.scale}` : ''}, ${r.questions === 'subset' || e.method !== 'egogeo' ? 'the 6-question subset' : 'all questions'}`;
+  const engine = e.method === 'egogeo' ? `, scale ${e.scale}, photometric ${e.photometric}, resolution ${e.resolution}` : '';
+  return `${e.method}, ${taskFrames(e) ?? 'all'} frames${engine}, ${r.questions === 'subset' || e.method !== 'egogeo' ? 'the 6-question subset' : 'all questions'}`;
 }
 
 /** The viewer's model: dataset + predictions, clip summaries, and opened clips (engine runs cached). */
@@ -220,7 +221,7 @@ export class ViewData {
     const plan: Rerun = { of: r, engine, questions: key.questions, ...viewer };
     for (const x of keyed.slice(1)) {
       const other = { ...plan, engine: keyEngine(x.key), questions: x.key.questions };
-      if (rerunLine(other) !== rerunLine(plan) || JSON.stringify(other.engine) !== JSON.stringify(engine)) {
+      if (rerunLine(other) !== rerunLine(plan)) {
         this.warn(`${x.r.file}: run as ${rerunLine(other)}; the page re-runs clips as ${r.name} was run (${rerunLine(plan)}), its answers and tracks are ${r.name}'s`);
       }
     }

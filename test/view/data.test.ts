@@ -55,6 +55,16 @@ describe.skipIf(!NATIVE_BUILT)('egogeo view: the engine as the run ran it', () =
     expect(v.warnings[0]).toMatch(/old\.jsonl: answered by egogeo 0\.0\.9 \(addon 0123456789abcdef\); this viewer's engine is egogeo \S+ \(addon [0-9a-f]{16}\)/);
   });
 
+  it('a second file run otherwise is a warning naming both files and what each ran', () => {
+    const rec = JSON.parse(readFileSync(`${preds}.run.json`, 'utf8'));
+    const p8 = join(tmp, 'p8.jsonl');
+    writeFileSync(p8, readFileSync(preds));
+    writeFileSync(`${p8}.run.json`, JSON.stringify({ ...rec, key: { ...rec.key, frames: 8 } }));
+    const v = new ViewData({ dataset: ds, predictions: [preds, p8], log: () => {} });
+    expect(v.settings.frames).toBe(6);
+    expect(v.warnings).toEqual([`${p8}: run as egogeo, 8 frames, scale road, photometric none, resolution full, all questions; the page re-runs clips as p10.jsonl was run (egogeo, 6 frames, scale road, photometric none, resolution full, all questions), its answers and tracks are p10.jsonl's`]);
+  });
+
   it('warns when a run answered from the other CARLA domain than the page shows', () => {
     const rec = JSON.parse(readFileSync(`${preds}.run.json`, 'utf8'));
     const sim = join(tmp, 'sim.jsonl');
@@ -145,7 +155,7 @@ describe.skipIf(!NATIVE_BUILT)("egogeo view: the run's own per-clip task answers
 
   it('two predictions files: every verdict and the re-run name their own file', async () => {
     const v = new ViewData({ dataset: ds, predictions: [vo, ego], log: () => {} });
-    expect(v.warnings).toEqual([`${ego}: run as egogeo, all frames, scale road, all questions; the page re-runs clips as vo.jsonl was run (vo-proxy, 10 frames, the 6-question subset), its answers and tracks are vo.jsonl's`]);
+    expect(v.warnings).toEqual([`${ego}: run as egogeo, all frames, scale road, photometric pair, resolution auto, all questions; the page re-runs clips as vo.jsonl was run (vo-proxy, 10 frames, the 6-question subset), its answers and tracks are vo.jsonl's`]);
     const noroad = v.list().find((c) => c.id === 'noroad')!;
     expect(noroad.quality).toEqual([expect.objectContaining({ run: 1, name: 'ego.jsonl', verdict: 'failed' })]);
     const d = (await v.clipDetail('noroad'))!;
