@@ -200,7 +200,7 @@ export class ViewData {
       const d = readRunRecord(r.file)?.key.carla_domain;
       if (d && d !== shown) this.warn(`${r.file}: answered from the CARLA ${d} videos; this page shows the ${shown} videos (egogeo view --carla-domain ${d} shows what it answered from)`);
     }
-    this.rerun = this.rerunPlan();
+    this.rerun = this.rerunPlan(o.cameras);
     this.settings = this.rerun.engine;
   }
 
@@ -211,7 +211,7 @@ export class ViewData {
    * run otherwise, a run by another engine build, or a question file changed since, is a warning
    * naming the file.
    */
-  private rerunPlan(): Rerun {
+  private rerunPlan(cameras: string | undefined): Rerun {
     const keyed = this.runs.map((r) => ({ r, key: readRunRecord(r.file)?.key })).filter((x): x is { r: PredictionRun; key: RunKey } => !!x.key);
     const viewer = { config: this.questions.source, questionSet: this.questions };
     // No run record: a run's defaults, tracking on the CPU as for a keyed run.
@@ -224,6 +224,11 @@ export class ViewData {
       if (rerunLine(other) !== rerunLine(plan)) {
         this.warn(`${x.r.file}: run as ${rerunLine(other)}; the page re-runs clips as ${r.name} was run (${rerunLine(plan)}), its answers and tracks are ${r.name}'s`);
       }
+    }
+    // The cameras it ran with: `--cameras` changes every scale-dependent answer.
+    const given = cameras ? JSON.parse(readFileSync(cameras, 'utf8')) : null;
+    if (JSON.stringify(given) !== JSON.stringify(key.cameras ?? null)) {
+      this.warn(`${r.file}: run ${key.cameras ? 'with --cameras overrides' : 'without --cameras'}, this page ${cameras ? `with --cameras ${cameras}` : 'without'}; give egogeo view the --cameras the run had to re-run clips as it ran them`);
     }
     const mine = engineVersion();
     if (key.engine && (key.engine.egogeo !== mine.egogeo || key.engine.addon !== mine.addon)) {

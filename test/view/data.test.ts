@@ -65,6 +65,20 @@ describe.skipIf(!NATIVE_BUILT)('egogeo view: the engine as the run ran it', () =
     expect(v.warnings).toEqual([`${p8}: run as egogeo, 8 frames, scale road, photometric none, resolution full, all questions; the page re-runs clips as p10.jsonl was run (egogeo, 6 frames, scale road, photometric none, resolution full, all questions), its answers and tracks are p10.jsonl's`]);
   });
 
+  it("a run with --cameras overrides: a warning unless the page has the same; with them, none", () => {
+    const rec = JSON.parse(readFileSync(`${preds}.run.json`, 'utf8'));
+    const cams = { synthetic: { hfov_deg: 60, height: 1.5 } };
+    const withCams = join(tmp, 'cams.jsonl');
+    writeFileSync(withCams, readFileSync(preds));
+    writeFileSync(`${withCams}.run.json`, JSON.stringify({ ...rec, key: { ...rec.key, cameras: cams } }));
+    expect(new ViewData({ dataset: ds, predictions: [withCams], log: () => {} }).warnings).toEqual([
+      `${withCams}: run with --cameras overrides, this page without; give egogeo view the --cameras the run had to re-run clips as it ran them`,
+    ]);
+    const file = join(tmp, 'cams.json');
+    writeFileSync(file, JSON.stringify(cams));
+    expect(new ViewData({ dataset: ds, predictions: [withCams], cameras: file, log: () => {} }).warnings).toEqual([]);
+  });
+
   it('warns when a run answered from the other CARLA domain than the page shows', () => {
     const rec = JSON.parse(readFileSync(`${preds}.run.json`, 'utf8'));
     const sim = join(tmp, 'sim.jsonl');
