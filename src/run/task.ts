@@ -1,9 +1,10 @@
 /**
  * One clip of a benchmark run, start to finish: frames (image paths, or the frames of an mp4,
  * which the engine decodes itself in this worker) → native VO → the oracle over the estimate → one prediction record per QA
- * item, plus the estimate in TUM format. Runs inside a pool worker (src/run/worker.ts) and, for
- * tests, in-process. A clip whose data is missing or unreadable throws `ClipDataError`; the run
- * records it in the errors file and goes on.
+ * item, plus the estimate in TUM format. Runs inside a pool worker (src/run/worker.ts), for
+ * tests in-process, and for the clip viewer (src/view/) with `inspect`, which also returns what the
+ * answers rest on: the page then shows what the run wrote. A clip whose data is missing or
+ * unreadable throws `ClipDataError`; the run records it in the errors file and goes on.
  */
 import { existsSync } from 'node:fs';
 import type { Clip, LoadedClip, QaItem, VideoFrame } from '../core/clip.js';
@@ -15,7 +16,7 @@ import type { Prediction } from '../core/prediction.js';
 import { clipData, type DynamicsArrays, labelClip, loadQuestions, questionsFromDocument, runOracle, summaryFeatures } from '../oracle/index.js';
 import { GEOMETRIC_SUBSET, predictionRecords } from '../baseline/baseline.js';
 import { flowHeuristicAnswers, REFERENCE_FRAMES, type ReferenceMethod, voProxyAnswers } from '../baseline/reference.js';
-import { baselineSignals, baselineSignalsAsync, type BaselineRequest, type BaselineSignals } from '../native/index.js';
+import { baselineSignals, baselineSignalsAsync, type BaselineRequest, type BaselineSignals, type NativeResult } from '../native/index.js';
 import { type EngineConfig, engineInput } from '../vo/config.js';
 import { type EngineRun, estimateClip, estimateClipAsync } from '../vo/estimate.js';
 import { resample } from '../vo/errors.js';
@@ -59,6 +60,38 @@ export interface ClipOutput {
   ms: { load: number; vo: number; total: number };
   /** Method egogeo: each engine run's tracking size and stage times (two with resolution 'auto' on frames far apart; `egogeo bench`). */
   engineRuns?: EngineRun[];
+  /** With `inspect` only (the viewer; runs never ask for it). */
+  inspection?: ClipInspection;
+}
+
+/** What a clip's answers rest on, for the viewer: the frames used and, for method egogeo, the engine's result and the oracle's series. */
+export interface ClipInspection {
+  /** Indices into the clip's frames of the frames the method used. */
+  frameIndices: number[];
+  /** Their timestamps (seconds, the clip's clock). */
+  timestamps: number[];
+  /** Method egogeo: the engine's result with each pair's tracks and inlier flags (and a video's decoded frames). */
+  native?: NativeResult;
+  /** Method egogeo: the oracle's dynamics series of the estimate. */
+  arrays?: DynamicsArrays;
+}
+
+export interface ClipTaskOptions {
+  /** The engine runs on libuv's thread pool (the event loop stays free: one-worker runs on the main thread). */
+  async?: boolean;
+  /** Also return `inspection` (the engine keeps its tracks, and a video's decoded frames): the viewer. */
+  inspect?: boolean;
+}
+
+/** How many frames a method uses: `frames` (the published baselines: 10 unless the run says otherwise); null: all. */
+export function taskFrames(engine: EngineConfig): number | null {
+  return engine.frames ?? (engine.method === 'egogeo' ? null : REFERENCE_FRAMES);
+}
+
+/** The frames of a clip of `count` frames a method uses: `taskFrames` spread evenly, else all. */
+export function taskFrameIndices(count: number, engine: EngineConfig): number[] {
+  const n = taskFrames(engine);
+  return n === null ? Array.from({ length: count }, (_, i) => i) : evenFrames(count, n);
 }
 
 const shifted = (t: ArrayLike<number>, by: number): Float64Array => Float64Array.from(t, (v) => v + by);
@@ -85,10 +118,10 @@ function groundTruthAt(c: Clip, gt: DynamicsArrays | null, ts: Float64Array): Tr
  * chooses them (`evenFrames`, 10 unless the run says otherwise), its signals (native, as the
  * reference computes them), its answers to the six questions it supports (baseline/reference.ts).
  */
-async function referenceTask(task: ClipTask, full: LoadedClip, gt: DynamicsArrays | null, t0: number, o: { async?: boolean }): Promise<ClipOutput> {
+async function referenceTask(task: ClipTask, full: LoadedClip, gt: DynamicsArrays | null, t0: number, o: ClipTaskOptions): Promise<ClipOutput> {
   const c = task.clip;
   const method = task.engine.method as ReferenceMethod;
-  const idx = evenFrames(full.frames.length, task.engine.frames ?? REFERENCE_FRAMES);
+  const idx = taskFrameIndices(full.frames.length, task.engine);
   const frames = idx.map((i) => full.frames[i]);
   let req: BaselineRequest;
   if (frames.every((f): f is string => typeof f === 'string')) req = { method, frames };
@@ -125,11 +158,11 @@ async function referenceTask(task: ClipTask, full: LoadedClip, gt: DynamicsArray
     height: 0,
     framesUsed: idx.length,
     ms: { load: t1 - t0, vo: t2 - t1, total: performance.now() - t0 },
+    ...(o.inspect ? { inspection: { frameIndices: idx, timestamps: idx.map((i) => full.timestamps[i]) } } : {}),
   };
 }
 
-/** `async`: the engine runs on libuv's thread pool (the event loop stays free: one-worker runs on the main thread). */
-export async function runClipTask(task: ClipTask, o: { async?: boolean } = {}): Promise<ClipOutput> {
+export async function runClipTask(task: ClipTask, o: ClipTaskOptions = {}): Promise<ClipOutput> {
   if (task.cancel && Atomics.load(task.cancel, 0) !== 0) throw new CancelledError();
   const t0 = performance.now();
   const c = task.clip;
@@ -148,7 +181,15 @@ export async function runClipTask(task: ClipTask, o: { async?: boolean } = {}): 
   checkTiming(full, truthT && truthT.length > 1 ? truthT[truthT.length - 1] - truthT[0] : undefined);
   if (task.engine.method !== 'egogeo') return referenceTask(task, full, gt, t0, o);
   const t1 = performance.now();
-  const { clip, options, alternative } = engineInput(full, task.engine);
+  const input = engineInput(full, task.engine);
+  const { clip } = input;
+  let { options, alternative } = input;
+  if (o.inspect) {
+    // The page draws each pair's tracks, and a video's frames as the engine decoded them.
+    const keep = { keepMatches: true, keepFrames: !c.frames };
+    options = { ...options, ...keep };
+    alternative = alternative && { ...alternative, ...keep };
+  }
   let est;
   try {
     est = o.async ? await estimateClipAsync(clip, options, alternative) : estimateClip(clip, options, alternative);
@@ -162,7 +203,8 @@ export async function runClipTask(task: ClipTask, o: { async?: boolean } = {}): 
 
   const questions = task.questionsDoc === undefined ? loadQuestions(task.config) : questionsFromDocument(task.questionsDoc, task.config);
   const quality = clipQuality(est.native);
-  const labels: Record<string, string> = { ...runOracle(est.trajectory, questions).labels };
+  const oracle = runOracle(est.trajectory, questions);
+  const labels: Record<string, string> = { ...oracle.labels };
   // A collapsed scale reads as standing still: withhold what depends on it rather than answer "stopped".
   if (quality.verdict === 'failed') for (const q of questions.questions) if (!scaleFree(q)) delete labels[q.id];
   let records: Prediction[];
@@ -197,5 +239,6 @@ export async function runClipTask(task: ClipTask, o: { async?: boolean } = {}): 
     framesUsed: clip.frames.length,
     ms: { load: t1 - t0, vo: t2 - t1, total: performance.now() - t0 },
     engineRuns: est.runs,
+    ...(o.inspect ? { inspection: { frameIndices: taskFrameIndices(full.frames.length, task.engine), timestamps: Array.from(clip.timestamps), native: est.native, arrays: oracle.arrays } } : {}),
   };
 }

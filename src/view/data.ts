@@ -2,10 +2,14 @@
  * What the clip viewer shows, computed on the server: the dataset (every layout `egogeo run`
  * reads, through readDataset), the predictions files (each with its run's estimated trajectories,
  * `<preds>.trajectories/<clip>.tum`), the clip list with agreement and near-threshold flags (the
- * margins `egogeo report` uses), and — when a clip is opened — a fresh engine run with its track
- * points and inlier flags, the trajectories, the dynamics series and the QA table. May import:
- * core/, datasets/, io/, oracle/, report/, run/, vo/, native/.
+ * margins `egogeo report` uses), and — when a clip is opened — the clip re-run through the run's
+ * own per-clip task (src/run/task.ts: its method, frames, question subset and withheld answers,
+ * as the first predictions file with a run record ran it) with its track points and inlier flags,
+ * the trajectories, the dynamics series and the QA table. Every banner and setting names the
+ * predictions file it comes from. May import: core/, datasets/, io/, oracle/, report/, run/, vo/,
+ * native/.
  */
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { InputError } from '../core/errors.js';
@@ -15,14 +19,14 @@ import { groundTruthArrays } from '../datasets/groundtruth.js';
 import type { Prediction } from '../core/prediction.js';
 import { readPredictions } from '../io/predictions.js';
 import { type ClipQuality, qualityFromTum, readTum } from '../io/trajectories.js';
-import { clipData, computeDynamics, DEFAULT_QUESTIONS_PATH, type DynamicsArrays, labelClip, loadQuestions, type Question, type QuestionSet, runOracle, summaryFeatures } from '../oracle/index.js';
+import { clipData, computeDynamics, DEFAULT_QUESTIONS_PATH, type DynamicsArrays, labelClip, loadQuestions, type Question, type QuestionSet, summaryFeatures } from '../oracle/index.js';
 import { domainTable } from '../report/domains.js';
 import { decisionMargin, type Margin } from '../report/margins.js';
+import { clipTasks } from '../run/clips.js';
 import { keyEngine, readRunRecord, type RunKey, sidecar } from '../run/record.js';
-import { type EngineConfig, engineConfig, engineInput } from '../vo/config.js';
+import { type ClipOutput, runClipTask, taskFrameIndices, taskFrames } from '../run/task.js';
+import { type EngineConfig, engineConfig } from '../vo/config.js';
 import { engineVersion } from '../native/index.js';
-import { estimateClipAsync } from '../vo/estimate.js';
-import { evenFrames, loadFrames } from '../vo/frames.js';
 import type { NativeResult } from '../native/index.js';
 
 export interface ViewOptions extends Pick<BenchmarkOptions, 'nuscenesRoot' | 'carlaDomain' | 'cameras'> {
@@ -58,8 +62,16 @@ export interface ClipSummary {
   /** Whether any predictions file answers this clip. */
   predicted: boolean;
   problem?: string;
-  /** The first predictions run's quality verdict for this clip when it is not 'ok' (vo/quality.ts). */
-  quality?: { verdict: string; reasons: string[] };
+  /** Each predictions file's quality verdict for this clip that is not 'ok' (vo/quality.ts), naming the file (`run`: its position). */
+  quality?: RunVerdict[];
+}
+
+/** A predictions file's quality verdict of a clip. */
+export interface RunVerdict {
+  run: number;
+  name: string;
+  verdict: string;
+  reasons: string[];
 }
 
 /** Clips per source, and per predictions file its scores per source (`all`: pooled). */
@@ -121,12 +133,35 @@ function dynamicsJson(a: DynamicsArrays) {
   return { t: arr(a.timestamps), x: arr(a.x), y: arr(a.y), yaw: arr(a.yaw, 1e5), speed: arr(a.speed), accel: arr(a.accel), yaw_rate: arr(a.yaw_rate, 1e5), jerk: arr(a.jerk) };
 }
 
-interface EngineRun {
-  native: NativeResult;
-  labels: Record<string, string>;
-  arrays: DynamicsArrays;
+/** A clip re-run through the run's per-clip task. */
+export interface EngineRun {
+  /** The task's output: its prediction records, estimate (TUM) and quality verdict, as the run wrote them. */
+  output: ClipOutput;
+  /** The records' answers by question id (null: withheld, as the run wrote it). */
+  labels: Record<string, string | null>;
+  /** Method egogeo: the engine's result with tracks (null for the published baselines, which keep none). */
+  native: NativeResult | null;
+  /** Method egogeo: the oracle's series of the estimate. */
+  arrays: DynamicsArrays | null;
   frames: number;
   timestamps: number[];
+}
+
+/** What the viewer re-runs clips as: a predictions file's run (null: none has a run record, a run's defaults). */
+export interface Rerun {
+  of: PredictionRun | null;
+  engine: EngineConfig;
+  questions: 'subset' | 'all';
+  /** The question file the run answered with (its own when still readable and unchanged, else the viewer's). */
+  config: string;
+  questionSet: QuestionSet;
+}
+
+/** One line naming what a re-run is: method, frames, the engine's settings (egogeo), questions. */
+function rerunLine(r: Rerun): string {
+  const e = r.engine;
+  const engine = e.method === 'egogeo' ? `, scale ${e.scale}, photometric ${e.photometric}, resolution ${e.resolution}` : '';
+  return `${e.method}, ${taskFrames(e) ?? 'all'} frames${engine}, ${r.questions === 'subset' || e.method !== 'egogeo' ? 'the 6-question subset' : 'all questions'}`;
 }
 
 /** The viewer's model: dataset + predictions, clip summaries, and opened clips (engine runs cached). */
@@ -141,7 +176,9 @@ export class ViewData {
   private summaries: ClipSummary[] | null = null;
   private gtCache = new Map<string, DynamicsArrays | null>();
   private engine = new Map<string, Promise<EngineRun>>();
-  /** What the engine runs with here: the first predictions file's run settings, else a run's defaults. */
+  /** What clips are re-run as: the first predictions file with a run record, else a run's defaults. */
+  readonly rerun: Rerun;
+  /** Its engine configuration. */
   readonly settings: EngineConfig;
   private queue: Promise<unknown> = Promise.resolve();
   private log: (line: string) => void;
@@ -163,33 +200,61 @@ export class ViewData {
       const d = readRunRecord(r.file)?.key.carla_domain;
       if (d && d !== shown) this.warn(`${r.file}: answered from the CARLA ${d} videos; this page shows the ${shown} videos (egogeo view --carla-domain ${d} shows what it answered from)`);
     }
-    this.settings = this.engineSettings();
+    this.rerun = this.rerunPlan(o.cameras);
+    this.settings = this.rerun.engine;
   }
 
   /**
-   * The engine re-runs clips as the predictions' run did (frames, scale, photometric stage, from
-   * the first file with a run record), so what the page shows is what that run answered from; a
-   * run by another engine build, or runs with other settings, are named in a warning.
+   * Clips are re-run as the first predictions file with a run record ran them (method, frames,
+   * scale, photometric stage, question subset, question file), through the run's own per-clip
+   * task, so what the page shows is what that run wrote; the page names that file. Another file
+   * run otherwise, a run by another engine build, or a question file changed since, is a warning
+   * naming the file.
    */
-  private engineSettings(): EngineConfig {
+  private rerunPlan(cameras: string | undefined): Rerun {
     const keyed = this.runs.map((r) => ({ r, key: readRunRecord(r.file)?.key })).filter((x): x is { r: PredictionRun; key: RunKey } => !!x.key);
-    if (keyed.length === 0) return engineConfig({ device: 'cpu' }); // the defaults, tracking on the CPU as for a keyed run
+    const viewer = { config: this.questions.source, questionSet: this.questions };
+    // No run record: a run's defaults, tracking on the CPU as for a keyed run.
+    if (keyed.length === 0) return { of: null, engine: engineConfig({ device: 'cpu' }), questions: 'all', ...viewer };
     const { r, key } = keyed[0];
-    const s = keyEngine(key);
-    const differs = keyed.slice(1).filter((x) => JSON.stringify(keyEngine(x.key)) !== JSON.stringify(s));
-    if (differs.length > 0) this.warn(`${differs[0].r.file}: run with other engine settings than ${r.file}; the engine here runs as ${r.name} did`);
+    const engine = keyEngine(key);
+    const plan: Rerun = { of: r, engine, questions: key.questions, ...viewer };
+    for (const x of keyed.slice(1)) {
+      const other = { ...plan, engine: keyEngine(x.key), questions: x.key.questions };
+      if (rerunLine(other) !== rerunLine(plan)) {
+        this.warn(`${x.r.file}: run as ${rerunLine(other)}; the page re-runs clips as ${r.name} was run (${rerunLine(plan)}), its answers and tracks are ${r.name}'s`);
+      }
+    }
+    // The cameras it ran with: `--cameras` changes every scale-dependent answer.
+    const given = cameras ? JSON.parse(readFileSync(cameras, 'utf8')) : null;
+    if (JSON.stringify(given) !== JSON.stringify(key.cameras ?? null)) {
+      this.warn(`${r.file}: run ${key.cameras ? 'with --cameras overrides' : 'without --cameras'}, this page ${cameras ? `with --cameras ${cameras}` : 'without'}; give egogeo view the --cameras the run had to re-run clips as it ran them`);
+    }
     const mine = engineVersion();
     if (key.engine && (key.engine.egogeo !== mine.egogeo || key.engine.addon !== mine.addon)) {
       this.warn(`${r.file}: answered by egogeo ${key.engine.egogeo} (addon ${key.engine.addon}); this viewer's engine is egogeo ${mine.egogeo} (addon ${mine.addon}), so its tracks may differ from that run's`);
     }
-    return s;
+    let text: string | null = null;
+    try {
+      text = readFileSync(key.config, 'utf8');
+    } catch {
+      // not readable here: the viewer's question file stands in (warned below)
+    }
+    if (text !== null && createHash('sha256').update(text).digest('hex') === key.config_sha256) return { ...plan, config: key.config, questionSet: loadQuestions(key.config) };
+    this.warn(`${r.file}: its question file ${key.config} is ${text === null ? 'not readable here' : 'changed since the run'}; the re-run answers with ${this.questions.source}`);
+    return plan;
   }
 
-  /** The dataset image at position `i` of the clip as the engine sees it (the run's frame selection applied); null for none. */
+  /** The dataset frames the re-run's method uses (positions into the clip's frames). */
+  frameIndices(c: Clip): number[] {
+    return c.frames ? taskFrameIndices(c.frames.length, this.settings) : [];
+  }
+
+  /** The dataset image at position `i` of the frames the re-run's method uses; null for none. */
   frameFile(c: Clip, i: number): string | null {
     if (!c.frames) return null;
-    const k = this.settings.frames ? evenFrames(c.frames.length, this.settings.frames)[i] : i;
-    const f = k === undefined || k >= c.frames.length ? null : c.frames[k];
+    const k = this.frameIndices(c)[i];
+    const f = k === undefined ? null : c.frames[k];
     return typeof f === 'string' ? f : null;
   }
 
@@ -231,7 +296,14 @@ export class ViewData {
     return this.gtCache.get(c.id)!;
   }
 
-  /** The run's estimated trajectory of a clip as oracle arrays (null without its TUM file). */
+  /** Each predictions file's quality verdict of a clip (files without one left out). */
+  verdicts(id: string): RunVerdict[] {
+    return this.runs.flatMap((r, run) => {
+      const q = r.byClip.has(id) ? this.runQuality(r, id) : null;
+      return q ? [{ run, name: r.name, verdict: q.verdict, reasons: q.reasons }] : [];
+    });
+  }
+
   /** The verdict a run's trajectory file carries for a clip (null: none, or no file). */
   runQuality(run: PredictionRun, id: string): ClipQuality | null {
     if (!run.trajectories) return null;
@@ -243,6 +315,7 @@ export class ViewData {
     }
   }
 
+  /** The run's estimated trajectory of a clip as oracle arrays (null without its TUM file). */
   runEstimate(run: PredictionRun, id: string): DynamicsArrays | null {
     if (!run.trajectories) return null;
     const p = join(run.trajectories, `${id}.tum`);
@@ -292,7 +365,7 @@ export class ViewData {
       }
     }
     const questions = c.qa.length > 0 ? [...new Set(c.qa.map((q) => q.question_id))] : this.questions.questions.map((q) => q.id);
-    const quality = this.runs.map((r) => this.runQuality(r, c.id)).find((q) => q && q.verdict !== 'ok');
+    const quality = this.verdicts(c.id).filter((v) => v.verdict !== 'ok');
     return {
       id: c.id,
       source: c.source,
@@ -303,7 +376,7 @@ export class ViewData {
       near: [...near],
       predicted,
       ...(c.problem ? { problem: c.problem } : {}),
-      ...(quality ? { quality: { verdict: quality.verdict, reasons: quality.reasons } } : {}),
+      ...(quality.length > 0 ? { quality } : {}),
     };
   }
 
@@ -336,17 +409,22 @@ export class ViewData {
     return this.summaries;
   }
 
-  /** The engine over a clip, one clip at a time (the server stays responsive; CPU use modest), cached. */
+  /**
+   * The clip through the run's per-clip task (src/run/task.ts, as `rerun` says), one clip at a
+   * time (the server stays responsive; CPU use modest), cached.
+   */
   runEngine(c: Clip): Promise<EngineRun> {
     let p = this.engine.get(c.id);
     if (p) return p;
     const job = async (): Promise<EngineRun> => {
       if (!c.problem && !c.frames && !c.video) throw new Error(`clip ${c.id} has no frames here (nuScenes clips of the published layout need --nuscenes-root)`);
-      const { clip, options, alternative } = engineInput(loadFrames(c), this.settings);
-      const keep = { keepMatches: true, keepFrames: true };
-      const est = await estimateClipAsync(clip, { ...options, ...keep }, alternative && { ...alternative, ...keep });
-      const o = runOracle(est.trajectory, this.questions);
-      return { native: est.native, labels: o.labels, arrays: o.arrays, frames: clip.frames.length, timestamps: Array.from(clip.timestamps) };
+      const r = this.rerun;
+      const [task] = clipTasks([c], { questions: r.questions, engine: r.engine, config: r.config, questionSet: r.questionSet });
+      const output = await runClipTask(task, { async: true, inspect: true });
+      const ins = output.inspection!;
+      const labels: Record<string, string | null> = {};
+      for (const p of output.records) labels[p.question_id] = p.model_answer;
+      return { output, labels, native: ins.native ?? null, arrays: ins.arrays ?? null, frames: ins.frameIndices.length, timestamps: ins.timestamps };
     };
     p = this.queue.then(job, job);
     this.queue = p.catch(() => {});
@@ -379,7 +457,7 @@ export class ViewData {
       this.log(`clip ${id}: ${error}`);
     }
     const runEst = this.runs.map((r) => (r.byClip.has(id) ? this.runEstimate(r, id) : null));
-    const engData = eng ? clipData(eng.arrays, summaryFeatures(eng.arrays)) : null;
+    const engData = eng?.arrays ? clipData(eng.arrays, summaryFeatures(eng.arrays)) : null;
     const qids = c.qa.length > 0 ? [...new Set(c.qa.map((q) => q.question_id))] : this.questions.questions.map((q) => q.id);
     const margin = (q: Question, est: DynamicsArrays | null): Margin | null => {
       if (!gtData) return null;
@@ -404,15 +482,17 @@ export class ViewData {
         };
       });
       const m = q ? margin(q, runEst.find((e) => e) ?? null) : null;
-      const engine = eng ? eng.labels[qid] ?? null : null;
+      // The re-run's answer as the run wrote it: null withheld (or the clip failed), undefined not asked (e.g. the published baselines' 6 questions).
+      const engine = eng ? eng.labels[qid] : undefined;
       return {
         question: qid,
         category: q?.category ?? c.qa.find((x) => x.question_id === qid)?.category ?? 'unknown',
         text: q?.text ?? '',
         oracle: label,
         answers,
-        engine,
-        engineAgree: engine === null || label === null ? null : engine === label,
+        engine: engine ?? null,
+        engineAnswered: engine !== undefined,
+        engineAgree: engine === undefined || label === null ? null : engine !== null && engine.toLowerCase() === label,
         feature: m ? m.feature : null,
         value: m ? round(m.value, 1e4) : null,
         estimate: m && m.estimate !== null ? round(m.estimate, 1e4) : null,
@@ -433,7 +513,9 @@ export class ViewData {
       problem: c.problem ?? null,
       error,
       video: !c.frames,
-      frames: eng ? eng.frames : c.frames?.length ?? 0,
+      frames: eng ? eng.frames : c.frames ? this.frameIndices(c).length : 0,
+      // Video frames are served as the engine decoded them: the published baselines keep none.
+      images: c.frames ? true : !!nat?.frames,
       width: nat?.width ?? null,
       height: nat?.height ?? null,
       timestamps: eng ? arr(eng.timestamps) : c.timestamps ? arr(c.timestamps) : [],
@@ -448,11 +530,14 @@ export class ViewData {
         : [],
       series: {
         truth: gt ? dynamicsJson(gt) : null,
-        engine: eng ? dynamicsJson(eng.arrays) : null,
+        engine: eng?.arrays ? dynamicsJson(eng.arrays) : null,
         runs: runEst.map((e) => (e ? dynamicsJson(e) : null)),
       },
       thresholds,
       runs: this.runs.map((r) => r.name),
+      // What the re-run column is, and whose: every banner names its predictions file.
+      rerun: { of: this.rerun.of?.name ?? null, file: this.rerun.of?.file ?? null, method: this.rerun.engine.method, settings: rerunLine(this.rerun), quality: eng?.output.quality ? { verdict: eng.output.quality.verdict, reasons: eng.output.quality.reasons } : null },
+      quality: this.verdicts(id),
       qa,
       ms: { engine: nat ? Math.round(nat.timing.total) : null, total: Math.round(performance.now() - t0) },
     };

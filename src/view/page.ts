@@ -4,8 +4,39 @@
  * /api/clip/ID: frames on a <canvas> with the tracked features and the essential-matrix inliers
  * drawn from JSON points, the bird's-eye trajectories and the dynamics series as SVG, the QA table.
  * Keys: j / k next / previous clip in the filtered list, ← / → previous / next frame, space plays.
- * The script avoids backticks and template placeholders (it lives in a template string).
+ * The script avoids backticks and template placeholders (it lives in a template string), except
+ * the one that inlines `axisRange` (written in TS here so that it is tested as a function).
  */
+
+/**
+ * The smallest span each dynamics axis shows (its unit): narrower data is centred on an axis this
+ * wide, so that a 0.2 m/s offset between truth and estimate reads as small, not as a failure.
+ */
+export const MIN_SPAN: Record<'speed' | 'accel' | 'yaw_rate' | 'jerk', number> = { speed: 2, accel: 1, yaw_rate: 0.1, jerk: 2 };
+
+/**
+ * A dynamics plot's value axis [low, high] for data spanning [lo, hi]: at least `minSpan` wide
+ * (centred on the data), 8% padding each side, and not below `floor` when no value is (speed: 0).
+ * Inlined into the page's script (plain ES5 once compiled: no types survive, no backticks).
+ */
+export function axisRange(lo: number, hi: number, minSpan: number, floor: number | null): [number, number] {
+  const dataLow = lo;
+  if (!(hi - lo >= minSpan)) {
+    const mid = (lo + hi) / 2;
+    lo = mid - minSpan / 2;
+    hi = mid + minSpan / 2;
+  }
+  const pad = (hi - lo) * 0.08;
+  let low = lo - pad;
+  let high = hi + pad;
+  if (floor !== null && dataLow >= floor && low < floor) {
+    // Shift up rather than show an impossible band (negative speeds) below the data.
+    high += floor - low;
+    low = floor;
+  }
+  return [low, high];
+}
+
 export const PAGE = String.raw`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>egogeo view</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -98,6 +129,8 @@ kbd{border:1px solid #c4c9d2;border-bottom-width:2px;border-radius:3px;padding:0
 (function () {
 'use strict';
 var $ = function (id) { return document.getElementById(id); };
+${axisRange.toString()}
+var MIN_SPAN = ${JSON.stringify(MIN_SPAN)};
 var COLORS = { truth: '#1d2330', engine: '#1f77b4', runs: ['#ff7f0e', '#9467bd', '#2ca02c', '#d62728', '#8c564b'] };
 var S = { meta: null, shown: [], cur: null, detail: null, frame: 0, playing: null, img: null, imgCache: {} };
 window.__egogeo = S;
@@ -131,7 +164,11 @@ function renderList() {
   for (var i = 0; i < S.shown.length; i++) {
     var c = S.shown[i], k = classify(c), tags = '';
     if (c.problem) tags += '<span class="tag bad" title="' + esc(c.problem) + '">!</span>';
-    if (c.quality) tags += '<span class="tag ' + (c.quality.verdict === 'failed' ? 'bad' : 'near') + '" title="estimate ' + esc(c.quality.verdict) + ': ' + esc(c.quality.reasons.join('; ')) + '">' + esc(c.quality.verdict) + '</span>';
+    if (c.quality) {
+      // One tag, the worst verdict; its title names each predictions file's.
+      var worst = c.quality.some(function (v) { return v.verdict === 'failed'; }) ? 'failed' : c.quality[0].verdict;
+      tags += '<span class="tag ' + (worst === 'failed' ? 'bad' : 'near') + '" title="' + esc(c.quality.map(function (v) { return v.name + ': estimate ' + v.verdict + ': ' + v.reasons.join('; '); }).join('\n')) + '">' + esc(worst) + '</span>';
+    }
     if (f.question && c.predicted) {
       // One question chosen: the badge is that question's (agree, disagree, near-threshold).
       var dq = c.disagree.indexOf(f.question) >= 0, nq = c.near.indexOf(f.question) >= 0;
@@ -191,15 +228,19 @@ function openClip(id, push) {
     renderClip();
   }).catch(function (e) { if (S.cur === want) showError(String(e)); });
 }
+function verdictText(v) { return v === 'failed' ? 'its estimate failed' : 'its estimate is ' + v; }
+function rerunName() { var r = S.detail.rerun; return 're-run' + (r.of ? ' as ' + r.of + ' was run' : ' (a run\u2019s defaults)'); }
 function showError(msg) { $('clipErrors').insertAdjacentHTML('beforeend', '<div class="errorbox">' + esc(msg) + '</div>'); }
 function renderClip() {
   var d = S.detail;
   $('title').textContent = d.id + '  ·  ' + d.source;
-  $('status').textContent = d.frames + ' frames' + (d.width ? ' · ' + d.width + '×' + d.height : '') + (d.ms.engine != null ? ' · engine ' + d.ms.engine + ' ms' : '') + (d.video ? ' · video' : '');
+  $('status').textContent = d.frames + ' frames' + (d.width ? ' · ' + d.width + '×' + d.height : '') + (d.ms.engine != null ? ' · engine ' + d.ms.engine + ' ms' : '') + (d.video ? ' · video' : '') + ' · ' + rerunName() + ': ' + d.rerun.settings;
   if (d.problem) showError('clip problem: ' + d.problem);
-  if (d.error) showError('engine: ' + d.error);
-  var sm = S.meta.clips.find(function (c) { return c.id === d.id; });
-  if (sm && sm.quality) showError('the run\u2019s estimate is ' + sm.quality.verdict + ': ' + sm.quality.reasons.join('; ') + (sm.quality.verdict === 'failed' ? ' (its scale-dependent answers were withheld)' : ''));
+  if (d.error) showError(rerunName() + ': ' + d.error);
+  // Every verdict names whose estimate it is: each predictions file's, and the re-run's.
+  d.quality.forEach(function (v) { if (v.verdict !== 'ok') showError(v.name + ': ' + verdictText(v.verdict) + ': ' + v.reasons.join('; ') + (v.verdict === 'failed' ? ' (its scale-dependent answers were withheld)' : '')); });
+  var rq = d.rerun.quality;
+  if (rq && rq.verdict !== 'ok') showError(rerunName() + ': ' + verdictText(rq.verdict) + ': ' + rq.reasons.join('; ') + (rq.verdict === 'failed' ? ' (its scale-dependent answers are withheld, as the run withholds them)' : ''));
   $('slider').max = Math.max(0, d.frames - 1); $('slider').value = 0;
   drawBev(); drawPlots(); drawQa();
   showFrame(0);
@@ -217,6 +258,7 @@ function prefetch() {
 function frameUrl(i) { return 'frame/' + encodeURIComponent(S.detail.id) + '/' + i; }
 function showFrame(i) {
   var d = S.detail; if (!d || d.frames === 0) { drawCanvas(null); return; }
+  if (!d.images) { S.frame = Math.max(0, Math.min(d.frames - 1, i)); $('frameno').textContent = 'method ' + d.rerun.method + ' keeps no decoded video frames'; drawCanvas(null); return; }
   i = Math.max(0, Math.min(d.frames - 1, i)); S.frame = i; $('slider').value = i;
   $('frameno').textContent = (i + 1) + ' / ' + d.frames + (d.timestamps[i] != null ? '  t=' + fmt(d.timestamps[i] - d.timestamps[0], 2) + ' s' : '');
   var img = S.imgCache[i];
@@ -270,9 +312,9 @@ function seriesList() {
   d.series.runs.forEach(function (s, i) {
     if (!s) return;
     var f = base((S.meta.predictions[i] || {}).file), same = d.series.engine && sameSeries(s, d.series.engine);
-    out.push({ name: 'run' + i, label: d.runs[i] + (f !== d.runs[i] ? ' (' + f + ')' : '') + ': its trajectory, dashed' + (same ? ' (the same as this run\u2019s, under it)' : ''), color: COLORS.runs[i % COLORS.runs.length], s: s, dash: true });
+    out.push({ name: 'run' + i, label: d.runs[i] + (f !== d.runs[i] ? ' (' + f + ')' : '') + ': its trajectory, dashed' + (same ? ' (the same as the re-run\u2019s, under it)' : ''), color: COLORS.runs[i % COLORS.runs.length], s: s, dash: true });
   });
-  if (d.series.engine) out.push({ name: 'engine', label: 'engine (this run)', color: COLORS.engine, s: d.series.engine });
+  if (d.series.engine) out.push({ name: 'engine', label: rerunName(), color: COLORS.engine, s: d.series.engine });
   return out;
 }
 function sameSeries(a, b) {
@@ -323,11 +365,10 @@ function drawPlots() {
     var thr = d.thresholds.filter(function (t) { return t.series === key; });
     var body = '';
     if (vs.length) {
-      // The axis fits the series (truth against estimate stays readable); a threshold inside it
-      // is a dashed line, one outside an arrow at the edge it lies beyond.
-      var lo = Math.min.apply(null, vs), hi = Math.max.apply(null, vs);
-      if (hi - lo < 1e-6) { hi += 0.5; lo -= 0.5; }
-      var pad = (hi - lo) * 0.08; lo -= pad; hi += pad;
+      // The axis fits the series, at least MIN_SPAN[key] wide so that small offsets look small
+      // (speed: not below 0); a threshold inside it is a dashed line, one outside an arrow at the
+      // edge it lies beyond.
+      var ax = axisRange(Math.min.apply(null, vs), Math.max.apply(null, vs), MIN_SPAN[key], key === 'speed' ? 0 : null), lo = ax[0], hi = ax[1];
       var t0 = Math.min.apply(null, ts), t1 = Math.max.apply(null, ts); if (t1 <= t0) t1 = t0 + 1;
       var X = function (t) { return ml + (t - t0) / (t1 - t0) * (W - ml - mr); }, Y = function (v) { return mt + (hi - v) / (hi - lo) * (H - mt - mb); };
       body += '<line x1="' + ml + '" x2="' + ml + '" y1="' + mt + '" y2="' + (H - mb) + '" stroke="#bbb"/>';
@@ -353,7 +394,7 @@ function drawPlots() {
         body += poly(pts, x.color, x.name, x.dash);
       });
     } else body = '<text x="20" y="30">no data</text>';
-    html += '<div class="plot" data-plot="' + key + '"><svg viewBox="0 0 ' + W + ' ' + H + '" preserveAspectRatio="none"><text x="' + (ml + 4) + '" y="11" style="font-weight:600">' + p[1] + '</text>' + body + '</svg></div>';
+    html += '<div class="plot" data-plot="' + key + '"' + (vs.length ? ' data-axis="' + lo + ' ' + hi + '"' : '') + '><svg viewBox="0 0 ' + W + ' ' + H + '" preserveAspectRatio="none"><text x="' + (ml + 4) + '" y="11" style="font-weight:600">' + p[1] + '</text>' + body + '</svg></div>';
   });
   $('plots').innerHTML = html;
   legend($('plotlegend'), list);
@@ -364,7 +405,7 @@ function markQuestion() {
 }
 function drawQa() {
   var d = S.detail;
-  var head = '<tr><th>question</th><th>oracle</th>' + d.runs.map(function (r, i) { var p = S.meta.predictions[i] || {}; return '<th title="' + esc(p.file) + '">' + esc(r) + (base(p.file) !== r ? '<br><span class="muted">' + esc(base(p.file)) + '</span>' : '') + '</th>'; }).join('') + '<th>engine (this run)</th><th>deciding feature</th><th>truth</th><th>estimate</th><th>threshold</th><th>margin</th></tr>';
+  var head = '<tr><th>question</th><th>oracle</th>' + d.runs.map(function (r, i) { var p = S.meta.predictions[i] || {}; return '<th title="' + esc(p.file) + '">' + esc(r) + (base(p.file) !== r ? '<br><span class="muted">' + esc(base(p.file)) + '</span>' : '') + '</th>'; }).join('') + '<th title="' + esc(d.rerun.settings) + '">' + esc(rerunName()) + '</th><th>deciding feature</th><th>truth</th><th>estimate</th><th>threshold</th><th>margin</th></tr>';
   $('qa').querySelector('thead').innerHTML = head;
   $('qa').querySelector('tbody').innerHTML = d.qa.map(function (q) {
     var cells = q.answers.map(function (a, i) {
@@ -374,7 +415,7 @@ function drawQa() {
     }).join('');
     var ecls = q.engineAgree === false ? (q.near ? 'near' : 'dis') : q.engineAgree ? 'agree' : '';
     return '<tr data-question="' + esc(q.question) + '"><td title="' + esc(q.text) + '">' + esc(q.question) + '</td><td data-oracle>' + esc(q.oracle == null ? '–' : q.oracle) + '</td>' + cells +
-      '<td class="' + ecls + '">' + esc(q.engine == null ? '–' : q.engine) + '</td><td>' + esc(q.feature || '–') + '</td><td>' + fmt(q.value) + '</td><td>' + fmt(q.estimate) + '</td><td>' + fmt(q.threshold) + '</td><td>' +
+      '<td class="' + ecls + '" data-rerun>' + esc(!q.engineAnswered ? '–' : q.engine == null ? '(withheld)' : q.engine) + '</td><td>' + esc(q.feature || '–') + '</td><td>' + fmt(q.value) + '</td><td>' + fmt(q.estimate) + '</td><td>' + fmt(q.threshold) + '</td><td>' +
       (q.margin == null ? '–' : (100 * q.margin).toFixed(1) + '%' + (q.near ? ' (near)' : '')) + '</td></tr>';
   }).join('');
   markQuestion();

@@ -172,7 +172,7 @@ export async function startViewServer(o: ViewServerOptions): Promise<ViewServer>
       if (!Number.isInteger(i) || i < 0) return send(res, 400, 'frame index must be a non-negative integer');
       if (c.frames) {
         const f = data.frameFile(c, i);
-        if (f === null) return send(res, 404, `clip ${c.id} has ${data.settings.frames ? Math.min(data.settings.frames, c.frames.length) : c.frames.length} frames`);
+        if (f === null) return send(res, 404, `clip ${c.id} has ${data.frameIndices(c).length} frames`);
         return sendFile(res, f, log, true);
       }
       let eng;
@@ -181,8 +181,8 @@ export async function startViewServer(o: ViewServerOptions): Promise<ViewServer>
       } catch (e) {
         return send(res, 422, (e as Error).message.split('\n')[0]);
       }
-      const fr = eng.native.frames?.[i];
-      if (!fr) return send(res, 404, `clip ${c.id} has ${eng.frames} frames`);
+      const fr = eng.native?.frames?.[i];
+      if (!eng.native || !fr) return send(res, 404, eng.native ? `clip ${c.id} has ${eng.frames} frames` : `clip ${c.id}: method ${data.settings.method} keeps no decoded video frames`);
       if (!sharp) return send(res, 501, 'sharp is not installed: video frames cannot be encoded');
       const jpg = await sharp(fr, { raw: { width: eng.native.width, height: eng.native.height, channels: 1 } }).jpeg({ quality: 80 }).toBuffer();
       return send(res, 200, jpg, 'image/jpeg');

@@ -227,3 +227,18 @@ export function syntheticVideoDataset(dir: string, specs: SynthClipSpec[]): stri
   writeFileSync(join(dir, 'qa.jsonl'), jsonl(qa));
   return dir;
 }
+
+/**
+ * Flattens the road (the rows below the horizon) of a `syntheticDataset` clip's frames to one
+ * grey: the scale then has nothing to rest on and the clip's verdict is 'failed' (vo/quality.ts),
+ * its scale-dependent answers withheld.
+ */
+export function flattenRoad(dir: string, id: string): void {
+  const fdir = join(dir, 'frames', id);
+  const header = `P5\n${CAMERA.width} ${CAMERA.height}\n255\n`.length;
+  for (const f of readdirSync(fdir)) {
+    const b = readFileSync(join(fdir, f));
+    b.fill(110, header + (Math.ceil(CAMERA.cy) + 4) * CAMERA.width);
+    writeFileSync(join(fdir, f), b);
+  }
+}

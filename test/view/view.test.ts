@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startViewServer, type ViewServer } from '../../src/view/server.js';
 import { cli } from '../helpers/cli.js';
-import { BIN, EGODYN_KITTI, ensureDist, HAS_EGODYN_KITTI, NATIVE_BUILT } from '../run/fixtures.js';
+import { BIN, EGODYN_KITTI, ensureDist, flattenRoad, HAS_EGODYN_KITTI, NATIVE_BUILT, syntheticDataset } from '../run/fixtures.js';
 
 const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p)) ?? null;
 let playwright: typeof import('playwright-core') | null = null;
@@ -166,7 +166,7 @@ describe.skipIf(!HAS_BROWSER)('egogeo view: 1,000 clips, filters, bad input in t
     await page.goto(`${v.url}#clip=clip0000`);
     await page.waitForFunction(() => document.body.dataset.opened === 'clip0000', null, { timeout: 30_000 });
     const box = await page.locator('#clipErrors .errorbox').first().textContent();
-    expect(box).toMatch(/engine: .*bad0\.jpg/);
+    expect(box).toMatch(/^re-run \(a run’s defaults\): .*bad0\.jpg/);
     expect(log.some((l) => l.startsWith('clip clip0000:'))).toBe(true);
     await page.screenshot({ path: join(ARTIFACTS, 'unreadable-frame.png') });
     // j opens the next clip of the list (its frames are missing: an error box too).
@@ -266,7 +266,13 @@ describe.skipIf(!HAS_BROWSER || !HAS_EGODYN_KITTI || !NATIVE_BUILT)('egogeo view
       expect(text).toBe(r.model_answer);
       const cls = (await cell.getAttribute('class')) ?? '';
       expect(cls === 'dis' || cls === 'near').toBe(r.model_answer.toLowerCase() !== String(r.oracle_label).toLowerCase());
+      // The re-run column: the run's own task over the clip, so the run's answer again.
+      expect((await row.locator('td[data-rerun]').textContent())!.trim()).toBe(r.model_answer ?? '(withheld)');
     }
+    expect(await page.locator('#qa thead th').nth(3).textContent()).toBe('re-run as preds.jsonl was run');
+    // Dynamics axes are at least their minimum span wide (speed: 2 m/s), so small offsets look small.
+    const [lo, hi] = (await page.locator('[data-plot="speed"]').getAttribute('data-axis'))!.split(' ').map(Number);
+    expect(hi - lo).toBeGreaterThanOrEqual(2);
     await page.screenshot({ path: join(ARTIFACTS, 'kitti-clip.png'), fullPage: true });
     expect(errors).toEqual([]);
     await page.close();
@@ -297,6 +303,56 @@ describe.skipIf(!HAS_BROWSER || !HAS_EGODYN_KITTI || !NATIVE_BUILT)('egogeo view
     expect(page.url()).toContain(`#clip=${next}`);
     await page.keyboard.press('k');
     await page.waitForFunction((x) => document.body.dataset.opened === x, cur, { timeout: 60_000 });
+    await page.close();
+  });
+});
+
+describe.skipIf(!HAS_BROWSER || !NATIVE_BUILT)('egogeo view: two predictions files, each banner naming its own', () => {
+  let dir: string;
+  let v: ViewServer;
+  let ctx: Browser;
+  beforeAll(async () => {
+    ensureDist();
+    dir = mkdtempSync(join(tmpdir(), 'egogeo-view-two-'));
+    const ds = syntheticDataset(join(dir, 'ds'), [{ id: 'noroad', speed: 10, yawRate: 0.1, seed: 3, frames: 21 }]);
+    flattenRoad(ds, 'noroad'); // egogeo's scale fails on it: its speed answer withheld
+    for (const [out, extra] of [['vo.jsonl', ['--method', 'vo-proxy']], ['ego.jsonl', []]] as const) {
+      const r = spawnSync(process.execPath, [BIN, 'run', '--dataset', ds, ...extra, '--workers', '1', '--no-progress', '-o', join(dir, out)], { encoding: 'utf8' });
+      if (r.status !== 0) throw new Error(`egogeo run failed: ${r.stderr}`);
+    }
+    v = await startViewServer({ dataset: ds, predictions: [join(dir, 'vo.jsonl'), join(dir, 'ego.jsonl')], port: 0, log: () => {} });
+    ctx = await launch();
+    mkdirSync(ARTIFACTS, { recursive: true });
+  });
+  afterAll(async () => {
+    await ctx?.close();
+    await v?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("the failed verdict is ego.jsonl's, the re-run vo.jsonl's; the speed axis of a standing estimate spans 2 m/s from 0", async () => {
+    const page = await ctx.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`${v.url}#clip=noroad`);
+    // (The rendered PGM frames are not browser images: the page is complete once the table is drawn.)
+    await page.waitForFunction(() => document.querySelectorAll('#qa tbody tr').length > 0, null, { timeout: 60_000 });
+    expect(await page.locator('#list li[data-id="noroad"] .tag.bad').getAttribute('title')).toBe('ego.jsonl: estimate failed: scale collapsed: 20 of 20 moving pairs have no metric distance');
+    const boxes = await page.locator('#clipErrors .errorbox').allTextContents();
+    expect(boxes).toContain('ego.jsonl: its estimate failed: scale collapsed: 20 of 20 moving pairs have no metric distance (its scale-dependent answers were withheld)');
+    expect(boxes.some((b) => b.startsWith('vo.jsonl'))).toBe(false);
+    expect(await page.locator('#status').textContent()).toContain('re-run as vo.jsonl was run: vo-proxy, 10 frames, the 6-question subset');
+    expect(await page.locator('#qa thead th').nth(4).textContent()).toBe('re-run as vo.jsonl was run');
+    expect(await page.locator('#warnings').textContent()).toContain("the page re-runs clips as vo.jsonl was run (vo-proxy, 10 frames, the 6-question subset), its answers and tracks are vo.jsonl's");
+    // speed_regime: not a vo-proxy question (–); ego.jsonl withheld it (no answer).
+    const row = page.locator('#qa tbody tr[data-question="speed_regime"]');
+    expect((await row.locator('td[data-rerun]').textContent())!.trim()).toBe('–');
+    expect((await row.locator('td[data-run="1"]').textContent())!.trim()).toMatch(/^\(no answer\)/);
+    const [lo, hi] = (await page.locator('[data-plot="speed"]').getAttribute('data-axis'))!.split(' ').map(Number);
+    expect(lo).toBe(0);
+    expect(hi).toBeGreaterThanOrEqual(2);
+    await page.screenshot({ path: join(ARTIFACTS, 'two-predictions.png'), fullPage: true });
+    expect(errors).toEqual([]);
     await page.close();
   });
 });
