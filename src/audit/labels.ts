@@ -183,6 +183,8 @@ export function auditLabels(clips: readonly LabelClip[], questions: QuestionSet,
     add(l);
     srcKey[s] = levelKey(l);
   }
+  // Noise levels from the least (exact) to the most noise, then the smoothing windows by length.
+  levels.sort((a, b) => (a.kind !== b.kind ? (a.kind === 'noise' ? -1 : 1) : a.kind === 'noise' && b.kind === 'noise' ? a.posM - b.posM || a.yawDeg - b.yawDeg : (a as { window: number }).window - (b as { window: number }).window));
   const keys = levels.map(levelKey);
   const qids = questions.questions.map((q) => q.id);
   // The reference's clips are 3 s; a longer or shorter ground truth keeps its own span.
