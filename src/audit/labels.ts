@@ -104,6 +104,8 @@ export interface Ceiling {
 
 export interface LabelAudit {
   n_clips: number;
+  /** A label flipping in at least this share of its draws at its source's level is noise-decided (`egogeo report --label-audit`). */
+  noise_decided_share: number;
   draws: number;
   seed: number;
   levels: (Level & { key: string })[];
@@ -267,6 +269,7 @@ export function auditLabels(clips: readonly LabelClip[], questions: QuestionSet,
   const pooledCurves = curves(sources);
   return {
     n_clips: clips.length,
+    noise_decided_share: NOISE_DECIDED_SHARE,
     draws: o.draws,
     seed: o.seed,
     levels: levels.map((l) => ({ ...l, key: levelKey(l) })),
