@@ -71,7 +71,7 @@ describe('audit labels on exact analytic trajectories', () => {
   });
 
   it('reports per source and the ceiling at each source level', () => {
-    expect(r.source_levels).toEqual({ kitti: '0.02:0.1', nuscenes: '0.05:0.1' });
+    expect(r.source_levels).toEqual({ kitti: '0.02:0.1', nuscenes: '0.02:0.1' });
     expect(r.per_source.kitti.n_clips + r.per_source.nuscenes.n_clips).toBe(24);
     // Published = clean here, so the ceiling is how often perturbed labels keep the clean one (balanced).
     expect(r.ceiling.per_source.kitti.all).toBeLessThan(1);

@@ -120,7 +120,7 @@ export function labelAuditPlot(r: LabelAudit): string {
   series.push({ name: 'all questions', color: '#000000', points: noise.map((l, x) => [x, r.pooled[l.key]] as [number, number]) });
   return lineChart(series, {
     title: `Label agreement under ground-truth pose noise (${r.n_clips} clips, ${r.draws} draws)`,
-    xLabel: 'noise level (σ per pose)',
+    xLabel: `noise level (σ per pose); each source's own: ${Object.entries(r.source_levels).map(([s, k]) => `${s} ${noise.findIndex((l) => l.key === k)}`).join(', ')}`,
     yLabel: 'agreement with the clean label',
     xTicks: noise.map((_, x) => x),
     note: noise.map((l, x) => `${x}: ${l.kind === 'noise' ? (l.posM === 0 && l.yawDeg === 0 ? 'exact' : `${l.posM} m, ${l.yawDeg}°`) : ''}`).join(' · '),
@@ -189,7 +189,7 @@ export function registerAudit(program: Command): void {
     .requiredOption('--dataset <dir>', 'EgoDyn-Bench as published, the benchmark layout (clips_index.jsonl, arrays/*.npz) or a KITTI sequence')
     .option('--noise <levels>', 'noise levels POS_M:YAW_DEG (σ per pose of x and y in metres, of yaw in degrees), comma-separated; the exact level and each source\'s own level are always added', DEFAULT_NOISE)
     .option('--smooth <windows>', "centred moving-average windows over the poses (odd, e.g. 3,5), or 'none'", DEFAULT_SMOOTH)
-    .option('--source-level <list>', "each source's own noise SOURCE=POS_M:YAW_DEG, comma-separated, over the defaults (docs/labels.md: kitti=0.02:0.1, nuscenes=0.05:0.1, carla=0:0)")
+    .option('--source-level <list>', "each source's own noise SOURCE=POS_M:YAW_DEG, comma-separated, over the defaults (docs/labels.md: kitti=0.02:0.1, nuscenes=0.02:0.1, carla=0:0)")
     .option('--draws <n>', 'noise draws per clip and level', '20')
     .option('--seed <s>', 'random seed', '0')
     .option('--config <yaml>', 'question file', DEFAULT_QUESTIONS_PATH)
