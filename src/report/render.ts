@@ -171,7 +171,7 @@ export function plots(r: Report, leaderboardRows = 3): Record<string, string> {
       [...(r.label_audit ? ['noise-decided'] : []), 'near threshold', 'error', 'no ground truth'],
       qs.map((q) => [...(r.label_audit ? [r.per_question[q].noise_decided] : []), r.per_question[q].near_threshold, r.per_question[q].errors, r.per_question[q].unknown]),
       {
-        title: `Disagreements with the oracle over ${nClips(r.n_clips)} (near: either value within ${pct(r.near_threshold)} of the threshold)`,
+        title: `Disagreements over ${nClips(r.n_clips)} (near: either value within ${pct(r.near_threshold)} of the threshold)`,
         stacked: true,
         labels: true,
         axis: 'clips',
@@ -179,8 +179,8 @@ export function plots(r: Report, leaderboardRows = 3): Record<string, string> {
       },
     ),
     'feature_errors.svg': scatterPanels(
-      qs.flatMap((q) => (r.feature_errors[q] ?? []).map((f) => ({ title: `${q}: ${f.feature} (×${f.median_ratio.toPrecision(3)})`, points: f.points.map((p) => [p.truth, p.estimate] as [number, number]), threshold: f.threshold }))),
-      `Deciding values, estimate against ground truth (${nClips(r.trajectory_errors.n_clips)}; dashed: threshold; grey: y = x; × median ratio)`,
+      qs.flatMap((q) => (r.feature_errors[q] ?? []).map((f) => ({ title: q, subtitle: `${f.feature}: median ratio ${f.median_ratio.toPrecision(3)}`, points: f.points.map((p) => [p.truth, p.estimate] as [number, number]), threshold: f.threshold }))),
+      `Deciding values, estimate against ground truth (${nClips(r.trajectory_errors.n_clips)}; dashed: threshold; grey: y = x)`,
     ),
     'trajectories.svg': trajectoryPanels(
       r.worst.map((w) => ({ title: `${w.clip_id} (${w.source}) ATE ${w.ate_se3.toFixed(2)} m`, gt: w.gt, estimate: w.estimate })),

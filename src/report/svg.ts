@@ -319,6 +319,8 @@ export async function writePlots(dir: string, svgs: Record<string, string>): Pro
 
 export interface ScatterPanel {
   title: string;
+  /** A second, lighter title line. */
+  subtitle?: string;
   /** [truth, estimate] per clip. */
   points: [number, number][];
   /** Drawn as lines on both axes (a label changes where a value crosses one). */
@@ -333,7 +335,7 @@ export interface ScatterPanel {
 export function scatterPanels(panels: ScatterPanel[], title: string): string {
   const cols = Math.min(3, Math.max(1, panels.length));
   const rows = Math.max(1, Math.ceil(panels.length / cols));
-  const size = 300, left = 52, right = 14, head = 34, foot = 36, top = 40;
+  const size = 300, left = 52, right = 14, head = 44, foot = 36, top = 40;
   const plot = size - left - right;
   const cell = head + plot + foot;
   const width = Math.max(cols * size, 560), height = top + rows * cell;
@@ -349,7 +351,8 @@ export function scatterPanels(panels: ScatterPanel[], title: string): string {
     hi += pad;
     const x0 = ox + left, y0 = oy + head;
     const sx = (v: number) => x0 + ((v - lo) / (hi - lo)) * plot, sy = (v: number) => y0 + plot - ((v - lo) / (hi - lo)) * plot;
-    body.push(`<text x="${ox + size / 2}" y="${oy + 16}" text-anchor="middle" font-size="11" font-weight="bold"><title>${esc(p.title)}</title>${esc(fit(p.title, size - 10))}</text>`);
+    body.push(`<text x="${ox + size / 2}" y="${oy + 14}" text-anchor="middle" font-size="11" font-weight="bold"><title>${esc(p.title)}</title>${esc(fit(p.title, size - 10, 7.4))}</text>`);
+    if (p.subtitle) body.push(`<text x="${ox + size / 2}" y="${oy + 29}" text-anchor="middle" font-size="11"><title>${esc(p.subtitle)}</title>${esc(fit(p.subtitle, size - 10, 6.6))}</text>`);
     body.push(`<rect x="${x0}" y="${y0}" width="${plot}" height="${plot}" fill="none" stroke="#bbb"/>`);
     body.push(`<line x1="${n(sx(lo))}" y1="${n(sy(lo))}" x2="${n(sx(hi))}" y2="${n(sy(hi))}" stroke="#bbb"/>`);
     if (Number.isFinite(p.threshold)) {
