@@ -4,7 +4,11 @@
  * each kind; the signed errors of the deciding value on a constructed bias; runs without a
  * trajectory left out; the label audit's JSON read as `egogeo audit labels` writes it.
  */
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { cli } from '../helpers/cli.js';
 import { auditLabels } from '../../src/audit/labels.js';
 import type { Prediction } from '../../src/core/prediction.js';
 import { makeTrajectory, type Trajectory } from '../../src/core/trajectory.js';
@@ -127,5 +131,32 @@ describe('the label audit JSON', () => {
     expect(() => parseLabelAudit([], 'a.json')).toThrow(/^a\.json: not a label audit/);
     expect(() => parseLabelAudit({ ...auditDoc({}), noise_decided_share: 2 }, 'a.json')).toThrow(/a\.json: "noise_decided_share" must be a number in \(0, 1\]/);
     expect(() => parseLabelAudit({ ...auditDoc({}), per_clip: [{ clip_id: 'x', flips: { q: 'a' } }] }, 'a.json')).toThrow(/a\.json: per_clip\[0\]\.flips\.q: expected a number/);
+  });
+});
+
+describe('egogeo report --label-audit', () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'egogeo-crosscheck-'));
+  afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+  const preds = join(tmp, 'p.jsonl');
+  writeFileSync(preds, `${[{ clip_id: 'n1', question_id: Q, source: 'nuscenes', oracle_label: 'left', model_answer: 'straight' }, { clip_id: 'n2', question_id: Q, source: 'nuscenes', oracle_label: 'left', model_answer: 'right' }].map((r) => JSON.stringify(r)).join('\n')}\n`);
+
+  it('marks the noise-decided disagreements and shows the ceiling', async () => {
+    const audit = join(tmp, 'a.json');
+    writeFileSync(audit, JSON.stringify(auditDoc({ n1: 0.6, n2: 0 })));
+    const r = await cli('report', preds, '--label-audit', audit, '--out', join(tmp, 'rep'));
+    expect(r.code).toBe(0);
+    const j = JSON.parse(readFileSync(join(tmp, 'rep', 'report.json'), 'utf8'));
+    expect(j.disagreements.map((d: { clip_id: string; kind: string }) => [d.clip_id, d.kind])).toEqual([['n1', 'noise-decided'], ['n2', 'unknown']]);
+    expect(j.per_question[Q].noise_ceiling).toBe(0.9);
+    expect(readFileSync(join(tmp, 'rep', 'report.md'), 'utf8')).toContain('noise ceiling');
+  });
+
+  it('names a file that is not a label audit in one line', async () => {
+    const bad = join(tmp, 'bad.json');
+    writeFileSync(bad, JSON.stringify({ per_clip: [] }));
+    const r = await cli('report', preds, '--label-audit', bad, '--out', join(tmp, 'rep2'));
+    expect(r.code).not.toBe(0);
+    expect(r.err.trim().split('\n')).toHaveLength(1);
+    expect(r.err).toContain(`${bad}: "noise_decided_share" must be a number`);
   });
 });
