@@ -50,7 +50,7 @@ export function parseNoise(spec: string): Level[] {
   return spec.split(',').map((s) => s.trim()).filter(Boolean).map((s) => {
     const m = /^([^:]+):([^:]+)$/.exec(s);
     const pos = m ? Number(m[1]) : NaN, yaw = m ? Number(m[2]) : NaN;
-    if (!m || !Number.isFinite(pos) || !Number.isFinite(yaw) || pos < 0 || yaw < 0) throw new InputError(`--noise: expected POS_M:YAW_DEG (two non-negative numbers, e.g. 0.02:0.1), got '${s}'`);
+    if (!m || !(pos >= 0 && pos <= 100) || !(yaw >= 0 && yaw <= 180)) throw new InputError(`--noise: expected POS_M:YAW_DEG (σ of position 0–100 m, of yaw 0–180°, e.g. 0.02:0.1), got '${s}'`);
     return { kind: 'noise', posM: pos, yawDeg: yaw };
   });
 }

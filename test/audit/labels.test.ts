@@ -127,6 +127,7 @@ describe('perturb', () => {
     expect(parseNoise('0.02:0.1').map(levelKey)).toEqual(['0.02:0.1']);
     expect(() => parseNoise('0.02')).toThrow(/--noise: expected POS_M:YAW_DEG .* got '0.02'/);
     expect(() => parseNoise('-1:0')).toThrow(/--noise/);
+    expect(() => parseNoise('1e308:0')).toThrow(/--noise: expected POS_M:YAW_DEG \(σ of position 0–100 m/);
     expect(() => parseSmooth('4')).toThrow(/--smooth: expected odd window/);
     expect(parseSmooth('none')).toEqual([]);
   });
