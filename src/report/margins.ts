@@ -188,6 +188,9 @@ function plan(q: Question): Plan {
   }
 }
 
+/** A near-threshold margin: the ground truth's or the estimate's value within `near` (relative) of the threshold. */
+export const isNearThreshold = (m: Margin, near: number): boolean => m.rel <= near || (m.estimate_rel !== null && m.estimate_rel <= near);
+
 /** The threshold first crossed from `v` towards `toward` (else the nearest to `v`). */
 function pickThreshold(v: number, toward: number | null, thresholds: number[]): number {
   const ts = thresholds.filter(Number.isFinite);

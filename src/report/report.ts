@@ -18,7 +18,7 @@ import { type ClipData, clipData, computeDynamics, type DynamicsArrays, type Que
 import { ate, rpe } from '../vo/errors.js';
 import { type BootstrapSpec, type DomainTable, domainTable } from './domains.js';
 import { type LeaderboardPlacement, type LeaderboardRow, placeOnLeaderboard, rowQuestions, runRow } from './leaderboard.js';
-import { decisionMargin, type Margin } from './margins.js';
+import { decisionMargin, isNearThreshold, type Margin } from './margins.js';
 import type { LabelAuditView } from './labelaudit.js';
 import { REFERENCE_METHODS } from '../baseline/reference.js';
 import { type DomainInfo, type ReportRun, sourceOf } from './runs.js';
@@ -462,7 +462,7 @@ export function buildReport(input: ReportInput): Report {
 export function classify(margin: Margin | null, flips: number | null, near: number, share: number): Disagreement['kind'] {
   if (flips !== null && flips >= share) return 'noise-decided';
   if (!margin || !Number.isFinite(margin.rel)) return 'unknown';
-  return margin.rel <= near || (margin.estimate_rel !== null && margin.estimate_rel <= near) ? 'near-threshold' : 'error';
+  return isNearThreshold(margin, near) ? 'near-threshold' : 'error';
 }
 
 const median = (v: number[]): number => {
