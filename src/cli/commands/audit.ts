@@ -208,6 +208,10 @@ export function registerAudit(program: Command): void {
       const questions = loadQuestions(o.config);
       const { clips, skipped } = loadLabelClips(o.dataset);
       if (skipped > 0) process.stderr.write(`egogeo: note: ${skipped} clip${skipped === 1 ? '' : 's'} of ${o.dataset} without ground truth (no arrays/<clip>.npz, no KITTI poses): left out\n`);
+      const have = new Set(clips.map((c) => c.source));
+      for (const s of (o.sourceLevel ?? '').split(',').map((x) => x.split('=')[0].trim()).filter(Boolean)) {
+        if (!have.has(s)) process.stderr.write(`egogeo: note: --source-level ${s}: no clip of ${o.dataset} has source '${s}' (sources here: ${[...have].join(', ')})\n`);
+      }
       const r = auditLabels(clips, questions, { levels, draws, seed, sourceLevels });
       const md = labelAuditMarkdown(r);
       if (o.json) writeFileAtomic(o.json, `${JSON.stringify({ dataset: o.dataset, ...r }, (_k, v) => (typeof v === 'number' && Number.isNaN(v) ? null : v), 2)}\n`);
