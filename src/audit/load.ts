@@ -1,6 +1,6 @@
 /**
  * audit/load — reads the clip lists the audits run on, every error one line naming the file, line
- * and field. May import: core/, io/, grade/, datasets/, oracle/ (KITTI windows' labels).
+  * and field. May import: core/, io/, grade/, datasets/, oracle/ (KITTI windows' labels).
  *
  * Accepted (several may be given, comma-separated, and are concatenated):
  * - a JSON list like the benchmark's `selected_clips.json`: `[{id, source, answers{question: label}, …}]`
@@ -16,13 +16,14 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { InputError } from '../core/errors.js';
-import { referenceSource } from '../core/prediction.js';
+import { oracleText, referenceSource } from '../core/prediction.js';
 import { readDataset, readJsonlRecords } from '../datasets/benchmark.js';
 import { groundTruthArrays } from '../datasets/groundtruth.js';
 import { clipData, labelClip, loadQuestions, summaryFeatures } from '../oracle/index.js';
 import { isPublishedRoot } from '../datasets/published.js';
 import { readInputText } from '../io/safety.js';
 import type { AuditClip } from './shortcut.js';
+import type { LabelClip } from './labels.js';
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -149,4 +150,32 @@ export function loadAuditClips(spec: string): AuditClip[] {
   }
   if (out.length === 0) throw new InputError(`${spec}: no clips`);
   return out;
+}
+
+/**
+ * `audit labels --dataset DIR`: every clip with ground truth, read as `egogeo run` and `oracle`
+ * read the folder (EgoDyn-Bench as published, the benchmark layout, a KITTI sequence): its poses on
+ * the oracle's grid (the clip's npz, else the KITTI poses through the dynamics) and its published
+ * labels (the QA answers; none for a KITTI sequence, whose labels are the oracle's). `skipped`
+ * counts clips without ground truth.
+ */
+export function loadLabelClips(dir: string): { clips: LabelClip[]; skipped: number } {
+  const clips: LabelClip[] = [];
+  let skipped = 0;
+  for (const c of readDataset(dir, { needFrames: false }).clips) {
+    const g = c.problem ? null : groundTruthArrays(c);
+    if (!g) {
+      skipped++;
+      continue;
+    }
+    const a = g.arrays;
+    const published: Record<string, string> = {};
+    for (const q of c.qa) {
+      const y = oracleText(q.answer);
+      if (y !== null) published[q.question_id] = y.toLowerCase();
+    }
+    clips.push({ id: c.id, source: c.source, traj: { id: c.id, t: a.timestamps, x: a.x, y: a.y, yaw: a.yaw }, published: c.qa.length ? published : null });
+  }
+  if (clips.length === 0) throw new InputError(`${dir}: no clip with ground truth (no arrays/<clip>.npz, no KITTI poses)`);
+  return { clips, skipped };
 }

@@ -1,7 +1,8 @@
 /**
  * How far a clip's deciding value sits from a question's threshold — the measure that tells a
  * near-threshold disagreement (the oracle label flips with a small threshold change, so a small
- * trajectory error flips it too) from a real estimation error.
+ * trajectory error flips it too) from a real estimation error. Both sides are measured: the
+ * ground truth's value and the estimate's (`rel`, `estimate_rel`).
  *
  * Every rule family is described by the comparisons it makes (a value, its thresholds, whether the
  * condition holds). For one comparison the relevant threshold is the first one crossed on the way
@@ -28,6 +29,8 @@ export interface Margin {
   threshold: number;
   /** |value − threshold| / |threshold| (absolute distance when the threshold is 0). */
   rel: number;
+  /** The same distance for the estimate's value (null without an estimate). */
+  estimate_rel: number | null;
 }
 
 interface Comparison {
@@ -185,6 +188,9 @@ function plan(q: Question): Plan {
   }
 }
 
+/** A near-threshold margin: the ground truth's or the estimate's value within `near` (relative) of the threshold. */
+export const isNearThreshold = (m: Margin, near: number): boolean => m.rel <= near || (m.estimate_rel !== null && m.estimate_rel <= near);
+
 /** The threshold first crossed from `v` towards `toward` (else the nearest to `v`). */
 function pickThreshold(v: number, toward: number | null, thresholds: number[]): number {
   const ts = thresholds.filter(Number.isFinite);
@@ -203,12 +209,12 @@ function pickThreshold(v: number, toward: number | null, thresholds: number[]): 
  */
 export function decisionMargin(q: Question, gt: ClipData, est?: ClipData): Margin {
   const pl = plan(q);
-  if (pl.comparisons.length === 0) return { feature: q.ruleName, value: NaN, estimate: null, threshold: NaN, rel: Infinity };
+  if (pl.comparisons.length === 0) return { feature: q.ruleName, value: NaN, estimate: null, threshold: NaN, rel: Infinity, estimate_rel: null };
   const ms = pl.comparisons.map((c) => {
     const value = c.get(gt);
     const e = est ? c.get(est) : null;
     const threshold = pickThreshold(value, e, c.thresholds);
-    return { feature: c.feature, value, estimate: e, threshold, rel: relDist(value, threshold), met: c.holds?.(value) ?? true };
+    return { feature: c.feature, value, estimate: e, threshold, rel: relDist(value, threshold), estimate_rel: e === null ? null : relDist(e, threshold), met: c.holds?.(value) ?? true };
   });
   const strip = ({ met: _, ...m }: (typeof ms)[number]): Margin => m;
   const byRel = (a: { rel: number }, b: { rel: number }) => a.rel - b.rel;

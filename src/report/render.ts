@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { type LeaderboardPlacement, neighbourhood, type RankedRow } from './leaderboard.js';
 import type { Difference } from '../grade/index.js';
 import type { ErrorKey, Report } from './report.js';
-import { barChart, trajectoryPanels, writePlots } from './svg.js';
+import { barChart, scatterPanels, trajectoryPanels, writePlots } from './svg.js';
 
 const f3 = (v: number): string => (Number.isFinite(v) ? v.toFixed(3) : '–');
 /** Markdown table cell text (pipes escaped). */
@@ -168,9 +168,19 @@ export function plots(r: Report, leaderboardRows = 3): Record<string, string> {
     ),
     'disagreements.svg': barChart(
       qs,
-      ['near threshold', 'error', 'no ground truth'],
-      qs.map((q) => [r.per_question[q].near_threshold, r.per_question[q].errors, r.per_question[q].unknown]),
-      { title: `Disagreements with the oracle over ${nClips(r.n_clips)} (near: within ${pct(r.near_threshold)} of the threshold)`, stacked: true, labels: true, axis: 'clips', colors: ['#edc948', '#e15759', '#bab0ac'] },
+      [...(r.label_audit ? ['noise-decided'] : []), 'near threshold', 'error', 'no ground truth'],
+      qs.map((q) => [...(r.label_audit ? [r.per_question[q].noise_decided] : []), r.per_question[q].near_threshold, r.per_question[q].errors, r.per_question[q].unknown]),
+      {
+        title: `Disagreements over ${nClips(r.n_clips)} (near: either value within ${pct(r.near_threshold)} of the threshold)`,
+        stacked: true,
+        labels: true,
+        axis: 'clips',
+        colors: [...(r.label_audit ? ['#76b7b2'] : []), '#edc948', '#e15759', '#bab0ac'],
+      },
+    ),
+    'feature_errors.svg': scatterPanels(
+      qs.flatMap((q) => (r.feature_errors[q] ?? []).map((f) => ({ title: q, subtitle: `${f.feature}: median ratio ${f.median_ratio.toPrecision(3)}`, points: f.points.map((p) => [p.truth, p.estimate] as [number, number]), threshold: f.threshold }))),
+      `Deciding values, estimate against ground truth (${nClips(r.trajectory_errors.n_clips)}; dashed: threshold; grey: y = x)`,
     ),
     'trajectories.svg': trajectoryPanels(
       r.worst.map((w) => ({ title: `${w.clip_id} (${w.source}) ATE ${w.ate_se3.toFixed(2)} m`, gt: w.gt, estimate: w.estimate })),
@@ -224,16 +234,25 @@ export function markdown(r: Report, pngs: boolean, leaderboardRows = 3): string 
 
   L.push('## Per question: the oracle against the estimated trajectories', '');
   L.push(
-    `Agreement of the oracle's labels (ground truth) with the labels the same oracle gives the estimated trajectories; every disagreement is a *near-threshold* case when the deciding value of the ground truth lies within ${pct(r.near_threshold)} of its threshold, else an *error*.`,
+    `Agreement of the oracle's labels (ground truth) with the labels the same oracle gives the estimated trajectories; every disagreement is ${r.label_audit ? `*noise-decided* when the oracle label itself flips in at least ${pct(r.label_audit.noise_decided_share)} of the ground-truth noise draws at its source's level (\`egogeo audit labels\`, ${cell(r.label_audit.file)}), else ` : ''}a *near-threshold* case when the deciding value of the ground truth or of the estimate lies within ${pct(r.near_threshold)} of its threshold, else an *error*.${r.label_audit ? " The noise ceiling is the balanced accuracy of the ground truth's own labels under that noise against the published ones: the best an estimator that does not reproduce the ground truth's jitter can expect." : ''}${r.cross_check_left_out.length ? ` Left out (no trajectory): ${r.cross_check_left_out.map(cell).join(', ')}.` : ''}`,
     '',
   );
   const qs = Object.keys(r.per_question);
-  L.push(`| question | n | agreement | balanced acc. | macro F1 | ${sources.length > 1 ? `${sources.map((s) => `BAcc ${s}`).join(' | ')} | ` : ''}disagree | near thr. | errors |`);
-  L.push(`| --- | ---: | ---: | ---: | ---: | ${sources.length > 1 ? sources.map(() => '---: | ').join('') : ''}---: | ---: | ---: |`);
+  const au = r.label_audit !== null;
+  L.push(`| question | n | agreement | balanced acc. | ${au ? 'noise ceiling | ' : ''}macro F1 | ${sources.length > 1 ? `${sources.map((s) => `BAcc ${s}`).join(' | ')} | ` : ''}disagree | ${au ? 'noise-decided | ' : ''}near thr. | errors |`);
+  L.push(`| --- | ---: | ---: | ---: | ${au ? '---: | ' : ''}---: | ${sources.length > 1 ? sources.map(() => '---: | ').join('') : ''}---: | ${au ? '---: | ' : ''}---: | ---: |`);
   for (const q of qs) {
     const c = r.per_question[q];
     const per = sources.length > 1 ? `${sources.map((s) => f3(r.per_source[s].per_question[q]?.balanced_acc ?? NaN)).join(' | ')} | ` : '';
-    L.push(`| ${q} | ${c.n} | ${pct(c.agreement)} | ${f3(c.balanced_acc)} | ${f3(c.macro_f1)} | ${per}${c.disagreements} | ${c.near_threshold} | ${c.errors}${c.unknown ? ` (+${c.unknown} unknown)` : ''} |`);
+    L.push(`| ${q} | ${c.n} | ${pct(c.agreement)} | ${f3(c.balanced_acc)} | ${au ? `${c.noise_ceiling === null ? '–' : f3(c.noise_ceiling)} | ` : ''}${f3(c.macro_f1)} | ${per}${c.disagreements} | ${au ? `${c.noise_decided} | ` : ''}${c.near_threshold} | ${c.errors}${c.unknown ? ` (+${c.unknown} unknown)` : ''} |`);
+  }
+  const fe = qs.flatMap((q) => (r.feature_errors[q] ?? []).map((f) => ({ q, ...f })));
+  if (fe.length) {
+    L.push('', '### Signed errors of the deciding values', '');
+    L.push("Each question's deciding value on the estimate against the ground truth's, over the clips with both trajectories: the median ratio estimate / truth, the bias (mean of estimate − truth) and its spread (standard deviation). A ratio far from 1 or a bias beyond the spread is a systematic lean, not noise.", '');
+    L.push('| question | deciding value | clips | threshold | median ratio | bias | spread |', '| --- | --- | ---: | ---: | ---: | ---: | ---: |');
+    for (const f of fe) L.push(`| ${f.q} | ${cell(f.feature)} | ${f.n} | ${f3(f.threshold)} | ${f3(f.median_ratio)} | ${signed(f.bias)} | ${f3(f.spread)} |`);
+    L.push('', `![signed errors](feature_errors.${pngs ? 'png' : 'svg'})`);
   }
   L.push('', `![per question](per_question.${pngs ? 'png' : 'svg'})`, '', `![disagreements](disagreements.${pngs ? 'png' : 'svg'})`, '');
 
@@ -248,13 +267,15 @@ export function markdown(r: Report, pngs: boolean, leaderboardRows = 3): string 
 
   const errs = r.disagreements.filter((d) => d.kind === 'error' && d.margin).sort((a, b) => b.margin!.rel - a.margin!.rel);
   const near = r.disagreements.filter((d) => d.kind === 'near-threshold');
+  const noisy = r.disagreements.filter((d) => d.kind === 'noise-decided');
+  const unknown = r.disagreements.length - near.length - errs.length - noisy.length;
   L.push('### Disagreements', '');
-  L.push(`${r.disagreements.length} in all: ${near.length} near-threshold, ${errs.length} errors${r.disagreements.length - near.length - errs.length ? `, ${r.disagreements.length - near.length - errs.length} without ground truth` : ''}. The largest errors (all in report.json):`, '');
+  L.push(`${r.disagreements.length} in all: ${r.label_audit ? `${noisy.length} noise-decided, ` : ''}${near.length} near-threshold, ${errs.length} errors${unknown ? `, ${unknown} without ground truth` : ''}. The largest errors (all in report.json):`, '');
   if (errs.length) {
-    L.push('| clip | source | question | oracle | estimate | deciding value | ground truth | estimate | threshold | distance |', '| --- | --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: |');
+    L.push('| clip | source | question | oracle | estimate | deciding value | ground truth | estimate | threshold | distance (truth) | distance (estimate) |', '| --- | --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: |');
     for (const d of errs.slice(0, 25)) {
       const m = d.margin!;
-      L.push(`| ${d.clip_id} | ${d.source} | ${d.question_id} | ${d.oracle_label} | ${d.model_answer ?? '–'} | ${cell(m.feature)} | ${f3(m.value)} | ${m.estimate === null ? '–' : f3(m.estimate)} | ${f3(m.threshold)} | ${pct(m.rel)} |`);
+      L.push(`| ${d.clip_id} | ${d.source} | ${d.question_id} | ${d.oracle_label} | ${d.model_answer ?? '–'} | ${cell(m.feature)} | ${f3(m.value)} | ${m.estimate === null ? '–' : f3(m.estimate)} | ${f3(m.threshold)} | ${pct(m.rel)} | ${m.estimate_rel === null ? '–' : pct(m.estimate_rel)} |`);
     }
     L.push('');
   }

@@ -14,11 +14,13 @@ import type { Trajectory } from '../core/trajectory.js';
 import { type BootstrapSummary, bootstrapClips, bootstrapIntervals, evaluate, type GroupMetrics, sortCodePoints } from '../grade/index.js';
 import type { Prediction } from '../core/prediction.js';
 import type { ClipQuality } from '../io/trajectories.js';
-import { clipData, computeDynamics, type DynamicsArrays, type QuestionSet, summaryFeatures } from '../oracle/index.js';
+import { type ClipData, clipData, computeDynamics, type DynamicsArrays, type Question, type QuestionSet, summaryFeatures } from '../oracle/index.js';
 import { ate, rpe } from '../vo/errors.js';
 import { type BootstrapSpec, type DomainTable, domainTable } from './domains.js';
 import { type LeaderboardPlacement, type LeaderboardRow, placeOnLeaderboard, rowQuestions, runRow } from './leaderboard.js';
-import { decisionMargin, type Margin } from './margins.js';
+import { decisionMargin, isNearThreshold, type Margin } from './margins.js';
+import type { LabelAuditView } from './labelaudit.js';
+import { REFERENCE_METHODS } from '../baseline/reference.js';
 import { type DomainInfo, type ReportRun, sourceOf } from './runs.js';
 
 export { sourceOf };
@@ -58,6 +60,8 @@ export interface ReportInput {
   notes?: readonly string[];
   /** Clip-level bootstrap intervals for the per-domain table and its gaps. */
   bootstrap?: BootstrapSpec;
+  /** `--label-audit`: which labels flip under the ground truth's own noise, and each question's noise ceiling. */
+  labelAudit?: LabelAuditView;
 }
 
 export interface RunInfo {
@@ -91,7 +95,32 @@ export interface Disagreement {
   model_answer: string | null;
   /** The deciding value on the ground truth (and the estimate) and its threshold; null without ground truth. */
   margin: Margin | null;
-  kind: 'near-threshold' | 'error' | 'unknown';
+  /** With a label audit: the share of noise draws at the source's level in which the oracle label flips. */
+  noise_flips: number | null;
+  /**
+   * noise-decided: the oracle label itself flips under the ground truth's own noise (label audit);
+   * near-threshold: the ground truth's or the estimate's deciding value lies within `near` of the
+   * threshold; error: both lie farther; unknown: no ground truth.
+   */
+  kind: 'noise-decided' | 'near-threshold' | 'error' | 'unknown';
+}
+
+/**
+ * The signed error of one question's deciding value (estimate vs ground truth) over the clips with
+ * both trajectories: does the estimate lean one way?
+ */
+export interface FeatureErrors {
+  feature: string;
+  n: number;
+  /** The threshold most clips were compared with. */
+  threshold: number;
+  /** Median of estimate / truth over clips with a non-zero truth. */
+  median_ratio: number;
+  /** Mean of estimate − truth. */
+  bias: number;
+  /** Standard deviation of estimate − truth. */
+  spread: number;
+  points: { clip_id: string; source: string; truth: number; estimate: number }[];
 }
 
 export interface QuestionCheck {
@@ -101,9 +130,12 @@ export interface QuestionCheck {
   macro_f1: number;
   confusion: { labels: string[]; matrix: number[][] };
   disagreements: number;
+  noise_decided: number;
   near_threshold: number;
   errors: number;
   unknown: number;
+  /** With a label audit: the balanced accuracy its perturbed labels reach against the published ones. */
+  noise_ceiling: number | null;
 }
 
 export interface Stat {
@@ -153,6 +185,12 @@ export interface Report {
   gaps: Gap[];
   per_question: Record<string, QuestionCheck>;
   disagreements: Disagreement[];
+  /** Per question: the signed errors of its deciding value(s), one entry per feature compared. */
+  feature_errors: Record<string, FeatureErrors[]>;
+  /** The label audit the disagreements were classified with (`--label-audit`). */
+  label_audit: { file: string; noise_decided_share: number } | null;
+  /** Runs whose records the cross-check leaves out (no trajectory: vo-proxy, flow-heuristic). */
+  cross_check_left_out: string[];
   trajectory_errors: {
     n_clips: number;
     per_source: Record<string, Record<ErrorKey, Stat>>;
@@ -281,12 +319,24 @@ export function buildReport(input: ReportInput): Report {
     }
   }
 
+  // The cross-check compares trajectories: runs that write none (the published geometric baselines
+  // answer from per-pair signals) are left out of it.
+  const runs: ReportRun[] = input.runs ? [...input.runs] : [{ file: input.name, name: input.name, name_from: 'file name', carla_domain: null, records: [...records] }];
+  const domainInfo = input.domains ?? sources.map((s) => ({ domain: s, runs: [runs[0].name] }));
+  const noTrajectory = new Set(runs.filter((r) => r.method && (REFERENCE_METHODS as readonly string[]).includes(r.method)).map((r) => r.name));
+  const leftOut = new Set(domainInfo.filter((d) => d.runs.length > 0 && d.runs.every((n) => noTrajectory.has(n))).map((d) => d.domain));
+  const checked = leftOut.size ? records.filter((r) => !leftOut.has(sourceOf(r))) : records;
+  const mc = checked === records ? m : evaluate(checked, questions);
+  if (noTrajectory.size) notes.push(`left out of the oracle-vs-estimate cross-check (no trajectory): ${[...noTrajectory].map((n) => `${n} (${runs.find((r) => r.name === n)!.method})`).join(', ')}`);
+
+  const audit = input.labelAudit;
   const perQuestion: Record<string, QuestionCheck> = {};
   const disagreements: Disagreement[] = [];
+  const featureErrors: Record<string, FeatureErrors[]> = {};
   for (const q of questions.questions) {
-    const rs = records.filter((r) => r.question_id === q.id);
+    const rs = checked.filter((r) => r.question_id === q.id);
     if (rs.length === 0) continue;
-    const g = m.per_question[q.id];
+    const g = mc.per_question[q.id];
     const check: QuestionCheck = {
       n: rs.length,
       agreement: rs.filter((r) => r.model_answer !== null && r.model_answer.toLowerCase() === (r.oracle_label ?? '').toLowerCase()).length / rs.length,
@@ -294,17 +344,22 @@ export function buildReport(input: ReportInput): Report {
       macro_f1: g?.macro_f1 ?? NaN,
       confusion: g?.confusion_matrix ?? { labels: [], matrix: [] },
       disagreements: 0,
+      noise_decided: 0,
       near_threshold: 0,
       errors: 0,
       unknown: 0,
+      noise_ceiling: audit ? (audit.ceiling[q.id] ?? null) : null,
     };
+    featureErrors[q.id] = signedErrors(q, rs, gtData, estData);
     for (const r of rs) {
       if (r.model_answer !== null && r.model_answer.toLowerCase() === (r.oracle_label ?? '').toLowerCase()) continue;
       check.disagreements++;
       const gd = gtData.get(keyOf(r));
       const margin: Margin | null = gd ? decisionMargin(q, gd, estData.get(keyOf(r))) : null;
-      const kind: Disagreement['kind'] = !margin || !Number.isFinite(margin.rel) ? 'unknown' : margin.rel <= input.near ? 'near-threshold' : 'error';
-      if (kind === 'near-threshold') check.near_threshold++;
+      const flips = audit?.flips.get(r.clip_id)?.[q.id] ?? null;
+      const kind = classify(margin, flips, input.near, audit?.share ?? Infinity);
+      if (kind === 'noise-decided') check.noise_decided++;
+      else if (kind === 'near-threshold') check.near_threshold++;
       else if (kind === 'error') check.errors++;
       else check.unknown++;
       disagreements.push({
@@ -314,11 +369,13 @@ export function buildReport(input: ReportInput): Report {
         oracle_label: r.oracle_label,
         model_answer: r.model_answer,
         margin,
+        noise_flips: flips,
         kind,
       });
     }
     perQuestion[q.id] = check;
   }
+  if (audit && !checked.some((r) => audit.flips.has(r.clip_id))) notes.push(`${audit.file}: no clip of this report is in the label audit; no disagreement is noise-decided`);
   if (gtData.size === 0) notes.push('no ground truth found (give --dataset): disagreements are not split into near-threshold cases and errors, and there are no trajectory errors');
 
   const perClip: TrajectoryErrors[] = [];
@@ -344,8 +401,7 @@ export function buildReport(input: ReportInput): Report {
       return { clip_id: e.clip_id, source: e.source, ate_se3: e.ate_se3, gt: fromStart(g), estimate: fromStart(est) };
     });
 
-  const runs: ReportRun[] = input.runs ? [...input.runs] : [{ file: input.name, name: input.name, name_from: 'file name', carla_domain: null, records: [...records] }];
-  const domains = domainTable(records, questions, input.domains ?? sources.map((s) => ({ domain: s, runs: [runs[0].name] })), input.bootstrap);
+  const domains = domainTable(records, questions, domainInfo, input.bootstrap);
   let leaderboard: LeaderboardPlacement | null = null;
   if (input.leaderboard) {
     // Question sets of the published rows: each run is also graded on the smaller ones it covers.
@@ -388,9 +444,62 @@ export function buildReport(input: ReportInput): Report {
     per_question: perQuestion,
     bootstrap: input.bootstrap ? bootstrapIntervals(bootstrapClipsByDomain(records, questions), questions, { n: input.bootstrap.n, seed: input.bootstrap.seed }) : null,
     disagreements,
+    feature_errors: featureErrors,
+    label_audit: audit ? { file: audit.file, noise_decided_share: audit.share } : null,
+    cross_check_left_out: [...noTrajectory],
     trajectory_errors: { n_clips: perClip.length, per_source: errSources, per_clip: perClip },
     worst,
     quality: qualityBySource(input.clips),
     notes,
   };
+}
+
+/**
+ * A disagreement's class (see `Disagreement.kind`): a label that flips under the ground truth's own
+ * noise in at least `share` of the draws is noise-decided whatever the margins; else near-threshold
+ * when either value lies within `near` of the threshold.
+ */
+export function classify(margin: Margin | null, flips: number | null, near: number, share: number): Disagreement['kind'] {
+  if (flips !== null && flips >= share) return 'noise-decided';
+  if (!margin || !Number.isFinite(margin.rel)) return 'unknown';
+  return isNearThreshold(margin, near) ? 'near-threshold' : 'error';
+}
+
+const median = (v: number[]): number => {
+  const s = v.slice().sort((a, b) => a - b);
+  const k = s.length >> 1;
+  return s.length === 0 ? NaN : s.length % 2 ? s[k] : (s[k - 1] + s[k]) / 2;
+};
+
+/** One question's deciding values on both trajectories of every clip that has both (each clip once). */
+export function signedErrors(q: Question, rs: readonly Prediction[], gt: ReadonlyMap<string, ClipData>, est: ReadonlyMap<string, ClipData>): FeatureErrors[] {
+  const byFeature = new Map<string, { pts: FeatureErrors['points']; thresholds: number[] }>();
+  const seen = new Set<string>();
+  for (const r of rs) {
+    const k = keyOf(r);
+    const g = gt.get(k), e = est.get(k);
+    if (seen.has(k) || !g || !e) continue;
+    seen.add(k);
+    const m = decisionMargin(q, g, e);
+    if (m.estimate === null || !Number.isFinite(m.value) || !Number.isFinite(m.estimate)) continue;
+    let f = byFeature.get(m.feature);
+    if (!f) byFeature.set(m.feature, (f = { pts: [], thresholds: [] }));
+    f.pts.push({ clip_id: r.clip_id, source: sourceOf(r), truth: m.value, estimate: m.estimate });
+    f.thresholds.push(m.threshold);
+  }
+  return [...byFeature].map(([feature, { pts, thresholds }]) => {
+    const d = pts.map((p) => p.estimate - p.truth);
+    const mean = d.reduce((a, b) => a + b, 0) / d.length;
+    const counts = new Map<number, number>();
+    for (const t of thresholds) counts.set(t, (counts.get(t) ?? 0) + 1);
+    return {
+      feature,
+      n: pts.length,
+      threshold: [...counts].sort((a, b) => b[1] - a[1] || a[0] - b[0])[0][0],
+      median_ratio: median(pts.filter((p) => Math.abs(p.truth) > 1e-9).map((p) => p.estimate / p.truth)),
+      bias: mean,
+      spread: Math.sqrt(d.reduce((a, b) => a + (b - mean) ** 2, 0) / d.length),
+      points: pts,
+    };
+  });
 }

@@ -19,6 +19,8 @@ export interface ReportRun {
   carla_domain: string | null;
   /** How the run was made, as its run record says (method, frames, questions), else null. */
   protocol?: string | null;
+  /** Its run record's method ('egogeo', 'vo-proxy', 'flow-heuristic'), else null. */
+  method?: string | null;
   /** The records as the file holds them. */
   records: Prediction[];
 }

@@ -316,3 +316,58 @@ export async function writePlots(dir: string, svgs: Record<string, string>): Pro
   }
   return written;
 }
+
+export interface ScatterPanel {
+  title: string;
+  /** A second, lighter title line. */
+  subtitle?: string;
+  /** [truth, estimate] per clip. */
+  points: [number, number][];
+  /** Drawn as lines on both axes (a label changes where a value crosses one). */
+  threshold: number;
+}
+
+/**
+ * Panels of estimate (y) against truth (x), equal axes over both, the diagonal y = x in grey and the
+ * threshold on both axes dashed: points off the diagonal on one side are a bias; points between the
+ * threshold lines' quadrants are the disagreements.
+ */
+export function scatterPanels(panels: ScatterPanel[], title: string): string {
+  const cols = Math.min(3, Math.max(1, panels.length));
+  const rows = Math.max(1, Math.ceil(panels.length / cols));
+  const size = 300, left = 52, right = 14, head = 44, foot = 36, top = 40;
+  const plot = size - left - right;
+  const cell = head + plot + foot;
+  const width = Math.max(cols * size, 560), height = top + rows * cell;
+  const body: string[] = [];
+  const fit = (text: string, px: number, charPx = 6.2) => (text.length * charPx <= px ? text : `${text.slice(0, Math.max(1, Math.floor(px / charPx) - 1))}…`);
+  panels.forEach((p, k) => {
+    const ox = (k % cols) * size, oy = top + Math.floor(k / cols) * cell;
+    const vals = [...p.points.flat(), p.threshold].filter(Number.isFinite);
+    let lo = Math.min(...vals), hi = Math.max(...vals);
+    if (!(hi > lo)) [lo, hi] = [lo - 1, hi + 1];
+    const pad = (hi - lo) * 0.05;
+    lo -= pad;
+    hi += pad;
+    const x0 = ox + left, y0 = oy + head;
+    const sx = (v: number) => x0 + ((v - lo) / (hi - lo)) * plot, sy = (v: number) => y0 + plot - ((v - lo) / (hi - lo)) * plot;
+    body.push(`<text x="${ox + size / 2}" y="${oy + 14}" text-anchor="middle" font-size="11" font-weight="bold"><title>${esc(p.title)}</title>${esc(fit(p.title, size - 10, 7.4))}</text>`);
+    if (p.subtitle) body.push(`<text x="${ox + size / 2}" y="${oy + 29}" text-anchor="middle" font-size="11"><title>${esc(p.subtitle)}</title>${esc(fit(p.subtitle, size - 10, 6.6))}</text>`);
+    body.push(`<rect x="${x0}" y="${y0}" width="${plot}" height="${plot}" fill="none" stroke="#bbb"/>`);
+    body.push(`<line x1="${n(sx(lo))}" y1="${n(sy(lo))}" x2="${n(sx(hi))}" y2="${n(sy(hi))}" stroke="#bbb"/>`);
+    if (Number.isFinite(p.threshold)) {
+      body.push(`<line x1="${n(sx(p.threshold))}" y1="${y0}" x2="${n(sx(p.threshold))}" y2="${y0 + plot}" stroke="#e15759" stroke-dasharray="5,3"/>`);
+      body.push(`<line x1="${x0}" y1="${n(sy(p.threshold))}" x2="${x0 + plot}" y2="${n(sy(p.threshold))}" stroke="#e15759" stroke-dasharray="5,3"/>`);
+    }
+    const step = niceMax((hi - lo) / 2) / 2;
+    for (let t = Math.ceil(lo / step) * step; t <= hi + 1e-12; t += step) {
+      body.push(`<text x="${n(sx(t))}" y="${y0 + plot + 14}" text-anchor="middle" font-size="10" fill="#555">${n(t)}</text>`);
+      body.push(`<text x="${x0 - 6}" y="${n(sy(t) + 3)}" text-anchor="end" font-size="10" fill="#555">${n(t)}</text>`);
+    }
+    body.push(`<text x="${x0 + plot / 2}" y="${y0 + plot + 29}" text-anchor="middle" font-size="10" fill="#555">ground truth</text>`);
+    body.push(`<text x="${ox + 12}" y="${y0 + plot / 2}" text-anchor="middle" font-size="10" fill="#555" transform="rotate(-90 ${ox + 12} ${y0 + plot / 2})">estimate</text>`);
+    for (const [a, b] of p.points) if (Number.isFinite(a) && Number.isFinite(b)) body.push(`<circle cx="${n(sx(a))}" cy="${n(sy(b))}" r="2.5" fill="${PALETTE[0]}" fill-opacity="0.7"/>`);
+  });
+  if (panels.length === 0) body.push(`<text x="${width / 2}" y="${top + 40}" text-anchor="middle">no clip with both ground truth and estimate</text>`);
+  return frame(width, height, title, body);
+}

@@ -21,7 +21,7 @@ import { readPredictions } from '../io/predictions.js';
 import { type ClipQuality, qualityFromTum, readTum } from '../io/trajectories.js';
 import { clipData, computeDynamics, DEFAULT_QUESTIONS_PATH, type DynamicsArrays, labelClip, loadQuestions, type Question, type QuestionSet, summaryFeatures } from '../oracle/index.js';
 import { domainTable } from '../report/domains.js';
-import { decisionMargin, type Margin } from '../report/margins.js';
+import { decisionMargin, isNearThreshold, type Margin } from '../report/margins.js';
 import { clipTasks } from '../run/clips.js';
 import { keyEngine, readRunRecord, type RunKey, sidecar } from '../run/record.js';
 import { type ClipOutput, runClipTask, taskFrameIndices, taskFrames } from '../run/task.js';
@@ -360,7 +360,7 @@ export class ViewData {
         if (q && g) {
           const est = this.runEstimate(r, c.id);
           const mg = decisionMargin(q, clipData(g, summaryFeatures(g)), est ? clipData(est, summaryFeatures(est)) : undefined);
-          if (Number.isFinite(mg.rel) && mg.rel <= this.near) near.add(qid);
+          if (Number.isFinite(mg.rel) && isNearThreshold(mg, this.near)) near.add(qid);
         }
       }
     }

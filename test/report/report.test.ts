@@ -162,7 +162,7 @@ describe('buildReport', () => {
     expect(md).toMatch(/Largest gap in balanced accuracy \(all questions\): \*\*/);
     expect(md).toMatch(/\| yaw_rate_turn_direction \| 4 \| 50\.0% \|/);
     const svgs = plots(r);
-    expect(Object.keys(svgs).sort()).toEqual(['disagreements.svg', 'per_question.svg', 'per_source.svg', 'trajectories.svg']);
+    expect(Object.keys(svgs).sort()).toEqual(['disagreements.svg', 'feature_errors.svg', 'per_question.svg', 'per_source.svg', 'trajectories.svg']);
     for (const s of Object.values(svgs)) {
       expect(s.startsWith('<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true);
       expect(s.trim().endsWith('</svg>')).toBe(true);

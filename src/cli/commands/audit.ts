@@ -7,7 +7,10 @@
 import type { Command } from 'commander';
 import { statSync } from 'node:fs';
 import { InputError } from '../../core/errors.js';
-import { loadAuditClips, readJson } from '../../audit/load.js';
+import { loadAuditClips, loadLabelClips, readJson } from '../../audit/load.js';
+import { auditLabels, DEFAULT_NOISE, DEFAULT_SMOOTH, type LabelAudit, labelAuditMarkdown, parseNoise, parseSmooth, parseSourceLevels } from '../../audit/labels.js';
+import { lineChart, svgToPng } from '../../report/svg.js';
+import { intIn } from './synth.js';
 import { parseLeaderboard } from '../../report/leaderboard.js';
 import { compareLeaderboard, type LeaderboardComparison, shortcutBound, type ShortcutMetric, type ShortcutReport } from '../../audit/shortcut.js';
 import { turnGeometry, type TurnReport } from '../../audit/turn.js';
@@ -104,8 +107,28 @@ const isFolder = (p: string): boolean => {
   }
 };
 
+/** Fourteen distinguishable colours: one per question. */
+const COLOURS = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#76b7b2', '#edc948', '#b07aa1', '#9c755f', '#bab0ac', '#1f77b4', '#8c564b', '#17becf', '#bcbd22', '#d62728'];
+
+/**
+ * The fragility curves: agreement per question over the noise levels (x: the level's index, 0 =
+ * exact; the note names each), all questions pooled in black.
+ */
+export function labelAuditPlot(r: LabelAudit): string {
+  const noise = r.levels.filter((l) => l.kind === 'noise');
+  const series = r.questions.map((q, i) => ({ name: q, color: COLOURS[i % COLOURS.length], points: noise.map((l, x) => [x, r.per_question[q][l.key]] as [number, number]) }));
+  series.push({ name: 'all questions', color: '#000000', points: noise.map((l, x) => [x, r.pooled[l.key]] as [number, number]) });
+  return lineChart(series, {
+    title: `Label agreement under ground-truth pose noise (${r.n_clips} clips, ${r.draws} draws)`,
+    xLabel: `noise level (σ per pose); each source's own: ${Object.entries(r.source_levels).map(([s, k]) => `${s} ${noise.findIndex((l) => l.key === k)}`).join(', ')}`,
+    yLabel: 'agreement with the clean label',
+    xTicks: noise.map((_, x) => x),
+    note: noise.map((l, x) => `${x}: ${l.kind === 'noise' ? (l.posM === 0 && l.yawDeg === 0 ? 'exact' : `${l.posM} m, ${l.yawDeg}°`) : ''}`).join(' · '),
+  });
+}
+
 export function registerAudit(program: Command): void {
-  const audit = program.command('audit').description('bounds reachable without the image: record-field shortcuts, stated-turn geometry');
+  const audit = program.command('audit').description('bounds reachable without the image (record-field shortcuts, stated-turn geometry) and the stability of the oracle labels under ground-truth noise');
   audit
     .command('shortcut')
     .description('the best score reachable from record fields alone (per question, pooled, per cell), with chance beside it')
@@ -159,5 +182,51 @@ export function registerAudit(program: Command): void {
       const r = turnGeometry({ width: num(o.width, '--width'), height: num(o.height, '--height'), vfovDeg: num(o.vfov, '--vfov') }, turns, Number(o.sectors) as 4 | 8);
       if (o.json) writeFileAtomic(o.json, `${JSON.stringify(r, null, 2)}\n`);
       process.stdout.write(`${formatTurns(r)}\n`);
+    });
+  audit
+    .command('labels')
+    .description("each oracle label's stability under the ground truth's own pose noise and under smoothing: fragility curves per question and source, and the noise ceiling (balanced accuracy of perturbed labels against the published ones)")
+    .requiredOption('--dataset <dir>', 'EgoDyn-Bench as published, the benchmark layout (clips_index.jsonl, arrays/*.npz) or a KITTI sequence')
+    .option('--noise <levels>', 'noise levels POS_M:YAW_DEG (σ per pose of x and y in metres, of yaw in degrees), comma-separated; the exact level and each source\'s own level are always added', DEFAULT_NOISE)
+    .option('--smooth <windows>', "centred moving-average windows over the poses (odd, e.g. 3,5), or 'none'", DEFAULT_SMOOTH)
+    .option('--source-level <list>', "each source's own noise SOURCE=POS_M:YAW_DEG, comma-separated, over the defaults (docs/labels.md: kitti=0.02:0.1, nuscenes=0.02:0.1, carla=0:0)")
+    .option('--draws <n>', 'noise draws per clip and level', '20')
+    .option('--seed <s>', 'random seed', '0')
+    .option('--config <yaml>', 'question file', DEFAULT_QUESTIONS_PATH)
+    .option('--json <out>', 'write the audit as JSON (atomically); `egogeo report --label-audit` reads it')
+    .option('--md <out>', 'also write the Markdown tables (atomically)')
+    .option('--plot <out>', 'the fragility curves: OUT.svg (with a PNG copy beside it when sharp is installed) or OUT.png')
+    .action(async (o: { dataset: string; noise: string; smooth: string; sourceLevel?: string; draws: string; seed: string; config: string; json?: string; md?: string; plot?: string }) => {
+      if (!isFolder(o.dataset)) throw new InputError(`--dataset ${o.dataset}: not a folder (EgoDyn-Bench as published, a benchmark layout folder or a KITTI sequence)`);
+      if (o.plot !== undefined && !/\.(svg|png)$/i.test(o.plot)) throw new InputError(`--plot ${o.plot}: expected a .svg or .png file name`);
+      const pngBeside = o.plot && /\.svg$/i.test(o.plot) ? o.plot.replace(/\.svg$/i, '.png') : undefined;
+      guardOutputs([o.json, o.md, o.plot, pngBeside].map((p, i) => (p !== undefined ? { path: p, flag: ['--json', '--md', '--plot', '--plot'][i] } : undefined)), [o.dataset, o.config]);
+      const levels = [...parseNoise(o.noise), ...parseSmooth(o.smooth)];
+      const draws = intIn('--draws', o.draws, 1, 10_000);
+      const seed = intIn('--seed', o.seed, 0, 2 ** 32 - 1);
+      const sourceLevels = parseSourceLevels(o.sourceLevel);
+      const questions = loadQuestions(o.config);
+      const { clips, skipped } = loadLabelClips(o.dataset);
+      if (skipped > 0) process.stderr.write(`egogeo: note: ${skipped} clip${skipped === 1 ? '' : 's'} of ${o.dataset} without ground truth (no arrays/<clip>.npz, no KITTI poses): left out\n`);
+      const have = new Set(clips.map((c) => c.source));
+      for (const s of (o.sourceLevel ?? '').split(',').map((x) => x.split('=')[0].trim()).filter(Boolean)) {
+        if (!have.has(s)) process.stderr.write(`egogeo: note: --source-level ${s}: no clip of ${o.dataset} has source '${s}' (sources here: ${[...have].join(', ')})\n`);
+      }
+      const r = auditLabels(clips, questions, { levels, draws, seed, sourceLevels });
+      const md = labelAuditMarkdown(r);
+      if (o.json) writeFileAtomic(o.json, `${JSON.stringify({ dataset: o.dataset, ...r }, (_k, v) => (typeof v === 'number' && Number.isNaN(v) ? null : v), 2)}\n`);
+      if (o.md) writeFileAtomic(o.md, `${md}\n`);
+      if (o.plot) {
+        const svg = labelAuditPlot(r);
+        const png = await svgToPng(svg);
+        if (/\.png$/i.test(o.plot)) {
+          if (!png) throw new InputError(`--plot ${o.plot}: PNG needs the optional dependency sharp (give a .svg name)`);
+          writeFileAtomic(o.plot, png);
+        } else {
+          writeFileAtomic(o.plot, svg);
+          if (png && pngBeside) writeFileAtomic(pngBeside, png);
+        }
+      }
+      process.stdout.write(`${md}\n`);
     });
 }

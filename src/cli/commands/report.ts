@@ -13,6 +13,7 @@ import { writeDirAtomic } from '../../io/atomic.js';
 import { guardOutputs } from '../../io/safety.js';
 import { DEFAULT_QUESTIONS_PATH, loadQuestions } from '../../oracle/index.js';
 import { loadReportInputs, readLeaderboard } from '../../report/load.js';
+import { readLabelAudit } from '../../report/labelaudit.js';
 import { domainLines, placementLines, writeReport } from '../../report/render.js';
 import { buildReport } from '../../report/report.js';
 import { intIn } from './synth.js';
@@ -28,6 +29,7 @@ interface Opts {
   leaderboardRows: string;
   bootstrap?: string;
   seed: string;
+  labelAudit?: string;
 }
 
 /** The default output folder: `<preds>.report` for one file; for several, named for all of them, beside the first. */
@@ -52,6 +54,7 @@ export function registerReport(program: Command): void {
     .option('--config <yaml>', 'question file', DEFAULT_QUESTIONS_PATH)
     .option('--bootstrap <N>', 'clip-level bootstrap (N draws, e.g. 1000): intervals for each domain\'s balanced accuracy, and for each gap between domains or methods its interval and p-value')
     .option('--seed <S>', "the bootstrap's random.Random seed", '42')
+    .option('--label-audit <json>', "egogeo audit labels --json of the ground truth: disagreements on labels that flip under the ground truth's own noise are 'noise-decided', and each question's noise ceiling stands beside its balanced accuracy")
     .addHelpText(
       'after',
       `
@@ -64,7 +67,7 @@ by clip id: clip_* nuScenes, else CARLA); ranks: 1 = best, ties share a rank.`,
     )
     .action(async (preds: string[], o: Opts) => {
       const out = o.out ?? defaultOut(preds);
-      guardOutputs([{ path: out, flag: '--out', kind: 'dir' }], [...preds, o.dataset, o.trajectories, o.leaderboard, o.config]);
+      guardOutputs([{ path: out, flag: '--out', kind: 'dir' }], [...preds, o.dataset, o.trajectories, o.leaderboard, o.config, o.labelAudit]);
       const near = Number(o.near);
       if (!(near >= 0) || !Number.isFinite(near)) throw new InputError(`--near must be a non-negative fraction, got '${o.near}'`);
       const worst = Number(o.worst);
@@ -74,6 +77,7 @@ by clip id: clip_* nuScenes, else CARLA); ranks: 1 = best, ties share a rank.`,
       const bootstrap = o.bootstrap === undefined ? undefined : { n: intIn('--bootstrap', o.bootstrap, 1, 1_000_000), seed: intIn('--seed', o.seed, 0, Number.MAX_SAFE_INTEGER) };
       const questions = loadQuestions(o.config);
       const leaderboard = o.leaderboard ? { file: o.leaderboard, rows: readLeaderboard(o.leaderboard) } : undefined;
+      const labelAudit = o.labelAudit ? readLabelAudit(o.labelAudit) : undefined;
       const inp = loadReportInputs({ preds, dataset: o.dataset, trajectories: o.trajectories });
       const name = inp.runs.map((r) => r.name).join(' + ');
       const r = buildReport({
@@ -88,6 +92,7 @@ by clip id: clip_* nuScenes, else CARLA); ranks: 1 = best, ties share a rank.`,
         leaderboard,
         notes: inp.combined.notes,
         bootstrap,
+        labelAudit,
       });
       // Written whole into a staging folder, then renamed into place: a failed write leaves no partial report.
       const files = await writeDirAtomic(out, (stage) => writeReport(r, stage, { leaderboardRows: context }), {
