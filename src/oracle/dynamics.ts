@@ -82,7 +82,27 @@ export function computeDynamics(traj: Trajectory, opts: DynamicsOptions = {}): D
   smoothInto(d, n, window, order, jerk, opts.kernel);
 
   for (let i = 0; i < n; i++) rel[i] = grid[i] - tStart;
-  return { timestamps: rel, x, y, yaw, speed, accel, yaw_rate: yawRate, jerk };
+  const arrays = { timestamps: rel, x, y, yaw, speed, accel, yaw_rate: yawRate, jerk };
+  checkFinite(traj.id, arrays, n);
+  return arrays;
+}
+
+/**
+ * Finite input can still give non-finite dynamics: positions whose differences overflow (x = 1e300)
+ * or timestamps too large for a 0.1 s grid (microseconds since 1970: grid points collapse, dt = 0).
+ * Such a trajectory is refused, naming it, instead of being labelled from Infinity or NaN.
+ */
+function checkFinite(id: string, a: DynamicsArrays, n: number): void {
+  for (const k of ['timestamps', 'x', 'y', 'yaw', 'speed', 'accel', 'yaw_rate', 'jerk'] as const) {
+    const v = a[k];
+    for (let i = 0; i < n; i++) {
+      if (Number.isFinite(v[i])) continue;
+      throw new InputError(
+        `trajectory '${id || 'trajectory'}': its ${k} is ${v[i]} at sample ${i} of the 10 Hz grid; the oracle needs ` +
+          'timestamps in seconds (a 0.1 s step must be representable at their magnitude) and positions in metres whose differences are finite',
+      );
+    }
+  }
 }
 
 const scratch = scratchPool();

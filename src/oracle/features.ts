@@ -2,6 +2,7 @@
 import { npMean, npPercentile, npSum } from '../core/numeric.js';
 import type { DynamicsArrays } from './dynamics.js';
 import { scratchPool } from '../core/scratch.js';
+import { InputError } from '../core/errors.js';
 
 export interface SummaryFeatures {
   max_speed: number;
@@ -24,7 +25,19 @@ export const FEATURE_NAMES = [
   'total_heading_change',
 ] as const satisfies readonly (keyof SummaryFeatures)[];
 
-export function summaryFeatures(a: DynamicsArrays): SummaryFeatures {
+/**
+ * The features of `a`; a feature that is not finite (arrays read from a file with NaN, products
+ * that overflow) is refused naming `where`, as the reference's `validate_dynamics_arrays` does.
+ */
+export function summaryFeatures(a: DynamicsArrays, where = 'trajectory'): SummaryFeatures {
+  const f = computeFeatures(a);
+  for (const k of FEATURE_NAMES) {
+    if (!Number.isFinite(f[k])) throw new InputError(`${where}: feature '${k}' is ${f[k]}; the oracle labels only finite dynamics`);
+  }
+  return f;
+}
+
+function computeFeatures(a: DynamicsArrays): SummaryFeatures {
   const n = a.speed.length;
   const speed = a.speed, accel = a.accel, yawRate = a.yaw_rate, jerk = a.jerk, yaw = a.yaw;
   const absJerk = scratch(0, n);

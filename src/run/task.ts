@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import type { Clip, LoadedClip, QaItem, VideoFrame } from '../core/clip.js';
 import type { Trajectory } from '../core/trajectory.js';
-import { CancelledError, ClipDataError, firstLine, InternalError, NATIVE_INTERNAL } from '../core/errors.js';
+import { CancelledError, ClipDataError, firstLine, InputError, InternalError, NATIVE_INTERNAL } from '../core/errors.js';
 import { groundTruthArrays, readNpzArrays } from '../datasets/groundtruth.js';
 import { type ClipQuality, formatQualityLine, formatTum } from '../io/trajectories.js';
 import type { Prediction } from '../core/prediction.js';
@@ -112,7 +112,7 @@ async function referenceTask(task: ClipTask, full: LoadedClip, gt: DynamicsArray
     records = predictionRecords(c, questions, labels, { qa });
   } else {
     const g = gt ?? groundTruthArrays(c, null)?.arrays ?? null;
-    const truth = g ? labelClip(clipData(g, summaryFeatures(g)), questions) : null;
+    const truth = g ? clipOracle(() => labelClip(clipData(g, summaryFeatures(g, 'its ground truth')), questions)) : null;
     records = predictionRecords(c, questions, labels, { truth, answer: new Set(task.questionIds.filter((q) => supported.has(q))), qaBase: task.qaBase });
   }
   const perPair = Object.fromEntries(Object.entries(sig).filter(([k]) => k !== 'frames').map(([k, v]) => [k, Array.from(v as Float64Array)]));
@@ -162,7 +162,7 @@ export async function runClipTask(task: ClipTask, o: { async?: boolean } = {}): 
 
   const questions = task.questionsDoc === undefined ? loadQuestions(task.config) : questionsFromDocument(task.questionsDoc, task.config);
   const quality = clipQuality(est.native);
-  const labels: Record<string, string> = { ...runOracle(est.trajectory, questions).labels };
+  const labels: Record<string, string> = { ...clipOracle(() => runOracle(est.trajectory, questions).labels) };
   // A collapsed scale reads as standing still: withhold what depends on it rather than answer "stopped".
   if (quality.verdict === 'failed') for (const q of questions.questions) if (!scaleFree(q)) delete labels[q.id];
   let records: Prediction[];
@@ -172,7 +172,7 @@ export async function runClipTask(task: ClipTask, o: { async?: boolean } = {}): 
     // No QA items: answer the questions; the oracle labels come from the ground truth — the
     // arrays, else the trajectory the dataset resolved (null without either).
     const g = gt ?? groundTruthArrays(c, null)?.arrays ?? null;
-    const truth = g ? labelClip(clipData(g, summaryFeatures(g)), questions) : null;
+    const truth = g ? clipOracle(() => labelClip(clipData(g, summaryFeatures(g, 'its ground truth')), questions)) : null;
     records = predictionRecords(c, questions, labels, { truth, answer: new Set(task.questionIds), qaBase: task.qaBase });
   }
   const origin = c.timeOrigin ?? 0;
@@ -198,4 +198,14 @@ export async function runClipTask(task: ClipTask, o: { async?: boolean } = {}): 
     ms: { load: t1 - t0, vo: t2 - t1, total: performance.now() - t0 },
     engineRuns: est.runs,
   };
+}
+
+/** The oracle on one clip's data: dynamics it cannot label (not finite) fail that clip, not the run. */
+function clipOracle<T>(f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    if (e instanceof InputError) throw new ClipDataError(e.message);
+    throw e;
+  }
 }
