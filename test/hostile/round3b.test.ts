@@ -3,14 +3,17 @@
  * grouped by clip exactly as the reference's Python splits them, egogeo's own datasets through
  * `validate`, and prediction files the reference grades with unparsed records.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InputError } from '../../src/core/errors.js';
 import { makeTrajectory } from '../../src/core/trajectory.js';
 import { computeDynamics, loadQuestions, runOracle, summaryFeatures } from '../../src/oracle/index.js';
+import { parseGroupedResponse } from '../../src/prompts/answers.js';
 import { cli, ensureDist } from '../run/fixtures.js';
+import { fileURLToPath } from 'node:url';
 
 let tmp = '';
 beforeAll(() => {
@@ -66,4 +69,59 @@ describe('overflowing input is refused, never labelled', () => {
       expect(() => readFileSync(join(tmp, `${id}.out.jsonl`))).toThrow();
     }
   });
+});
+
+describe('answers --group-by-clip splits replies as the reference\'s Python', () => {
+  it('str.splitlines breaks, Unicode digits, Python whitespace, a leading BOM (fixed cases)', () => {
+    // Each expected value is the reference's parse_grouped_response output (Python 3.11).
+    const cases: [string, number, string[]][] = [
+      ['A1. left\u2028A2. right', 2, ['left', 'right']],
+      ['A1. left\x85A2. none\x0bA3: x\x0cA4) y', 4, ['left', 'none', 'x', 'y']],
+      ['1. a\x1c2. b\x1d3. c\x1e4. d\u20295. e\r\n6. f\r7. g', 7, ['a', 'b', 'c', 'd', 'e', 'f', 'g']],
+      ['A1. a\x1fA2. b', 2, ['a\x1fA2. b', '']], // \x1f is whitespace, not a line break
+      ['A\u0663) three\nA\u0661\u0660. ten', 10, ['', '', 'three', '', '', '', '', '', '', 'ten']], // Arabic-Indic digits
+      ['A\u{1D7CF}. math one', 1, ['math one']], // MATHEMATICAL BOLD DIGIT ONE (a surrogate pair)
+      ['\ufeffA1. left\nA2. right', 2, ['', 'right']], // a BOM is no whitespace for str.strip: line 1 does not match
+      ['A1.\u3000\u00a0 left\u2000', 1, ['left']],
+      ['A1.\x1c left', 1, ['']], // \x1c ends the line: "A1." has no answer
+      ['A1. \x1f', 1, ['']], // stripped to "A1.": nothing left for (.+)
+      ['A1.\x1fb', 1, ['b']],
+      ['A01: x\na2. y\nB3. z\nA99. w', 3, ['x', 'y', '']],
+      ['\x85\x1e A1. padded \x1f', 1, ['padded']],
+    ];
+    for (const [text, n, want] of cases) expect(parseGroupedResponse(text, n), JSON.stringify(text)).toEqual(want);
+  });
+
+  const TREE = process.env.EGOGEO_REFERENCE_TREE ?? '';
+  const ready = (): boolean => {
+    if (!TREE || !existsSync(join(TREE, 'evaluation/evaluator_common.py')) || spawnSync('python3', ['-c', '1']).status !== 0) {
+      console.warn('[egogeo tests] skipped: grouped replies against the reference Python (needs python3 and EGOGEO_REFERENCE_TREE, an extracted TUM-AVS/EgoDyn-Bench tree)');
+      return false;
+    }
+    return true;
+  };
+  it.skipIf(!ready())('differential: 4,000 generated replies split exactly as parse_grouped_response', () => {
+    const pieces = ['A', 'a', 'B', '1', '2', '3', '12', '0', '\u0663', '\u0661', '\u{1D7CF}', '\u0e52', '.', ')', ':', ' ', '\t', 'left', 'none', 'x',
+      '\n', '\r', '\r\n', '\x0b', '\x0c', '\x1c', '\x1d', '\x1e', '\x1f', '\x85', '\u2028', '\u2029', '\u00a0', '\u3000', '\u200b', '\ufeff', '\u2000', '\ud800', 'É'];
+    let seed = 2054;
+    const rnd = (k: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % k;
+    const replies: { text: string; n: number }[] = [];
+    for (let r = 0; r < 4000; r++) {
+      let text = '';
+      const lines = 1 + rnd(6);
+      for (let l = 0; l < lines; l++) {
+        text += rnd(3) ? `A${1 + rnd(4)}. ` : '';
+        for (let k = rnd(8); k > 0; k--) text += pieces[rnd(pieces.length)];
+        text += ['\n', '\u2028', '\x85', '\r\n', '\x1e', ''][rnd(6)];
+      }
+      replies.push({ text, n: 1 + rnd(4) });
+    }
+    const script = fileURLToPath(new URL('../fixtures/prompts/reference_grouped.py', import.meta.url));
+    const r = spawnSync('python3', [script, TREE], { input: replies.map((x) => JSON.stringify(x)).join('\n'), encoding: 'utf8', maxBuffer: 1 << 26 });
+    expect(r.status, r.stderr).toBe(0);
+    const ref = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as string[]);
+    expect(ref).toHaveLength(replies.length);
+    const off = replies.filter((x, i) => JSON.stringify(parseGroupedResponse(x.text, x.n)) !== JSON.stringify(ref[i]));
+    expect(off.slice(0, 3)).toEqual([]);
+  }, 60_000);
 });
