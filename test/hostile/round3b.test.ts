@@ -125,3 +125,53 @@ describe('answers --group-by-clip splits replies as the reference\'s Python', ()
     expect(off.slice(0, 3)).toEqual([]);
   }, 60_000);
 });
+
+describe('grade counts what the reference counts as unparsed', () => {
+  const rec = (o: Record<string, unknown>) => JSON.stringify({ clip_id: 'clip_1', question_id: 'speed_trend', category: 'c', oracle_label: 'steady', model_answer: 'steady', ...o });
+  /** One valid record per line but for the hostile ones; the reference's evaluate.py grades this file. */
+  const lines = [
+    rec({}),
+    rec({ clip_id: 'clip_2', oracle_label: null }),
+    rec({ clip_id: 'clip_3', model_answer: undefined }),
+    rec({ clip_id: 'clip_4', oracle_label: 'NAN_TOKEN' }).replace('"NAN_TOKEN"', 'NaN'),
+    '{"clip_id": "clip_5", "question_id": "speed_trend", ',
+    rec({ clip_id: 'carla_1', question_id: undefined }),
+    rec({ clip_id: 'carla_2', model_answer: 0 }),
+    rec({ clip_id: 'carla_3', oracle_label: 'accelerating', model_answer: 'It is accelerating.' }),
+    rec({ clip_id: 'carla_4', oracle_label: 'Infinity_TOKEN' }).replace('"Infinity_TOKEN"', '-Infinity'),
+  ];
+  it('a null oracle_label, a missing model_answer, NaN tokens and a malformed line: graded, one warning line each kind', () => {
+    const f = join(tmp, 'hostile-preds.jsonl'), out = join(tmp, 'hostile-metrics.json');
+    writeFileSync(f, `${lines.join('\n')}\n`);
+    const r = cli(['grade', f, '--json', out]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(r.stderr).toContain(`${f}:5: not JSON`);
+    expect(r.stderr).toContain('1 malformed line skipped, as the reference grader does');
+    expect(r.stderr).toContain(`${f}:2: 'oracle_label' is null; 4 records counted as unparsed, as the reference grader does`);
+    const m = JSON.parse(readFileSync(out, 'utf8'));
+    // evaluate.py: the malformed line is not a record; 4 of the 8 records are unparsed.
+    expect([m.n_total, m.n_parsed, m.parsable_coverage]).toEqual([8, 4, 0.5]);
+    expect(m.global.n).toBe(4);
+    expect(m.global.accuracy).toBe(0.5); // clip_4 and carla_4: oracle 'nan' and '-inf' never match
+
+    const TREE = process.env.EGOGEO_REFERENCE_TREE ?? '';
+    if (!TREE || !existsSync(join(TREE, 'evaluation/metrics.py')) || spawnSync('python3', ['-c', 'import yaml']).status !== 0) {
+      console.warn('[egogeo tests] skipped: grade against the reference evaluate() (needs python3 with yaml and EGOGEO_REFERENCE_TREE)');
+      return;
+    }
+    const script = fileURLToPath(new URL('../fixtures/grade/reference_evaluate.py', import.meta.url));
+    const py = spawnSync('python3', [script, TREE, fileURLToPath(new URL('../../config/questions.yaml', import.meta.url)), f], { encoding: 'utf8' });
+    expect(py.status, py.stderr).toBe(0);
+    expect(m).toEqual(JSON.parse(py.stdout));
+  });
+
+  it('what the reference itself stops on is still one error line: a model_answer that is a number', () => {
+    const f = join(tmp, 'crash-preds.jsonl');
+    writeFileSync(f, `${rec({})}\n${rec({ clip_id: 'clip_9', model_answer: 'NAN_TOKEN' }).replace('"NAN_TOKEN"', 'NaN')}\n`);
+    const r = cli(['grade', f]);
+    expect(r.code).toBe(1);
+    oneLine(r.stderr);
+    expect(r.stderr).toContain(`${f}:2: field 'model_answer' must be a string or null`);
+  });
+});
