@@ -4,7 +4,7 @@
  * `validate`, and prediction files the reference grades with unparsed records.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,7 +12,9 @@ import { InputError } from '../../src/core/errors.js';
 import { makeTrajectory } from '../../src/core/trajectory.js';
 import { computeDynamics, loadQuestions, runOracle, summaryFeatures } from '../../src/oracle/index.js';
 import { parseGroupedResponse } from '../../src/prompts/answers.js';
-import { cli, ensureDist } from '../run/fixtures.js';
+import { validateDataset } from '../../src/datasets/validate.js';
+import { readNpz, writeNpz } from '../../src/io/npz.js';
+import { cli, ensureDist, NATIVE_BUILT } from '../run/fixtures.js';
 import { fileURLToPath } from 'node:url';
 
 let tmp = '';
@@ -173,5 +175,62 @@ describe('grade counts what the reference counts as unparsed', () => {
     expect(r.code).toBe(1);
     oneLine(r.stderr);
     expect(r.stderr).toContain(`${f}:2: field 'model_answer' must be a string or null`);
+  });
+});
+
+describe.skipIf(!NATIVE_BUILT)('validate is clean on every set egogeo writes', () => {
+  let jpeg = '', video = '';
+  beforeAll(() => {
+    jpeg = join(tmp, 'jpeg');
+    video = join(tmp, 'video');
+    // Seed 5, safety profile: clip 2 stops, and its smoothed speed dips to -0.006 m/s.
+    const j = cli(['synth', '--clips', '2', '--seed', '5', '--profile', 'safety', '--out', jpeg, '--no-progress', '--workers', '1']);
+    expect(j.code, j.stderr).toBe(0);
+    const v = cli(['synth', '--clips', '2', '--seed', '3', '--video', '--out', video, '--no-progress', '--workers', '1']);
+    expect(v.code, v.stderr).toBe(0);
+  }, 120_000);
+  const questions = loadQuestions();
+
+  it('egogeo validate finds nothing in a JPEG set (smoothing dips below 0 m/s) nor in a --video set', () => {
+    for (const d of [jpeg, video]) {
+      const r = cli(['validate', d]);
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      expect(r.stdout + r.stderr).toContain('no findings');
+    }
+    // The dip is there, and within what the smoothing of the positions' speeds allows.
+    const a = readNpz(join(jpeg, 'arrays/synth5__safety__w0001.npz'));
+    expect(Math.min(...a.speed.data)).toBeLessThan(-0.001);
+  });
+
+  it('speed below what its smoothing allows is still a finding; a missing jerk is one; an unreadable frame is one', () => {
+    const d = join(tmp, 'jpeg-bad');
+    cpSync(jpeg, d, { recursive: true });
+    const ids = readFileSync(join(d, 'clips_index.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { clip_id: string; frame_paths: string[] });
+    // Clip 1: speeds negated (a sign convention error).
+    const p1 = join(d, `arrays/${ids[0].clip_id}.npz`);
+    const a1 = readNpz(p1);
+    writeNpz(p1, { ...a1, speed: Float64Array.from(a1.speed.data, (v) => -v) });
+    // Clip 2: no jerk array, and one frame that is a folder (read() fails with EISDIR).
+    const p2 = join(d, `arrays/${ids[1].clip_id}.npz`);
+    const { jerk: _drop, ...rest } = readNpz(p2);
+    writeNpz(p2, rest);
+    const frame = join(d, ids[1].frame_paths[4]);
+    unlinkSync(frame);
+    mkdirSync(frame);
+    const rep = validateDataset(d, { questions });
+    const lines = rep.findings.map((f) => `${f.clip} [${f.check}] ${f.message}`);
+    expect(lines.some((l) => l.startsWith(`${ids[0].clip_id} [signs]`) && l.includes('speed is negative') && l.includes('its smoothing allows')), lines.join('\n')).toBe(true);
+    expect(lines).toContain(`${ids[1].clip_id} [arrays] ${p2}: no array 'jerk'`);
+    expect(lines.some((l) => l.startsWith(`${ids[1].clip_id} [frames] 1 of 31 frames unreadable: ${ids[1].frame_paths[4]} (unreadable: EISDIR)`)), lines.join('\n')).toBe(true);
+  });
+
+  it('a --video set whose video is missing is one finding naming it (frames read as run reads them)', () => {
+    const d = join(tmp, 'video-bad');
+    cpSync(video, d, { recursive: true });
+    const rec = JSON.parse(readFileSync(join(d, 'clips_index.jsonl'), 'utf8').split('\n')[0]) as { clip_id: string; video_path?: string };
+    const v = join(d, rec.video_path ?? `videos/${rec.clip_id}.mp4`);
+    unlinkSync(v);
+    const rep = validateDataset(d, { questions });
+    expect(rep.findings.map((f) => `[${f.check}] ${f.message}`)).toEqual([`[frames] ${v}: missing`]);
   });
 });
