@@ -12,6 +12,7 @@ import { InputError } from '../../src/core/errors.js';
 import { makeTrajectory } from '../../src/core/trajectory.js';
 import { computeDynamics, loadQuestions, runOracle, summaryFeatures } from '../../src/oracle/index.js';
 import { parseGroupedResponse } from '../../src/prompts/answers.js';
+import { buildPrompt } from '../../src/prompts/prompt.js';
 import { validateDataset } from '../../src/datasets/validate.js';
 import { readNpz, writeNpz } from '../../src/io/npz.js';
 import { cli, ensureDist, NATIVE_BUILT } from '../run/fixtures.js';
@@ -126,6 +127,13 @@ describe('answers --group-by-clip splits replies as the reference\'s Python', ()
     const off = replies.filter((x, i) => JSON.stringify(parseGroupedResponse(x.text, x.n)) !== JSON.stringify(ref[i]));
     expect(off.slice(0, 3)).toEqual([]);
   }, 60_000);
+});
+
+describe('prompts print values as the reference\'s Python prints them', () => {
+  it('choices as str(c) of what json.loads gave: True, None, 1.5 (numbers and nan/inf: test/prompts/prompts.test.ts)', () => {
+    const p = buildPrompt({ question: 'Pick one.', choices: [true, false, null, 1.5, 'x'] } as never, { framesSent: 0, embedding: 'none', arrays: null });
+    expect(p).toBe('Pick one. [True / False / None / 1.5 / x]\nAnswer with ONLY the chosen option.');
+  });
 });
 
 describe('grade counts what the reference counts as unparsed', () => {
