@@ -27,6 +27,15 @@ describe('numpy summation order', () => {
   });
 });
 
+describe('the issue-54 threshold case', () => {
+  it('7 samples at dt 0.5 s, 5 m/s: the reference\'s max_speed 5.0 and mean_speed 4.999999999999997 (egogeo had 5.000000000000002)', () => {
+    const t = [0, 0.5, 1, 1.5, 2, 2.5, 3];
+    const f = summaryFeatures(computeDynamics(traj('c', t, t.map((s) => 5 * s), t.map(() => 0), t.map(() => 0))));
+    // DynamicsProcessor().process_ego_trajectory(…, target_duration=3.0) + compute_summary_features (scipy 1.17, numpy 2.4)
+    expect([f.max_speed, f.mean_speed]).toEqual([5, 4.999999999999997]);
+  });
+});
+
 interface GoldenCase {
   id: string;
   input: { timestamps: number[]; x: number[]; y: number[]; yaw: number[] };
