@@ -30,6 +30,13 @@ export const FEATURE_NAMES = [
  * that overflow) is refused naming `where`, as the reference's `validate_dynamics_arrays` does.
  */
 export function summaryFeatures(a: DynamicsArrays, where = 'trajectory'): SummaryFeatures {
+  // NaN in an array a maximum skips (yaw_rate feeds no mean) would otherwise give finite features.
+  for (const k of ['yaw', 'speed', 'accel', 'yaw_rate', 'jerk'] as const) {
+    const v = a[k];
+    for (let i = 0; i < v.length; i++) {
+      if (!Number.isFinite(v[i])) throw new InputError(`${where}: its ${k} is ${v[i]} at sample ${i}; the oracle labels only finite dynamics`);
+    }
+  }
   const f = computeFeatures(a);
   for (const k of FEATURE_NAMES) {
     if (!Number.isFinite(f[k])) throw new InputError(`${where}: feature '${k}' is ${f[k]}; the oracle labels only finite dynamics`);

@@ -56,7 +56,9 @@ describe('overflowing input is refused, never labelled', () => {
   it('arrays read from a file with NaN, or whose products overflow, give no features', () => {
     const a = computeDynamics(makeTrajectory('ok', { t: t7, x: t7.map((s) => 5 * s), y: zeros(7), yaw: t7.map((s) => 0.1 * s) }));
     const nan = { ...a, jerk: Float64Array.from(a.jerk, (v, i) => (i === 3 ? NaN : v)) };
-    expect(() => summaryFeatures(nan, "clip 'c1'")).toThrow(/^clip 'c1': feature '(max_abs_jerk|p95_abs_jerk|mean_abs_jerk)' is NaN/);
+    expect(() => summaryFeatures(nan, "clip 'c1'")).toThrow(/^clip 'c1': its jerk is NaN at sample 3/);
+    // yaw_rate feeds only maxima (which skip NaN): still refused.
+    expect(() => summaryFeatures({ ...a, yaw_rate: a.yaw_rate.map((v, i) => (i ? v : NaN)) }, 'x')).toThrow(/^x: its yaw_rate is NaN at sample 0/);
     const big = { ...a, speed: a.speed.map(() => 1e300), yaw_rate: a.yaw_rate.map(() => 1e300) };
     expect(() => summaryFeatures(big, 'x')).toThrow(/feature '(mean_speed|max_lateral_accel)' is Infinity/);
   });
@@ -186,7 +188,7 @@ describe('grade counts what the reference counts as unparsed', () => {
   });
 });
 
-describe.skipIf(!NATIVE_BUILT)('validate is clean on every set egogeo writes', () => {
+describe.skipIf(!NATIVE_BUILT)('egogeo\'s own sets: validate finds nothing; ground truth made non-finite is refused', () => {
   let jpeg = '', video = '';
   beforeAll(() => {
     jpeg = join(tmp, 'jpeg');
@@ -231,6 +233,28 @@ describe.skipIf(!NATIVE_BUILT)('validate is clean on every set egogeo writes', (
     expect(lines).toContain(`${ids[1].clip_id} [arrays] ${p2}: no array 'jerk'`);
     expect(lines.some((l) => l.startsWith(`${ids[1].clip_id} [frames] 1 of 31 frames unreadable: ${ids[1].frame_paths[4]} (unreadable: EISDIR)`)), lines.join('\n')).toBe(true);
   });
+
+  it('ground truth whose features are not finite: egogeo oracle names the clip (exit 1); run files the clip as an error, answers the other', () => {
+    const d = join(tmp, 'jpeg-nan');
+    cpSync(jpeg, d, { recursive: true });
+    rmSync(join(d, 'qa.jsonl')); // no QA: run labels the truth from the arrays
+    const ids = readFileSync(join(d, 'clips_index.jsonl'), 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { clip_id: string }).clip_id);
+    const p = join(d, `arrays/${ids[0]}.npz`);
+    const a = readNpz(p);
+    writeNpz(p, { ...a, jerk: Float64Array.from(a.jerk.data, (v, i) => (i === 7 ? NaN : v)) });
+    const o = cli(['oracle', '--dataset', d, '-o', join(tmp, 'nan-labels.jsonl')]);
+    expect(o.code).toBe(1);
+    oneLine(o.stderr);
+    expect(o.stderr).toContain(`clip '${ids[0]}': its jerk is NaN at sample 7`);
+    const out = join(tmp, 'nan-run.jsonl');
+    const r = cli(['run', '--dataset', d, '--questions', 'subset', '--no-progress', '--workers', '1', '-o', out]);
+    expect(r.code, r.stderr).not.toBe(0);
+    const errors = readFileSync(`${out}.errors.jsonl`, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { clip_id: string; reason: string });
+    expect(errors.map((e) => e.clip_id)).toEqual([ids[0]]);
+    expect(errors[0].reason).toContain('its ground truth: its jerk is NaN at sample 7');
+    const answered = new Set(readFileSync(out, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { clip_id: string }).clip_id));
+    expect([...answered]).toEqual([ids[1]]);
+  }, 120_000);
 
   it('a --video set whose video is missing is one finding naming it (frames read as run reads them)', () => {
     const d = join(tmp, 'video-bad');
