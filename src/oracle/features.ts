@@ -26,8 +26,9 @@ export const FEATURE_NAMES = [
 ] as const satisfies readonly (keyof SummaryFeatures)[];
 
 /**
- * The features of `a`; a feature that is not finite (arrays read from a file with NaN, products
- * that overflow) is refused naming `where`, as the reference's `validate_dynamics_arrays` does.
+ * The features of `a`; arrays holding NaN or infinity (read from a file) and features that are not
+ * finite (products that overflow) are refused naming `where`, as the reference's
+ * `validate_dynamics_arrays` refuses such arrays.
  */
 export function summaryFeatures(a: DynamicsArrays, where = 'trajectory'): SummaryFeatures {
   // NaN in an array a maximum skips (yaw_rate feeds no mean) would otherwise give finite features.

@@ -91,7 +91,8 @@ export function smooth(signal: Float64Array, window: number, order: number): Flo
 
 /**
  * `smooth` of `signal[0..n)` written into `out` (which must not alias `signal`). `kernel` replaces
- * the coefficients (correlation order, odd length) where a test compares with another scipy build.
+ * the coefficients (correlation order) where a test compares with another scipy build; it is used
+ * when its length is the window's.
  */
 export function smoothInto(
   signal: Float64Array, n: number, window: number, order: number, out: Float64Array, kernel?: ArrayLike<number>,
