@@ -110,7 +110,7 @@ function fromKitti(dir: string): AuditClip[] {
   return readDataset(dir).clips.flatMap((c) => {
     const g = groundTruthArrays(c);
     if (!g) return [];
-    const labels = labelClip(clipData(g.arrays, summaryFeatures(g.arrays)), questions);
+    const labels = labelClip(clipData(g.arrays, summaryFeatures(g.arrays, `clip '${c.id}'`)), questions);
     return [{ id: c.id, answers: { ...labels }, fields: { id: c.id, source: c.source, seq: c.id.replace(/^kitti(\w+?)_\d+$/, '$1') } }];
   });
 }

@@ -31,11 +31,15 @@ function pairwise(a: Num, start: number, n: number): number {
   return pairwise(a, start, n2) + pairwise(a, start + n2, n - n2);
 }
 
-/** `np.sum` of a 1-D float64 array: the first element seeds the reduction, the rest is pairwise. */
+/**
+ * `np.sum` of a 1-D float64 array: NumPy 2 starts the reduction from the identity and sums the
+ * whole block pairwise (1.x seeded it with the first element, which differs in the last bit; the
+ * golden oracle cases are NumPy 2's).
+ */
 export function npSum(a: Num, start = 0, end = a.length): number {
   const n = end - start;
   if (n <= 0) return 0;
-  return a[start] + pairwise(a, start + 1, n - 1);
+  return 0 + pairwise(a, start, n);
 }
 
 /** `np.mean` (pairwise sum divided by the count). */

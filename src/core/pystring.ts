@@ -105,7 +105,7 @@ export function isPyDigit(cp: number): boolean {
 }
 
 /** The value 0..9 of a Unicode decimal digit, or -1. */
-function digitValue(cp: number): number {
+export function digitValue(cp: number): number {
   if (cp < 128) return cp >= 48 && cp <= 57 ? cp - 48 : -1;
   const k = rangeIndex(DIGIT_RANGES, cp);
   return k < 0 ? -1 : (cp - DIGIT_RANGES[k << 1]) % 10;
@@ -133,6 +133,28 @@ export function pyStrip(s: string): string {
   while (a < b && isPySpace(s.charCodeAt(a))) a++;
   while (b > a && isPySpace(s.charCodeAt(b - 1))) b--;
   return a === 0 && b === s.length ? s : s.slice(a, b);
+}
+
+/**
+ * Python's `str.splitlines()`: breaks at \n, \r, \r\n, \v, \f, \x1c, \x1d, \x1e, \x85, U+2028 and
+ * U+2029 (not \x1f, which is whitespace but no line break); no empty last line after a final break.
+ */
+export function pySplitlines(s: string): string[] {
+  const out: string[] = [];
+  let start = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (!isPyLineBreak(c)) continue;
+    out.push(s.slice(start, i));
+    if (c === 0x0d && s.charCodeAt(i + 1) === 0x0a) i++;
+    start = i + 1;
+  }
+  if (start < s.length) out.push(s.slice(start));
+  return out;
+}
+
+function isPyLineBreak(c: number): boolean {
+  return (c >= 0x0a && c <= 0x0d) || (c >= 0x1c && c <= 0x1e) || c === 0x85 || c === 0x2028 || c === 0x2029;
 }
 
 /** True when `s` is empty or all Python whitespace (`not s.strip()`). */

@@ -134,6 +134,22 @@ function readLayout(dir: string, opts: BenchmarkOptions): Benchmark {
   return { dir: root, clips: arrange(byId, order, opts, new Set(order), `the windows of ${basename(root)}`), hasQa: false };
 }
 
+/**
+ * Where a benchmark record's frames are, as `run` reads them (and `validate` checks them): a
+ * non-empty `frame_paths` (image files), else `video_path`, else `videos/<clip_id>.mp4`; paths
+ * relative to the dataset folder. An empty `frame_paths` beside a video is the video's clip.
+ */
+export function clipMedia(root: string, rec: Record<string, unknown>, id: string, where: string): { frames: string[] } | { video: string } {
+  const abs = (p: string) => (isAbsolute(p) ? p : join(root, p));
+  const fp = rec.frame_paths;
+  if (Array.isArray(fp) && fp.length > 0) {
+    if (fp.some((p) => typeof p !== 'string' || !p)) throw new InputError(`${where}: field 'frame_paths' must be a list of paths`);
+    return { frames: (fp as string[]).map(abs) };
+  }
+  if (typeof rec.video_path === 'string' && rec.video_path) return { video: abs(rec.video_path) };
+  return { video: join(root, 'videos', `${id}.mp4`) };
+}
+
 function clipFromRecord(
   root: string,
   rec: Record<string, unknown>,
@@ -148,15 +164,9 @@ function clipFromRecord(
   const clip: Clip = { index: 0, id, source, camera, qa };
   const abs = (p: string) => (isAbsolute(p) ? p : join(root, p));
 
-  const fp = rec.frame_paths;
-  if (Array.isArray(fp) && fp.length > 0) {
-    if (fp.some((p) => typeof p !== 'string' || !p)) throw new InputError(`${where}: field 'frame_paths' must be a list of paths`);
-    clip.frames = (fp as string[]).map(abs);
-  } else if (typeof rec.video_path === 'string' && rec.video_path) {
-    clip.video = abs(rec.video_path);
-  } else {
-    clip.video = join(root, 'videos', `${id}.mp4`);
-  }
+  const media = clipMedia(root, rec, id, where);
+  if ('frames' in media) clip.frames = media.frames;
+  else clip.video = media.video;
 
   const ts = rec.frame_timestamps;
   if (Array.isArray(ts) && ts.length > 0) {

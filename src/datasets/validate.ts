@@ -27,12 +27,14 @@
  */
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { InputError } from '../core/errors.js';
+import { firstLine, InputError } from '../core/errors.js';
 import { readNpz } from '../io/npz.js';
 import { readInputText } from '../io/safety.js';
 import { probeVideo } from '../native/index.js';
 import { clipData, labelClip, type QuestionSet, summaryFeatures } from '../oracle/index.js';
+import { savgolCoeffs } from '../oracle/savgol.js';
 import type { DynamicsArrays } from '../oracle/index.js';
+import { clipMedia } from './benchmark.js';
 import { isPublishedRoot } from './published.js';
 import { CARLA_DOMAINS } from './records.js';
 
@@ -77,7 +79,8 @@ const TOL = 0.1;
 const FRAME_TOL = 0.25;
 const MIN_FRAMES = 20;
 const WINDOW = 3.0;
-const REQUIRED_ARRAYS = ['timestamps', 'position', 'yaw', 'speed', 'accel', 'yaw_rate'] as const;
+/** The reference's `validate_dynamics_arrays` set: a missing `jerk` is a finding, not zeros. */
+const REQUIRED_ARRAYS = ['timestamps', 'position', 'yaw', 'speed', 'accel', 'yaw_rate', 'jerk'] as const;
 const REQUIRED_FEATURES = ['max_speed', 'mean_speed', 'min_accel', 'max_abs_yaw_rate', 'max_abs_jerk', 'max_lateral_accel', 'total_heading_change'] as const;
 
 interface Line {
@@ -115,21 +118,28 @@ function jsonl(path: string, emit: Emit): Line[] {
   return out;
 }
 
-/** Whether an image file is readable: present, not empty, with its format's magic number and (JPEG) end marker. */
+/**
+ * Whether an image file is readable: present, not empty, with its format's magic number and (JPEG)
+ * end marker. A file the system will not read (permissions, a folder) is a problem, not an error.
+ */
 export function imageProblem(path: string): string | null {
-  if (!existsSync(path)) return 'missing';
-  const size = statSync(path).size;
-  if (size < 8) return 'empty or truncated';
-  const fd = openSync(path, 'r');
   try {
-    const head = Buffer.alloc(8), tail = Buffer.alloc(2);
-    readSync(fd, head, 0, 8, 0);
-    readSync(fd, tail, 0, 2, size - 2);
-    if (head[0] === 0xff && head[1] === 0xd8) return tail[0] === 0xff && tail[1] === 0xd9 ? null : 'JPEG without its end marker (truncated)';
-    if (head.readUInt32BE(0) === 0x89504e47) return null;
-    return 'not a JPEG or PNG';
-  } finally {
-    closeSync(fd);
+    if (!existsSync(path)) return 'missing';
+    const size = statSync(path).size;
+    if (size < 8) return 'empty or truncated';
+    const fd = openSync(path, 'r');
+    try {
+      const head = Buffer.alloc(8), tail = Buffer.alloc(2);
+      readSync(fd, head, 0, 8, 0);
+      readSync(fd, tail, 0, 2, size - 2);
+      if (head[0] === 0xff && head[1] === 0xd8) return tail[0] === 0xff && tail[1] === 0xd9 ? null : 'JPEG without its end marker (truncated)';
+      if (head.readUInt32BE(0) === 0x89504e47) return null;
+      return 'not a JPEG or PNG';
+    } finally {
+      closeSync(fd);
+    }
+  } catch (e) {
+    return `unreadable: ${(e as NodeJS.ErrnoException).code ?? firstLine(e)}`;
   }
 }
 
@@ -158,13 +168,12 @@ function readArrays(path: string, where: string, emit: Emit, clip: string): Dyna
     const ok = k === 'position' ? s.length === 2 && s[0] === n && s[1] >= 2 : s.length === 1 && s[0] === n;
     if (!ok) bad.push(`'${k}' has shape (${s.join(', ')}), expected (${n}${k === 'position' ? ', 2' : ''},)`.replace(', 2,)', ', 2)'));
   }
-  if (a.jerk && (a.jerk.shape.length !== 1 || a.jerk.shape[0] !== n)) bad.push(`'jerk' has shape (${a.jerk.shape.join(', ')}), expected (${n},)`);
   if (n < 2) bad.push(`${n} samples`);
   if (bad.length) {
     emit('arrays', where, `${path}: ${bad.join('; ')}`, clip);
     return null;
   }
-  const nonFinite = [...REQUIRED_ARRAYS, ...(a.jerk ? ['jerk' as const] : [])].filter((k) => {
+  const nonFinite = REQUIRED_ARRAYS.filter((k) => {
     const d = a[k].data;
     for (let i = 0; i < d.length; i++) if (!Number.isFinite(d[i])) return true;
     return false;
@@ -175,7 +184,6 @@ function readArrays(path: string, where: string, emit: Emit, clip: string): Dyna
   }
   const w = a.position.shape[1];
   const pos = a.position.data;
-  const jerk = a.jerk?.data ?? new Float64Array(n);
   return {
     timestamps: Float64Array.from(a.timestamps.data),
     x: Float64Array.from({ length: n }, (_, i) => pos[i * w]),
@@ -184,7 +192,7 @@ function readArrays(path: string, where: string, emit: Emit, clip: string): Dyna
     speed: Float64Array.from(a.speed.data),
     accel: Float64Array.from(a.accel.data),
     yaw_rate: Float64Array.from(a.yaw_rate.data),
-    jerk: Float64Array.from(jerk),
+    jerk: Float64Array.from(a.jerk.data),
   };
 }
 
@@ -202,7 +210,10 @@ function integral(t: Float64Array, v: Float64Array): number {
  */
 export function signProblem(a: DynamicsArrays): string | null {
   const t = a.timestamps, n = t.length;
-  for (let i = 0; i < n; i++) if (a.speed[i] < -1e-6) return `speed is negative (${a.speed[i].toFixed(3)} m/s at ${t[i].toFixed(2)} s)`;
+  const floor = speedFloor(a);
+  for (let i = 0; i < n; i++) {
+    if (a.speed[i] < floor[i]) return `speed is negative (${a.speed[i].toFixed(3)} m/s at ${t[i].toFixed(2)} s${floor[i] < -1e-6 ? `, below the ${floor[i].toFixed(3)} m/s its smoothing allows` : ''})`;
+  }
   const dYaw = a.yaw[n - 1] - a.yaw[0], iYaw = integral(t, a.yaw_rate);
   if (Math.abs(dYaw) > 0.05 && Math.abs(iYaw) > 0.05 && Math.sign(dYaw) !== Math.sign(iYaw)) {
     return `yaw_rate integrates to ${iYaw.toFixed(3)} rad but yaw changes by ${dYaw.toFixed(3)} rad (opposite signs: is yaw_rate's sign flipped?)`;
@@ -224,6 +235,25 @@ export function signProblem(a: DynamicsArrays): string | null {
   if (Math.abs(path - iV) > 0.5 + 0.1 * Math.max(path, iV)) return `speed integrates to ${iV.toFixed(2)} m but the positions travel ${path.toFixed(2)} m`;
   if (path > 2 && along < 0.5 * path) return `the positions move ${along < 0 ? 'against' : 'across'} the yaw (${along.toFixed(2)} m along it of ${path.toFixed(2)} m travelled)`;
   return null;
+}
+
+/**
+ * How far below zero each speed sample may be. The oracle's speed is |Δposition| / Δt (never
+ * negative) smoothed by the Savitzky–Golay 5/2 kernel, whose outer weights are −3/35: a sample can
+ * go down to −(3/35)·(v[i−2] + v[i+2]) of the unsmoothed speeds (at most 6/35 of the local peak;
+ * a stop next to motion gives −0.002 m/s). Those are recomputed from the positions, so arrays
+ * whose speed is negative by more than its own smoothing explains are still caught.
+ */
+function speedFloor(a: DynamicsArrays): Float64Array {
+  const t = a.timestamps, n = t.length;
+  const raw = new Float64Array(n);
+  const d = (i: number, j: number) => Math.hypot(a.x[j] - a.x[i], a.y[j] - a.y[i]) / (t[j] - t[i]);
+  for (let i = 0; i < n; i++) raw[i] = n < 2 ? 0 : i === 0 ? d(0, 1) : i === n - 1 ? d(n - 2, n - 1) : d(i - 1, i + 1);
+  const c = savgolCoeffs(5, 2);
+  const outer = -Math.min(0, c[0]) - Math.min(0, c[4]);
+  const last = n - 1;
+  const at = (j: number) => raw[j < 0 ? Math.min(-j, last) : j > last ? Math.max(2 * last - j, 0) : j];
+  return Float64Array.from(raw, (_, i) => -(outer / 2) * (at(i - 2) + at(i + 2)) * 1.001 - 1e-6);
 }
 
 /** A QA answer as the oracle writes its labels: Python's str(), lower case. */
@@ -351,9 +381,35 @@ export function validateDataset(dir: string, o: ValidateOptions): ValidateReport
       duration = t1; // CARLA records: t_end only, times from 0
     }
 
-    // Frames: files (benchmark, nuScenes) or the domains' videos (CARLA).
-    const paths = rec.frame_paths, tokens = rec.frame_tokens;
-    if (Array.isArray(paths)) {
+    // Frames: files (benchmark, nuScenes), a video (benchmark: as `run` reads the record, one
+    // place: clipMedia) or the domains' videos (CARLA).
+    const checkVideo = (v: string, tokens?: unknown) => {
+      videos++;
+      if (!existsSync(v)) return emit('frames', where, `${v}: missing`, id);
+      try {
+        const info = probeVideo(v);
+        const span = (info.frames - 1) / (typeof rec.fps === 'number' && rec.fps > 0 ? rec.fps : info.fps || 10);
+        if (info.frames < MIN_FRAMES) emit('frames', where, `${v}: ${info.frames} frames, expected at least ${MIN_FRAMES}`, id);
+        else if (Array.isArray(tokens) && tokens.length > 0 && tokens.length !== info.frames) emit('frames', where, `${tokens.length} frame_tokens but ${v} has ${info.frames} frames`, id);
+        else if (Math.abs(span - duration) > FRAME_TOL) emit('timestamps', where, `${v}: frames span ${span.toFixed(2)} s of a ${duration.toFixed(3)} s window`, id);
+      } catch (e) {
+        emit('frames', where, `${v}: unreadable (${firstLine(e).slice(0, 100)})`, id);
+      }
+    };
+    let paths = rec.frame_paths;
+    const tokens = rec.frame_tokens;
+    let video: string | null = null;
+    if (c.part.source === '') {
+      try {
+        const media = clipMedia(c.part.dir, rec, id, where);
+        if ('video' in media) video = media.video;
+      } catch (e) {
+        emit('record', where, firstLine(e).replace(`${where}: `, ''), id);
+        paths = undefined;
+      }
+    }
+    if (video !== null) checkVideo(video, tokens);
+    else if (Array.isArray(paths)) {
       if (Array.isArray(tokens) && tokens.length !== paths.length) emit('frames', where, `${tokens.length} frame_tokens but ${paths.length} frame_paths`, id);
       if (paths.length < MIN_FRAMES) emit('frames', where, `${paths.length} frames, expected at least ${MIN_FRAMES}`, id);
       if (c.part.frameRoot !== null) {
@@ -375,22 +431,7 @@ export function validateDataset(dir: string, o: ValidateOptions): ValidateReport
         else if (isNum(t0) && Math.abs(ts[0] - t0) > FRAME_TOL && Math.abs(ts[0]) > FRAME_TOL) emit('timestamps', where, `first frame at ${ts[0]}, window starts at ${t0}`, id);
       }
     } else if (c.part.source === 'carla') {
-      for (const vd of c.part.videoDirs) {
-        const v = join(vd, `${id}.mp4`);
-        videos++;
-        if (!existsSync(v)) {
-          emit('frames', where, `${v}: missing`, id);
-          continue;
-        }
-        try {
-          const info = probeVideo(v);
-          const span = (info.frames - 1) / (info.fps || 10);
-          if (info.frames < MIN_FRAMES) emit('frames', where, `${v}: ${info.frames} frames, expected at least ${MIN_FRAMES}`, id);
-          else if (Math.abs(span - duration) > FRAME_TOL) emit('timestamps', where, `${v}: frames span ${span.toFixed(2)} s of a ${duration.toFixed(3)} s window`, id);
-        } catch (e) {
-          emit('frames', where, `${v}: unreadable (${(e as Error).message.split('\n')[0].slice(0, 100)})`, id);
-        }
-      }
+      for (const vd of c.part.videoDirs) checkVideo(join(vd, `${id}.mp4`));
     }
 
     // Arrays: structure, values, timestamps, conventions.
@@ -419,7 +460,13 @@ export function validateDataset(dir: string, o: ValidateOptions): ValidateReport
 
     // Features: present, finite, equal to the arrays' (and selected_clips.json's).
     const feats = rec.features && typeof rec.features === 'object' ? (rec.features as Record<string, unknown>) : null;
-    const computed = arrays ? (summaryFeatures(arrays) as unknown as Record<string, number>) : null;
+    let computed: Record<string, number> | null = null;
+    try {
+      computed = arrays ? (summaryFeatures(arrays, ref as string) as unknown as Record<string, number>) : null;
+    } catch (e) {
+      emit('finite', where, firstLine(e), id);
+      arrays = null;
+    }
     if (!feats) emit('record', where, "missing field 'features'", id);
     else {
       const missing = REQUIRED_FEATURES.filter((f) => feats[f] === undefined);

@@ -9,6 +9,13 @@
  * optional `qa_id`; other keys are ignored. Blank lines are skipped; lines split as Python's text
  * mode does (\n, \r\n, \r). Every error is an `InputError` whose message names `file:line` and the
  * field. Unknown question ids are not an error here: the grader counts them as unparsed.
+ *
+ * `asReference` (the grader): read as the reference's scripts/evaluate.py reads, so a file it grades
+ * is graded. A line that is not JSON is skipped (`skipped`); Python's NaN/Infinity tokens are
+ * numbers; a record without clip_id or question_id, without an oracle label (null or missing), or
+ * without model_answer is kept as it is, for the grader to count as unparsed (`unparsed` names
+ * why). What the reference itself stops on (a line that is not an object, a model_answer that is a
+ * number or NaN) is still an error.
  */
 import { readInputText } from './safety.js';
 import { InputError } from '../core/errors.js';
@@ -20,30 +27,144 @@ export interface PredictionsFile {
   records: Prediction[];
   /** 1-based line number of each record. */
   lines: number[];
+  /** `asReference`: records kept that the reference counts as unparsed, and why (1-based lines). */
+  unparsed: { line: number; reason: string }[];
+  /** `asReference`: lines skipped as the reference skips them (not JSON). */
+  skipped: { line: number; reason: string }[];
+}
+
+export interface ReadOptions {
+  /** Read as the reference's evaluate.py does (see the module comment). */
+  asReference?: boolean;
 }
 
 /** Reads and validates a predictions JSONL file. */
-export function readPredictions(path: string): PredictionsFile {
+export function readPredictions(path: string, opts: ReadOptions = {}): PredictionsFile {
   const text = readInputText(path, 'predictions JSONL file');
-  return parsePredictionsJsonl(text, path);
+  return parsePredictionsJsonl(text, path, opts);
 }
 
 const LINE_SPLIT = /\r\n|\r|\n/;
 
 /** Parses predictions JSONL text; `file` names the source in error messages. */
-export function parsePredictionsJsonl(text: string, file = '<predictions>'): PredictionsFile {
+export function parsePredictionsJsonl(text: string, file = '<predictions>', opts: ReadOptions = {}): PredictionsFile {
   const records: Prediction[] = [];
   const lines: number[] = [];
+  const unparsed: PredictionsFile['unparsed'] = [];
+  const skipped: PredictionsFile['skipped'] = [];
   const src = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   const raw = src.includes('\r') ? src.split(LINE_SPLIT) : src.split('\n');
   for (let i = 0; i < raw.length; i++) {
     const line = pyStrip(raw[i]);
     if (!line) continue;
     const where = `${file}:${i + 1}`;
-    records.push(predictionFromJson(line, where));
+    if (!opts.asReference) {
+      records.push(predictionFromJson(line, where));
+      lines.push(i + 1);
+      continue;
+    }
+    const r = referenceRecord(line, where);
+    if ('skip' in r) {
+      skipped.push({ line: i + 1, reason: r.skip });
+      continue;
+    }
+    records.push(r.record);
     lines.push(i + 1);
+    if (r.unparsed) unparsed.push({ line: i + 1, reason: r.unparsed });
   }
-  return { path: file, records, lines };
+  return { path: file, records, lines, unparsed, skipped };
+}
+
+/**
+ * One line as the reference's evaluate.py takes it: `json.loads` (NaN/Infinity allowed), kept
+ * loose where the grader counts the record as unparsed; `unparsed` says why.
+ */
+function referenceRecord(line: string, where: string): { skip: string } | { record: Prediction; unparsed?: string } {
+  let rec: unknown;
+  try {
+    rec = JSON.parse(line);
+  } catch (e) {
+    rec = parsePyJson(line);
+    if (rec === undefined) return { skip: `not JSON (${firstMessage(e)})` };
+  }
+  if (rec === null || typeof rec !== 'object' || Array.isArray(rec)) {
+    throw new InputError(`${where}: expected a JSON object with clip_id, question_id, model_answer, oracle_label (the reference grader stops here too)`);
+  }
+  const r = rec as Record<string, unknown>;
+  const reasons: string[] = [];
+  const out = { ...r } as Record<string, unknown>;
+  for (const k of ['clip_id', 'question_id'] as const) {
+    const v = r[k];
+    if (v === undefined || v === null) reasons.push(`no ${k}`);
+    else if (typeof v !== 'string') {
+      if (k === 'clip_id' || typeof v === 'object') throw new InputError(`${where}: field '${k}' must be a string, got ${describe(v)}`);
+      reasons.push(`question_id ${describe(v)} is not a string`);
+    }
+  }
+  const ma = r.model_answer;
+  if (ma === undefined) reasons.push('no model_answer');
+  else if (ma !== null && typeof ma !== 'string') {
+    // Python: `not model_answer` passes falsy values as unparsed; anything else reaches `.strip()` and fails.
+    const falsy = ma === 0 || ma === false || (Array.isArray(ma) && ma.length === 0) || (typeof ma === 'object' && Object.keys(ma).length === 0);
+    if (!falsy) throw new InputError(`${where}: field 'model_answer' must be a string or null, got ${describe(ma)} (the reference grader stops here too)`);
+    reasons.push(`model_answer ${describe(ma)}`);
+  }
+  const oracleField = r.oracle_label !== undefined ? 'oracle_label' : 'answer';
+  const ov = r[oracleField];
+  delete out.answer;
+  if (ov === undefined || ov === null) {
+    reasons.push(ov === null ? `'${oracleField}' is null` : "no 'oracle_label' (or 'answer')");
+    out.oracle_label = null;
+  } else if (typeof ov === 'number') {
+    out.oracle_label = Number.isNaN(ov) ? 'nan' : ov === Infinity ? 'inf' : ov === -Infinity ? '-inf' : pyNumberTokenStr(numberToken(line, oracleField) ?? String(ov));
+  } else if (typeof ov === 'string' || typeof ov === 'boolean') out.oracle_label = oracleText(ov);
+  else throw new InputError(`${where}: field '${oracleField}' must be a string, number or boolean, got ${describe(ov)}`);
+  if (r.category !== undefined && typeof r.category !== 'string') {
+    throw new InputError(`${where}: field 'category' must be a string, got ${describe(r.category)}`);
+  }
+  if (r.source !== undefined && r.source !== null && (typeof r.source !== 'string' || r.source === '')) {
+    throw new InputError(`${where}: field 'source' must be a non-empty string, got ${describe(r.source)}`);
+  }
+  return { record: out as unknown as Prediction, unparsed: reasons.length > 0 ? reasons.join(', ') : undefined };
+}
+
+const firstMessage = (e: unknown): string => {
+  const msg = (e as Error).message.split('\n')[0];
+  return msg.length > 80 ? `${msg.slice(0, 77)}...` : msg;
+};
+
+/**
+ * Python's `json.loads` of a line that JSON.parse refused because of bare NaN, Infinity or
+ * -Infinity tokens (which Python's json writes and reads): those become numbers. undefined when the
+ * line is not JSON even so.
+ */
+function parsePyJson(line: string): unknown {
+  const MARK = '\u0000egogeo-nonfinite:';
+  let s = '';
+  let marked = false;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i];
+    if (c === '"') {
+      const end = skipString(line, i);
+      s += line.slice(i, end);
+      i = end - 1;
+      continue;
+    }
+    const m = /^(-?Infinity|NaN)/.exec(line.slice(i, i + 9));
+    if (m && !/[A-Za-z0-9_.]/.test(line[i - 1] ?? '')) {
+      s += JSON.stringify(MARK + m[1]);
+      i += m[1].length - 1;
+      marked = true;
+      continue;
+    }
+    s += c;
+  }
+  if (!marked) return undefined;
+  try {
+    return JSON.parse(s, (_k, v) => (typeof v === 'string' && v.startsWith(MARK) ? Number(v.slice(MARK.length)) : v));
+  } catch {
+    return undefined;
+  }
 }
 
 function describe(v: unknown): string {

@@ -18,6 +18,11 @@ export interface DynamicsOptions {
   /** Savitzky–Golay window and polynomial order (reference: 5 and 2). */
   window?: number;
   order?: number;
+  /**
+   * The smoothing kernel (correlation order) instead of the reference's: scipy computes it with
+   * LAPACK, whose last bits vary between builds; tests pass a local scipy's to compare exactly.
+   */
+  kernel?: ArrayLike<number>;
 }
 
 /**
@@ -37,7 +42,7 @@ export interface DynamicsArrays {
   jerk: Float64Array;
 }
 
-export const DEFAULT_DYNAMICS: Required<DynamicsOptions> = { hz: 10, duration: 3.0, window: 5, order: 2 };
+export const DEFAULT_DYNAMICS: Required<Omit<DynamicsOptions, 'kernel'>> = { hz: 10, duration: 3.0, window: 5, order: 2 };
 
 export function computeDynamics(traj: Trajectory, opts: DynamicsOptions = {}): DynamicsArrays {
   const hz = opts.hz ?? DEFAULT_DYNAMICS.hz;
@@ -68,16 +73,36 @@ export function computeDynamics(traj: Trajectory, opts: DynamicsOptions = {}): D
 
   const d = scratch(2, n);
   speedDiff(grid, x, y, n, d);
-  smoothInto(d, n, window, order, speed);
+  smoothInto(d, n, window, order, speed, opts.kernel);
   centralDiff(grid, speed, n, d);
-  smoothInto(d, n, window, order, accel);
+  smoothInto(d, n, window, order, accel, opts.kernel);
   centralDiff(grid, yaw, n, d);
-  smoothInto(d, n, window, order, yawRate);
+  smoothInto(d, n, window, order, yawRate, opts.kernel);
   centralDiff(grid, accel, n, d);
-  smoothInto(d, n, window, order, jerk);
+  smoothInto(d, n, window, order, jerk, opts.kernel);
 
   for (let i = 0; i < n; i++) rel[i] = grid[i] - tStart;
-  return { timestamps: rel, x, y, yaw, speed, accel, yaw_rate: yawRate, jerk };
+  const arrays = { timestamps: rel, x, y, yaw, speed, accel, yaw_rate: yawRate, jerk };
+  checkFinite(traj.id, arrays, n);
+  return arrays;
+}
+
+/**
+ * Finite input can still give non-finite dynamics: positions whose differences overflow (x = 1e300)
+ * or timestamps too large for a 0.1 s grid (microseconds since 1970: grid points collapse, dt = 0).
+ * Such a trajectory is refused, naming it, instead of being labelled from Infinity or NaN.
+ */
+function checkFinite(id: string, a: DynamicsArrays, n: number): void {
+  for (const k of ['timestamps', 'x', 'y', 'yaw', 'speed', 'accel', 'yaw_rate', 'jerk'] as const) {
+    const v = a[k];
+    for (let i = 0; i < n; i++) {
+      if (Number.isFinite(v[i])) continue;
+      throw new InputError(
+        `trajectory '${id || 'trajectory'}': its ${k} is ${v[i]} at sample ${i} of the 10 Hz grid; the oracle needs ` +
+          'timestamps in seconds (a 0.1 s step must be representable at their magnitude) and positions in metres whose differences are finite',
+      );
+    }
+  }
 }
 
 const scratch = scratchPool();

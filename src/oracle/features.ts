@@ -2,6 +2,7 @@
 import { npMean, npPercentile, npSum } from '../core/numeric.js';
 import type { DynamicsArrays } from './dynamics.js';
 import { scratchPool } from '../core/scratch.js';
+import { InputError } from '../core/errors.js';
 
 export interface SummaryFeatures {
   max_speed: number;
@@ -24,7 +25,27 @@ export const FEATURE_NAMES = [
   'total_heading_change',
 ] as const satisfies readonly (keyof SummaryFeatures)[];
 
-export function summaryFeatures(a: DynamicsArrays): SummaryFeatures {
+/**
+ * The features of `a`; arrays holding NaN or infinity (read from a file) and features that are not
+ * finite (products that overflow) are refused naming `where`, as the reference's
+ * `validate_dynamics_arrays` refuses such arrays.
+ */
+export function summaryFeatures(a: DynamicsArrays, where = 'trajectory'): SummaryFeatures {
+  // NaN in an array a maximum skips (yaw_rate feeds no mean) would otherwise give finite features.
+  for (const k of ['yaw', 'speed', 'accel', 'yaw_rate', 'jerk'] as const) {
+    const v = a[k];
+    for (let i = 0; i < v.length; i++) {
+      if (!Number.isFinite(v[i])) throw new InputError(`${where}: its ${k} is ${v[i]} at sample ${i}; the oracle labels only finite dynamics`);
+    }
+  }
+  const f = computeFeatures(a);
+  for (const k of FEATURE_NAMES) {
+    if (!Number.isFinite(f[k])) throw new InputError(`${where}: feature '${k}' is ${f[k]}; the oracle labels only finite dynamics`);
+  }
+  return f;
+}
+
+function computeFeatures(a: DynamicsArrays): SummaryFeatures {
   const n = a.speed.length;
   const speed = a.speed, accel = a.accel, yawRate = a.yaw_rate, jerk = a.jerk, yaw = a.yaw;
   const absJerk = scratch(0, n);

@@ -62,6 +62,6 @@ function checkedAnswer(q: Question, raw: string): string {
 
 export function runOracle(traj: Trajectory, questions: QuestionSet, opts: DynamicsOptions = {}): OracleResult {
   const arrays = computeDynamics(checkTrajectory(traj), opts);
-  const features = summaryFeatures(arrays);
+  const features = summaryFeatures(arrays, `trajectory '${traj.id}'`);
   return { arrays, features, labels: labelClip(clipData(arrays, features), questions) };
 }

@@ -7,19 +7,50 @@
  */
 import type { Clip, QaItem } from '../core/clip.js';
 import { oracleText, type Prediction } from '../core/prediction.js';
+import { digitValue, isPySpace, pySplitlines, pyStrip } from '../core/pystring.js';
 
-/** `parse_grouped_response`: "A1. left" / "1) left" / "A2: none" lines → one answer per question ('' where none). */
+/**
+ * `parse_grouped_response`: "A1. left" / "1) left" / "A2: none" lines → one answer per question
+ * ('' where none), with Python's semantics throughout: `str.strip()` and `str.splitlines()` (see
+ * core/pystring: U+2028, \x85, \v … break lines; a BOM is no whitespace, so "\ufeffA1. x" is no
+ * answer), and `re.match(r"[Aa]?(\d+)[.):]\s*(.+)")` with `\d` any Unicode decimal digit
+ * ("A١. left" answers question 1) and `\s` Python's whitespace.
+ */
 export function parseGroupedResponse(text: string, n: number): string[] {
   const answers = new Array<string>(n).fill('');
-  for (const raw of text.trim().split(/\r\n|\r|\n/)) {
-    const line = raw.trim();
+  for (const raw of pySplitlines(pyStrip(text))) {
+    const line = pyStrip(raw);
     if (!line) continue;
-    const m = /^[Aa]?(\d+)[.):]\s*(.+)/.exec(line);
+    const m = matchNumbered(line);
     if (!m) continue;
-    const i = Number(m[1]) - 1;
-    if (i >= 0 && i < n) answers[i] = m[2].trim();
+    const i = m.number - 1;
+    if (i >= 0 && i < n) answers[i] = pyStrip(m.answer);
   }
   return answers;
+}
+
+/**
+ * `re.match(r"[Aa]?(\d+)[.):]\s*(.+)", line)` on a stripped line (no line breaks in it, so `.`
+ * takes every character): the number and the text after the separator, or null.
+ */
+function matchNumbered(line: string): { number: number; answer: string } | null {
+  let i = line[0] === 'A' || line[0] === 'a' ? 1 : 0;
+  let number = 0, digits = 0;
+  for (;;) {
+    const cp = line.codePointAt(i);
+    const v = cp === undefined ? -1 : digitValue(cp);
+    if (v < 0) break;
+    number = number * 10 + v;
+    digits++;
+    i += cp! > 0xffff ? 2 : 1;
+  }
+  if (digits === 0 || !'.):'.includes(line[i] ?? 'x')) return null;
+  i++;
+  let j = i;
+  while (j < line.length && isPySpace(line.charCodeAt(j))) j++;
+  // `\s*` gives back one character when nothing else is left for `(.+)`.
+  if (j === line.length) j = j > i ? j - 1 : j;
+  return j < line.length ? { number, answer: line.slice(j) } : null;
 }
 
 /** One line of a batch results file: its custom_id and the model's text ('' for a failed request). */
@@ -28,7 +59,7 @@ export function resultText(line: Record<string, unknown>): { id: string; text: s
   const res = (line.response ?? {}) as { status_code?: number; body?: { choices?: { message?: { content?: unknown } }[] } };
   const choice = res.status_code === 200 ? res.body?.choices?.[0] : undefined;
   const content = choice?.message?.content;
-  return { id, text: typeof content === 'string' ? content.trim() : '', ok: choice !== undefined };
+  return { id, text: typeof content === 'string' ? pyStrip(content) : '', ok: choice !== undefined };
 }
 
 /** A model's answer to one QA item, as the benchmark's prediction record (the oracle label as text, as `egogeo run` writes it). */

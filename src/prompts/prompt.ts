@@ -7,6 +7,7 @@
  * even on the exact binary value). Pure: no I/O.
  */
 import { pyRound } from '../core/numeric.js';
+import { pyStr } from '../core/pystring.js';
 
 export const EMBEDDINGS = ['none', 'summary', 'timeseries', 'coordinates', 'full'] as const;
 export type Embedding = (typeof EMBEDDINGS)[number];
@@ -151,7 +152,8 @@ function frameSentence(n: number): string | null {
 }
 
 const questionOf = (q: PromptQa): string => q.question ?? q.question_text ?? '';
-const optionsOf = (q: PromptQa): string | null => (q.choices && q.choices.length ? q.choices.map((c) => String(c)).join(' / ') : null);
+/** `" / ".join(str(c) for c in choices)`: Python's str() of what json.loads gave (True, None, 1.5). */
+const optionsOf = (q: PromptQa): string | null => (q.choices && q.choices.length ? q.choices.map((c) => pyStr(c)).join(' / ') : null);
 
 function head(c: PromptContext): string[] {
   const parts: string[] = [];

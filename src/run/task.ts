@@ -9,7 +9,7 @@
 import { existsSync } from 'node:fs';
 import type { Clip, LoadedClip, QaItem, VideoFrame } from '../core/clip.js';
 import type { Trajectory } from '../core/trajectory.js';
-import { CancelledError, ClipDataError, firstLine, InternalError, NATIVE_INTERNAL } from '../core/errors.js';
+import { CancelledError, ClipDataError, firstLine, InputError, InternalError, NATIVE_INTERNAL } from '../core/errors.js';
 import { groundTruthArrays, readNpzArrays } from '../datasets/groundtruth.js';
 import { type ClipQuality, formatQualityLine, formatTum } from '../io/trajectories.js';
 import type { Prediction } from '../core/prediction.js';
@@ -145,7 +145,7 @@ async function referenceTask(task: ClipTask, full: LoadedClip, gt: DynamicsArray
     records = predictionRecords(c, questions, labels, { qa });
   } else {
     const g = gt ?? groundTruthArrays(c, null)?.arrays ?? null;
-    const truth = g ? labelClip(clipData(g, summaryFeatures(g)), questions) : null;
+    const truth = g ? clipOracle(() => labelClip(clipData(g, summaryFeatures(g, 'its ground truth')), questions)) : null;
     records = predictionRecords(c, questions, labels, { truth, answer: new Set(task.questionIds.filter((q) => supported.has(q))), qaBase: task.qaBase });
   }
   const perPair = Object.fromEntries(Object.entries(sig).filter(([k]) => k !== 'frames').map(([k, v]) => [k, Array.from(v as Float64Array)]));
@@ -203,7 +203,7 @@ export async function runClipTask(task: ClipTask, o: ClipTaskOptions = {}): Prom
 
   const questions = task.questionsDoc === undefined ? loadQuestions(task.config) : questionsFromDocument(task.questionsDoc, task.config);
   const quality = clipQuality(est.native);
-  const oracle = runOracle(est.trajectory, questions);
+  const oracle = clipOracle(() => runOracle(est.trajectory, questions));
   const labels: Record<string, string> = { ...oracle.labels };
   // A collapsed scale reads as standing still: withhold what depends on it rather than answer "stopped".
   if (quality.verdict === 'failed') for (const q of questions.questions) if (!scaleFree(q)) delete labels[q.id];
@@ -214,7 +214,7 @@ export async function runClipTask(task: ClipTask, o: ClipTaskOptions = {}): Prom
     // No QA items: answer the questions; the oracle labels come from the ground truth — the
     // arrays, else the trajectory the dataset resolved (null without either).
     const g = gt ?? groundTruthArrays(c, null)?.arrays ?? null;
-    const truth = g ? labelClip(clipData(g, summaryFeatures(g)), questions) : null;
+    const truth = g ? clipOracle(() => labelClip(clipData(g, summaryFeatures(g, 'its ground truth')), questions)) : null;
     records = predictionRecords(c, questions, labels, { truth, answer: new Set(task.questionIds), qaBase: task.qaBase });
   }
   const origin = c.timeOrigin ?? 0;
@@ -241,4 +241,14 @@ export async function runClipTask(task: ClipTask, o: ClipTaskOptions = {}): Prom
     engineRuns: est.runs,
     ...(o.inspect ? { inspection: { frameIndices: taskFrameIndices(full.frames.length, task.engine), timestamps: Array.from(clip.timestamps), native: est.native, arrays: oracle.arrays } } : {}),
   };
+}
+
+/** The oracle on one clip's data: dynamics it cannot label (not finite) fail that clip, not the run. */
+function clipOracle<T>(f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    if (e instanceof InputError) throw new ClipDataError(e.message);
+    throw e;
+  }
 }

@@ -70,11 +70,12 @@ describe('egogeo grade', () => {
     expect(JSON.parse(readFileSync(out, 'utf8'))).toMatchObject({ n_total: 3, n_parsed: 1, parsable_coverage: 0.3333 });
   });
 
+  // What the reference's evaluate.py grades (a malformed line, a missing field, no oracle label) is
+  // graded with a warning (test/hostile/round3b.test.ts); what it stops on is refused.
   const bad: [string, string[], RegExp][] = [
-    ['invalid JSON', [line(base), '{"clip_id": "c1", ', line(base)], /:2: invalid JSON/],
-    ['a missing field', [line(base), line(base), line({ ...base, model_answer: undefined })], /:3: missing field 'model_answer'/],
-    ['a wrong type', [line({ ...base, question_id: 7 })], /:1: field 'question_id' must be a string, got 7/],
-    ['no oracle label', [line({ ...base, oracle_label: undefined })], /:1: missing field 'oracle_label' \(or 'answer'\)/],
+    ['a model_answer the reference cannot read', [line(base), line(base), line({ ...base, model_answer: 5 })], /:3: field 'model_answer' must be a string or null, got 5/],
+    ['a wrong type', [line({ ...base, clip_id: 7 })], /:1: field 'clip_id' must be a string, got 7/],
+    ['an oracle label that is an object', [line({ ...base, oracle_label: { a: 1 } })], /:1: field 'oracle_label' must be a string, number or boolean, got an object/],
     ['a non-object line', [line(base), '', '[1, 2]'], /:3: expected a JSON object/],
   ];
   for (const [what, lines, msg] of bad) {

@@ -27,18 +27,14 @@ function refPercentile(a: ArrayLike<number>, q: number): number {
   return gamma >= 0.5 ? hi - diff * (1 - gamma) : lo + diff * gamma;
 }
 
-/** The generic mirror-padded correlation, one output at a time. */
+/** ndimage's symmetric mirror-padded correlation (savgol kernels are symmetric), one output at a time. */
 function refSmooth(x: Float64Array, w: number, order: number): Float64Array {
   const c = savgolCoeffs(w, order);
   const half = (w - 1) / 2, last = x.length - 1;
+  const at = (j: number) => x[j < 0 ? -j : j > last ? 2 * last - j : j];
   return x.map((_, i) => {
-    let s = 0;
-    for (let k = -half; k <= half; k++) {
-      let j = i + k;
-      if (j < 0) j = -j;
-      else if (j > last) j = 2 * last - j;
-      s += c[k + half] * x[j];
-    }
+    let s = x[i] * c[half];
+    for (let k = -half; k < 0; k++) s += (at(i + k) + at(i - k)) * c[k + half];
     return s;
   });
 }

@@ -127,12 +127,19 @@ Per source: a record's "source" field if present, else "nuscenes" for clip ids s
       const seed = intIn('--seed', o.seed, 0, Number.MAX_SAFE_INTEGER);
       guardOutputs([o.json !== undefined ? { path: o.json, flag: '--json' } : undefined], [file, o.config]);
       const questions = loadQuestions(o.config ?? DEFAULT_QUESTIONS_PATH);
-      const { records, lines } = readPredictions(file);
+      // As the reference's evaluate.py reads it: malformed lines skipped, incomplete records unparsed.
+      const { records, lines, unparsed, skipped } = readPredictions(file, { asReference: true });
+      if (skipped.length > 0) {
+        process.stderr.write(`egogeo: warning: ${file}:${skipped[0].line}: ${skipped[0].reason}; ${skipped.length} malformed line${skipped.length === 1 ? '' : 's'} skipped, as the reference grader does\n`);
+      }
       if (records.length === 0) throw new InputError(`${file}: no prediction records`);
+      if (unparsed.length > 0) {
+        process.stderr.write(`egogeo: warning: ${file}:${unparsed[0].line}: ${unparsed[0].reason}; ${unparsed.length} record${unparsed.length === 1 ? '' : 's'} counted as unparsed, as the reference grader does\n`);
+      }
       let unknown = 0;
       let first = -1;
       for (let i = 0; i < records.length; i++) {
-        if (!questions.byId.has(records[i].question_id)) {
+        if (typeof records[i].question_id === 'string' && !questions.byId.has(records[i].question_id)) {
           if (first < 0) first = i;
           unknown++;
         }
@@ -154,7 +161,7 @@ Per source: a record's "source" field if present, else "nuscenes" for clip ids s
           if (firstDup < 0) firstDup = i;
         } else seen.set(k, i);
         const q = questions.byId.get(r.question_id);
-        if (q?.choices && !q.choices.includes(String(r.oracle_label).toLowerCase())) {
+        if (q?.choices && r.oracle_label !== null && !q.choices.includes(String(r.oracle_label).toLowerCase())) {
           badLabel++;
           if (firstBad < 0) firstBad = i;
         }

@@ -164,7 +164,7 @@ export function labelInput(file: string, o: InputOpts, questions: QuestionSet, d
       missing++;
       continue;
     }
-    const features = summaryFeatures(g.arrays);
+    const features = summaryFeatures(g.arrays, `${file}: clip '${c.id}'`);
     ids.push(c.id);
     results.push({ arrays: g.arrays, features, labels: labelClip(clipData(g.arrays, features), questions) });
   }
