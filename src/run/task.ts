@@ -37,6 +37,8 @@ export interface ClipTask {
   qaBase: number;
   /** Shared flag: non-zero once the run is interrupted; queued tasks then return at once. */
   cancel?: Int32Array;
+  /** `--abstain`: a clip whose scale failed leaves its scale-dependent answers null (default: it answers them from its estimate). */
+  abstain?: boolean;
 }
 
 export interface ClipOutput {
@@ -50,7 +52,7 @@ export interface ClipOutput {
   signals?: string;
   /** The ground truth at the same frames and times (TUM), when the clip has one. */
   gtTum?: string;
-  /** What the engine could measure (vo/quality.ts; method egogeo); a 'failed' clip's scale-dependent answers are null. */
+  /** What the engine could measure (vo/quality.ts; method egogeo); with `abstain`, a 'failed' clip's scale-dependent answers are null. */
   quality?: ClipQuality;
   width: number;
   height: number;
@@ -163,8 +165,10 @@ export async function runClipTask(task: ClipTask, o: { async?: boolean } = {}): 
   const questions = task.questionsDoc === undefined ? loadQuestions(task.config) : questionsFromDocument(task.questionsDoc, task.config);
   const quality = clipQuality(est.native);
   const labels: Record<string, string> = { ...runOracle(est.trajectory, questions).labels };
-  // A collapsed scale reads as standing still: withhold what depends on it rather than answer "stopped".
-  if (quality.verdict === 'failed') for (const q of questions.questions) if (!scaleFree(q)) delete labels[q.id];
+  // Every question is answered from the estimate by default, the verdict beside it (the trajectory
+  // file, the run record): the grader leaves unanswered items out, so withholding would raise the
+  // score. Abstaining is asked for: then what depends on a collapsed scale is left unanswered.
+  if (task.abstain && quality.verdict === 'failed') for (const q of questions.questions) if (!scaleFree(q)) delete labels[q.id];
   let records: Prediction[];
   if (task.qa.length > 0) {
     records = predictionRecords(c, questions, labels, { qa: task.qa });
