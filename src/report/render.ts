@@ -20,6 +20,10 @@ const pct = (v: number): string => (Number.isFinite(v) ? `${(100 * v).toFixed(1)
 const f4 = (v: number | null): string => (v !== null && Number.isFinite(v) ? v.toFixed(4) : '–');
 const signed = (v: number | null): string => (v === null || !Number.isFinite(v) ? '–' : `${v >= 0 ? '+' : '−'}${Math.abs(v).toFixed(3)}`);
 const rk = (x: { rank: number; of: number } | null): string => (x ? `${x.rank}/${x.of}` : '–');
+/** Coverage (answered / gradable) as a percentage. */
+const cov = (c: number | null): string => (c === null || !Number.isFinite(c) ? '–' : `${(100 * c).toFixed(c < 1 && c > 0.999 ? 2 : 1)}%`);
+/** The grader's balanced accuracy, and where items went unanswered the figure that ranks (unanswered counted as wrong). */
+const withAll = (v: number | null, all: number | null): string => (all !== null && v !== null && Math.abs(all - v) > 1e-12 ? `${f4(v)} (${f4(all)} all)` : f4(v));
 
 const ci = (c: [number, number] | null | undefined): string => (c ? ` [${f3(c[0])}, ${f3(c[1])}]` : '');
 /** A gap's bootstrap: its interval, p-value and how it was drawn. */
@@ -63,22 +67,23 @@ export function placementLines(lb: LeaderboardPlacement, context: number): strin
   const out = [`leaderboard ${lb.file}: ${lb.n_published} published rows + ${lb.rows.length} egogeo row${lb.rows.length === 1 ? '' : 's'} (rank 1 = best)`];
   for (const p of lb.placements) {
     out.push(
-      `  ${p.model}: balanced_acc ${f4(p.balanced_acc)} rank ${rk(p.rank.balanced_acc)}; nuScenes ${f4(p.src_nuscenes_balanced_acc)} rank ${rk(p.rank.src_nuscenes_balanced_acc)}; ` +
-        `CARLA ${f4(p.src_carla_balanced_acc)} rank ${rk(p.rank.src_carla_balanced_acc)}; ${rk(p.rank_same_questions)} among rows answering the same ${p.questions} questions`,
+      `  ${p.model}: coverage ${cov(p.coverage)}; balanced_acc ${withAll(p.balanced_acc, p.balanced_acc_all)} rank ${rk(p.rank.balanced_acc)}; nuScenes ${withAll(p.src_nuscenes_balanced_acc, p.src_nuscenes_balanced_acc_all)} rank ${rk(p.rank.src_nuscenes_balanced_acc)}; ` +
+        `CARLA ${withAll(p.src_carla_balanced_acc, p.src_carla_balanced_acc_all)} rank ${rk(p.rank.src_carla_balanced_acc)}; ${rk(p.rank_same_questions)} among rows answering the same ${p.questions} questions`,
     );
     if (p.subset) out.push(`    on the ${p.subset.questions} questions of the rows marked †: balanced_acc ${f4(p.subset.balanced_acc)} (nuScenes ${f4(p.subset.src_nuscenes_balanced_acc)}, CARLA ${f4(p.subset.src_carla_balanced_acc)}), rank ${rk(p.subset.rank)} among them`);
   }
-  const head = ['rank', 'model', 'n_total', 'q', 'BAcc', 'nuScenes', 'CARLA'];
+  const head = ['rank', 'model', 'n_total', 'q', 'coverage', 'BAcc', 'nuScenes', 'CARLA'];
   const rows = neighbourhood(lb.ranking, context).map((x) =>
     x === null
-      ? ['…', '', '', '', '', '', '']
-      : [String(x.rank), `${x.model}${x.egogeo ? '  ◀' : ''}`, x.n_total === null ? '–' : String(x.n_total), `${x.questions}${x.same_questions ? '' : '†'}`, f4(x.balanced_acc), f4(x.src_nuscenes_balanced_acc), f4(x.src_carla_balanced_acc)],
+      ? ['…', '', '', '', '', '', '', '']
+      : [String(x.rank), `${x.model}${x.egogeo ? '  ◀' : ''}`, x.n_total === null ? '–' : String(x.n_total), `${x.questions}${x.same_questions ? '' : '†'}`, cov(x.coverage), withAll(x.balanced_acc, x.rank_balanced_acc), f4(x.src_nuscenes_balanced_acc), f4(x.src_carla_balanced_acc)],
   );
   const w = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
   const line = (c: string[]) => `  ${c.map((v, i) => (i === 1 ? v.padEnd(w[i]) : v.padStart(w[i]))).join('  ')}`.trimEnd();
   out.push(line(head), ...rows.map(line));
   const other = Object.entries(lb.other_questions);
   if (other.length) out.push(`  † answers other questions than egogeo's rows (${other.map(([q, n]) => `${n} row${n === 1 ? '' : 's'} with ${q}`).join(', ')}): its pooled balanced accuracy is over other questions`);
+  out.push(`  coverage: answered / gradable items; BAcc: the published grader's (answered items only); "(x all)": the unanswered counted as wrong, what egogeo's rows rank by`);
   for (const n of lb.notes) out.push(`  ${n}`);
   return out;
 }
@@ -86,25 +91,25 @@ export function placementLines(lb: LeaderboardPlacement, context: number): strin
 function leaderboardMarkdown(lb: LeaderboardPlacement, context: number, pngs: boolean): string[] {
   const L: string[] = ['## On the leaderboard', ''];
   L.push(
-    `Each run is one leaderboard row, made as the reference's \`build_leaderboard.py\` makes one (the published grader; per source by clip id: \`clip_*\` nuScenes, else CARLA), placed among the ${lb.n_published} rows of \`${cell(lb.file)}\`. Rank 1 = best; rows with the same value share a rank.`,
+    `Each run is one leaderboard row, made as the reference's \`build_leaderboard.py\` makes one (the published grader; per source by clip id: \`clip_*\` nuScenes, else CARLA), placed among the ${lb.n_published} rows of \`${cell(lb.file)}\`. Rank 1 = best; rows with the same value share a rank. Coverage: the answered share of the gradable items; the grader leaves the unanswered out of balanced accuracy, so egogeo's rows rank by the figure with them counted as wrong ("all", shown where it differs); the published rows rank by their published figure.`,
     '',
   );
-  L.push('| run | questions | predictions | balanced acc. | rank | nuScenes BAcc | rank | CARLA BAcc | rank | rank among the same questions |', '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+  L.push('| run | questions | predictions | coverage | balanced acc. | rank | nuScenes BAcc | rank | CARLA BAcc | rank | rank among the same questions |', '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const p of lb.placements) {
-    L.push(`| **${cell(p.model)}** | ${p.questions} | ${p.n_total} | ${f4(p.balanced_acc)} | ${rk(p.rank.balanced_acc)} | ${f4(p.src_nuscenes_balanced_acc)} | ${rk(p.rank.src_nuscenes_balanced_acc)} | ${f4(p.src_carla_balanced_acc)} | ${rk(p.rank.src_carla_balanced_acc)} | ${rk(p.rank_same_questions)} |`);
+    L.push(`| **${cell(p.model)}** | ${p.questions} | ${p.n_total} | ${cov(p.coverage)} | ${withAll(p.balanced_acc, p.balanced_acc_all)} | ${rk(p.rank.balanced_acc)} | ${withAll(p.src_nuscenes_balanced_acc, p.src_nuscenes_balanced_acc_all)} | ${rk(p.rank.src_nuscenes_balanced_acc)} | ${withAll(p.src_carla_balanced_acc, p.src_carla_balanced_acc_all)} | ${rk(p.rank.src_carla_balanced_acc)} | ${rk(p.rank_same_questions)} |`);
   }
   for (const p of lb.placements) {
     if (p.subset) L.push('', `${cell(p.model)} on the ${p.subset.questions} questions of the rows marked † (the published grader over those answers only): balanced accuracy **${f4(p.subset.balanced_acc)}** (nuScenes ${f4(p.subset.src_nuscenes_balanced_acc)}, CARLA ${f4(p.subset.src_carla_balanced_acc)}), rank **${rk(p.subset.rank)}** among those rows.`);
   }
   L.push('', Number.isFinite(context) ? `The neighbourhood (${context} published rows either side; all rows in report.json):` : 'All rows:', '');
-  L.push('| rank | model | n_total | questions | accuracy | balanced acc. | macro F1 | nuScenes BAcc | CARLA BAcc |', '| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+  L.push('| rank | model | n_total | questions | coverage | accuracy | balanced acc. | macro F1 | nuScenes BAcc | CARLA BAcc |', '| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const x of neighbourhood(lb.ranking, context)) {
     if (x === null) {
-      L.push('| … | | | | | | | | |');
+      L.push('| … | | | | | | | | | |');
       continue;
     }
     const m = (s: string) => (x.egogeo ? `**${s}**` : s);
-    L.push(`| ${m(String(x.rank))} | ${m(cell(x.model))} | ${x.n_total ?? '–'} | ${x.questions}${x.same_questions ? '' : ' †'} | ${f4(x.accuracy)} | ${m(f4(x.balanced_acc))} | ${f4(x.macro_f1)} | ${f4(x.src_nuscenes_balanced_acc)} | ${f4(x.src_carla_balanced_acc)} |`);
+    L.push(`| ${m(String(x.rank))} | ${m(cell(x.model))} | ${x.n_total ?? '–'} | ${x.questions}${x.same_questions ? '' : ' †'} | ${cov(x.coverage)} | ${f4(x.accuracy)} | ${m(withAll(x.balanced_acc, x.rank_balanced_acc))} | ${f4(x.macro_f1)} | ${f4(x.src_nuscenes_balanced_acc)} | ${f4(x.src_carla_balanced_acc)} |`);
   }
   L.push('');
   const other = Object.entries(lb.other_questions);

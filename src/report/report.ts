@@ -17,7 +17,7 @@ import type { ClipQuality } from '../io/trajectories.js';
 import { clipData, computeDynamics, type DynamicsArrays, type QuestionSet, summaryFeatures } from '../oracle/index.js';
 import { ate, rpe } from '../vo/errors.js';
 import { type BootstrapSpec, type DomainTable, domainTable } from './domains.js';
-import { type LeaderboardPlacement, type LeaderboardRow, placeOnLeaderboard, rowQuestions, runRow } from './leaderboard.js';
+import { type LeaderboardPlacement, type LeaderboardRow, placeOnLeaderboard, rowQuestions, runRow, runRowAll } from './leaderboard.js';
 import { decisionMargin, type Margin } from './margins.js';
 import { type DomainInfo, type ReportRun, sourceOf } from './runs.js';
 
@@ -356,12 +356,13 @@ export function buildReport(input: ReportInput): Report {
       runs.map((r) => {
         const answered = new Set(r.records.map((x) => x.question_id));
         const subsets = new Map<string, LeaderboardRow>();
+        // Ranked among the rows of a smaller question set, as the run itself: the unanswered counted as wrong.
         for (const key of sets) {
           const ids = new Set(key.split(','));
           if (!key || ids.size >= answered.size || ![...ids].every((q) => answered.has(q))) continue;
-          subsets.set(key, runRow(r.name, r.records.filter((x) => ids.has(x.question_id)), questions));
+          subsets.set(key, runRowAll(r.name, r.records.filter((x) => ids.has(x.question_id)), questions));
         }
-        return { row: runRow(r.name, r.records, questions), clips: new Set(r.records.map((x) => x.clip_id)).size, subsets };
+        return { row: runRow(r.name, r.records, questions), all: runRowAll(r.name, r.records, questions), clips: new Set(r.records.map((x) => x.clip_id)).size, subsets };
       }),
     );
   }
