@@ -11,7 +11,7 @@
  */
 import { GEOMETRIC_SUBSET } from '../baseline/baseline.js';
 import { PyRandom } from '../core/pyrandom.js';
-import { bootstrapClips, bootstrapDifference, bootstrapIntervals, compareCodePoints, type Difference, evaluate, type GroupMetrics } from '../grade/index.js';
+import { bootstrapClips, bootstrapDifference, bootstrapIntervals, compareCodePoints, type CoveredGroup, coverageOf, type Difference, evaluate, type GroupMetrics } from '../grade/index.js';
 import type { Prediction } from '../core/prediction.js';
 import type { QuestionSet } from '../oracle/index.js';
 import { type DomainInfo, sourceOf } from './runs.js';
@@ -27,6 +27,9 @@ export interface DomainRow {
   all: GroupMetrics;
   /** How many distinct questions the records answer. */
   questions: number;
+  /** Answered / gradable items and balanced accuracy with the unanswered counted as wrong (grade/coverage.ts), 6-question subset and all. */
+  subset_coverage: CoveredGroup | null;
+  all_coverage: CoveredGroup;
   /** Bootstrap intervals [lo, hi] of the two balanced accuracies (with a bootstrap). */
   subset_ci?: [number, number] | null;
   all_ci?: [number, number];
@@ -93,6 +96,8 @@ export function domainTable(records: readonly Prediction[], questions: QuestionS
       subset: sub.length ? metrics(evaluate(sub, questions).global) : null,
       all: metrics(evaluate(rs, questions).global),
       questions: new Set(rs.map((r) => r.question_id)).size,
+      subset_coverage: sub.length ? coverageOf(sub, questions) : null,
+      all_coverage: coverageOf(rs, questions),
       ...cis,
     };
   });

@@ -9,7 +9,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type LeaderboardPlacement, neighbourhood, type RankedRow } from './leaderboard.js';
-import type { Difference } from '../grade/index.js';
+import type { CoveredGroup, Difference } from '../grade/index.js';
 import type { ErrorKey, Report } from './report.js';
 import { barChart, trajectoryPanels, writePlots } from './svg.js';
 
@@ -34,12 +34,15 @@ const gapCi = (d: Difference | null | undefined): string =>
       ? ' (no interval: a side has no parsable answer)'
       : ` [${signed(d.ci_lo)}, ${signed(d.ci_hi)}] p ${d.p < 0.001 ? '< 0.001' : `= ${d.p.toFixed(3)}`} (${d.paired ? `paired, ${nClips(d.clips)}` : `two-sample, ${nClips(d.clips)}`})`;
 
+/** Coverage, and where items went unanswered the balanced accuracy with them counted as wrong. */
+const answeredCell = (c: CoveredGroup | null | undefined): string => (!c ? '–' : c.answered === c.total ? cov(1) : `${cov(c.coverage)} (BAcc ${f3(c.balanced_acc_all)} all)`);
+
 /** The per-domain table as plain text (the CLI prints it). */
 export function domainLines(r: Report): string[] {
   const d = r.domains;
   // Each run's protocol first: runs made with other frames, questions or methods do not compare as equals.
   const runLines = r.runs.map((x) => `run ${x.name}: ${x.protocol ?? 'protocol unknown (no run record)'}, ${x.n_clips} clip${x.n_clips === 1 ? '' : 's'}`);
-  const head = ['domain', 'runs', 'clips', 'BAcc 6q', 'acc 6q', 'F1 6q', 'BAcc all', 'acc all', 'F1 all', 'questions'];
+  const head = ['domain', 'runs', 'clips', 'BAcc 6q', 'acc 6q', 'F1 6q', 'BAcc all', 'acc all', 'F1 all', 'questions', 'answered 6q', 'answered all'];
   const rows = d.rows.map((x) => [
     x.domain,
     x.runs.join(' = '),
@@ -51,11 +54,14 @@ export function domainLines(r: Report): string[] {
     f3(x.all.accuracy),
     f3(x.all.macro_f1),
     String(x.questions),
+    answeredCell(x.subset_coverage),
+    answeredCell(x.all_coverage),
   ]);
   const w = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
   const line = (c: string[]) => c.map((v, i) => (i < 2 ? v.padEnd(w[i]) : v.padStart(w[i]))).join('  ').trimEnd();
   const boot = d.bootstrap ? [`intervals: ${Math.round(100 * d.bootstrap.confidence)}% clip-level bootstrap, ${d.bootstrap.n} draws, seed ${d.bootstrap.seed}`] : [];
-  const out = [...runLines, ...boot, line(head), ...rows.map(line)];
+  const cover = d.rows.some((x) => x.all_coverage.answered < x.all_coverage.total) ? ['answered: answered/gradable items; the grader leaves the unanswered out of BAcc ("all": counted as wrong)'] : [];
+  const out = [...runLines, ...boot, line(head), ...rows.map(line), ...cover];
   for (const g of d.gaps) {
     out.push(`${g.kind === 'method' ? 'method difference' : 'gap'} ${g.a} − ${g.b}: balanced accuracy ${signed(g.subset_balanced_acc)}${gapCi(g.subset_diff)} (6 questions), ${signed(g.balanced_acc)}${gapCi(g.diff)} (all)`);
   }
@@ -196,6 +202,9 @@ function bootstrapMarkdown(b: NonNullable<Report['bootstrap']>): string[] {
   return L;
 }
 
+/** Coverage in a few words: "all answered", or the share and the figure with the unanswered counted as wrong. */
+const answeredShort = (c: CoveredGroup): string => (c.answered === c.total ? 'every item answered' : `${c.answered}/${c.total} items answered; ${f3(c.balanced_acc_all)} with the unanswered counted as wrong`);
+
 /** "1 clip", "45 clips". */
 const nClips = (n: number): string => `${n} clip${n === 1 ? '' : 's'}`;
 
@@ -203,7 +212,7 @@ export function markdown(r: Report, pngs: boolean, leaderboardRows = 3): string 
   const L: string[] = [];
   const sources = Object.keys(r.per_source);
   L.push(`# Report: ${r.name}`, '');
-  L.push(`${r.n_records} predictions over ${r.n_clips} clips${r.runs.length > 1 ? ` of ${r.runs.length} runs (each domain counted once)` : ''}; pooled balanced accuracy **${f3(r.overall.balanced_acc)}**, macro F1 ${f3(r.overall.macro_f1)}, accuracy ${f3(r.overall.accuracy)}.`, '');
+  L.push(`${r.n_records} predictions over ${r.n_clips} clips${r.runs.length > 1 ? ` of ${r.runs.length} runs (each domain counted once)` : ''}; pooled balanced accuracy **${f3(r.overall.balanced_acc)}** (${answeredShort(r.coverage)}), macro F1 ${f3(r.overall.macro_f1)}, accuracy ${f3(r.overall.accuracy)}.`, '');
   for (const n of r.notes) L.push(`> ${n}`, '');
 
   L.push('| run | file | named by | protocol | CARLA domain | clips | predictions |', '| --- | --- | --- | --- | --- | ---: | ---: |');
@@ -211,10 +220,11 @@ export function markdown(r: Report, pngs: boolean, leaderboardRows = 3): string 
   L.push('');
   L.push('## Per domain', '');
   L.push(`Graded with the benchmark's grader, pooled over the 6 questions every published geometric baseline answers (${r.domains.subset.join(', ')}) and over all questions present.`, '');
-  L.push('| domain | runs | clips | predictions | BAcc, 6 q. | accuracy, 6 q. | macro F1, 6 q. | BAcc, all | accuracy, all | macro F1, all |', '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+  L.push('| domain | runs | clips | predictions | BAcc, 6 q. | accuracy, 6 q. | macro F1, 6 q. | BAcc, all | accuracy, all | macro F1, all | answered, 6 q. | answered, all |', '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const d of r.domains.rows) {
-    L.push(`| ${cell(d.domain)} | ${cell(d.runs.join(' = '))} | ${d.clips} | ${d.all.n} | ${f3(d.subset?.balanced_acc ?? NaN)}${ci(d.subset_ci)} | ${f3(d.subset?.accuracy ?? NaN)} | ${f3(d.subset?.macro_f1 ?? NaN)} | ${f3(d.all.balanced_acc)}${ci(d.all_ci)} | ${f3(d.all.accuracy)} | ${f3(d.all.macro_f1)} |`);
+    L.push(`| ${cell(d.domain)} | ${cell(d.runs.join(' = '))} | ${d.clips} | ${d.all.n} | ${f3(d.subset?.balanced_acc ?? NaN)}${ci(d.subset_ci)} | ${f3(d.subset?.accuracy ?? NaN)} | ${f3(d.subset?.macro_f1 ?? NaN)} | ${f3(d.all.balanced_acc)}${ci(d.all_ci)} | ${f3(d.all.accuracy)} | ${f3(d.all.macro_f1)} | ${answeredCell(d.subset_coverage)} | ${answeredCell(d.all_coverage)} |`);
   }
+  L.push('', 'Answered: the share of gradable items with a parsable answer; the grader leaves the rest out of every figure, so where it is below 100% the balanced accuracy with them counted as wrong ("all") stands beside it.');
   L.push('');
   if (r.domains.bootstrap) L.push(`Intervals: ${Math.round(100 * r.domains.bootstrap.confidence)}% clip-level bootstrap (${r.domains.bootstrap.n} draws, seed ${r.domains.bootstrap.seed}; \`scripts/bootstrap_confidence.py\`'s resampling); a gap's is paired when both sides hold the same clips, else two-sample, with a two-sided p-value for no difference.`, '');
   for (const g of r.domains.gaps) {

@@ -11,7 +11,7 @@
  * baseline/ (the 6-question subset).
  */
 import type { Trajectory } from '../core/trajectory.js';
-import { type BootstrapSummary, bootstrapClips, bootstrapIntervals, evaluate, type GroupMetrics, sortCodePoints } from '../grade/index.js';
+import { type BootstrapSummary, bootstrapClips, bootstrapIntervals, type CoveredGroup, coverageOf, evaluate, type GroupMetrics, sortCodePoints } from '../grade/index.js';
 import type { Prediction } from '../core/prediction.js';
 import type { ClipQuality } from '../io/trajectories.js';
 import { clipData, computeDynamics, type DynamicsArrays, type QuestionSet, summaryFeatures } from '../oracle/index.js';
@@ -145,6 +145,8 @@ export interface Report {
   near_threshold: number;
   runs: RunInfo[];
   overall: GroupMetrics;
+  /** Pooled answered / gradable items, and balanced accuracy with the unanswered counted as wrong. */
+  coverage: CoveredGroup;
   /** Per domain, 6-question subset and all questions, and the domain gaps. */
   domains: DomainTable;
   /** The runs placed on the published leaderboard (`--leaderboard`). */
@@ -382,6 +384,7 @@ export function buildReport(input: ReportInput): Report {
       n_clips: new Set(r.records.map((x) => clipKey(sourceOf(x), x.clip_id))).size,
     })),
     overall: m.global,
+    coverage: coverageOf(records, questions),
     domains,
     leaderboard,
     per_source: perSource,

@@ -15,7 +15,7 @@ import { domainTable } from '../../src/report/domains.js';
 import { type LeaderboardRow, neighbourhood, parseLeaderboard, placeOnLeaderboard, rowQuestions, runRow } from '../../src/report/leaderboard.js';
 import { combineRuns, type ReportRun } from '../../src/report/runs.js';
 import { buildReport } from '../../src/report/report.js';
-import { placementLines } from '../../src/report/render.js';
+import { domainLines, markdown, placementLines } from '../../src/report/render.js';
 import { cli, ensureDist } from '../run/fixtures.js';
 import { needsShared, sharedPath } from '../helpers/shared.js';
 
@@ -203,6 +203,11 @@ describe('leaderboard placement', () => {
     expect(text).toMatch(/answering: coverage 100\.0%; balanced_acc 0\.6000 rank 2\/6/);
     expect(text).toMatch(/abstaining answers 80\.0% of its items/);
     expect(text).toMatch(/\n +5 +abstaining +◀ +10 +2 +80\.0% +0\.6000 \(0\.4333 all\)/);
+    // The per-domain rows and the headline carry it too (both runs' records pooled here: 2 of 18 unanswered).
+    expect(r.coverage).toMatchObject({ answered: 16, total: 18 });
+    expect(r.domains.rows.find((d) => d.domain === 'nuscenes')!.all_coverage).toMatchObject({ answered: 8, total: 9 });
+    expect(domainLines(r).join('\n')).toMatch(/\nnuscenes .* 80\.0% \(BAcc 0\.\d{3} all\) +88\.9% \(BAcc 0\.\d{3} all\)\n/);
+    expect(markdown(r, false)).toMatch(/\(16\/18 items answered; 0\.\d{3} with the unanswered counted as wrong\)/);
   });
 
   it('validates the file: a list of rows with a string model and a numeric balanced_acc', () => {
