@@ -10,11 +10,10 @@
  * depend on what else is in the report. Pure.
  */
 import { GEOMETRIC_SUBSET } from '../baseline/baseline.js';
-import { PyRandom } from '../core/pyrandom.js';
 import { bootstrapClips, bootstrapDifference, bootstrapIntervals, compareCodePoints, type CoveredGroup, coverageOf, type Difference, evaluate, type GroupMetrics } from '../grade/index.js';
 import type { Prediction } from '../core/prediction.js';
 import type { QuestionSet } from '../oracle/index.js';
-import { type DomainInfo, sourceOf } from './runs.js';
+import { baseDomain, type DomainInfo, sourceOf } from './runs.js';
 
 export interface DomainRow {
   domain: string;
@@ -82,7 +81,7 @@ export function domainTable(records: readonly Prediction[], questions: QuestionS
   const runsOf = new Map(domains.map((d) => [d.domain, d.runs]));
   const subOf = (rs: readonly Prediction[]) => rs.filter((r) => SUBSET.has(r.question_id));
   const ci = (rs: readonly Prediction[]): [number, number] => {
-    const b = bootstrapIntervals(bootstrapClips(rs, questions), questions, { n: bootstrap!.n, rng: new PyRandom(bootstrap!.seed) });
+    const b = bootstrapIntervals(bootstrapClips(rs, questions), questions, { n: bootstrap!.n, seed: bootstrap!.seed });
     return [b.balanced_acc_ci_lo, b.balanced_acc_ci_hi];
   };
   const rows: DomainRow[] = [...by.keys()].sort(compareDomains).map((d) => {
@@ -109,7 +108,7 @@ export function domainTable(records: readonly Prediction[], questions: QuestionS
     const side = (r: DomainRow) => ({ name: r.domain, clips: bootstrapClips(pick(by.get(r.domain)!), questions) });
     const sa = side(a), sb = side(b);
     if (sa.clips.length === 0 || sb.clips.length === 0) return null;
-    return bootstrapDifference(sa, sb, questions, { n: bootstrap!.n, rng: new PyRandom(bootstrap!.seed) });
+    return bootstrapDifference(sa, sb, questions, { n: bootstrap!.n, seed: bootstrap!.seed });
   };
   const gap = (a: DomainRow, b: DomainRow, kind: DomainGap['kind'] = 'domain') => {
     const both = a.subset && b.subset;
@@ -131,7 +130,7 @@ export function domainTable(records: readonly Prediction[], questions: QuestionS
     if (nu) gap(r, nu);
   }
   // Methods: the rows of one domain that differing runs split (`nuscenes (vo_proxy_simulation)`).
-  const base = (d: string): string => d.replace(/ \(.*\)$/, '');
+  const base = baseDomain;
   for (let i = 0; i < rows.length; i++) {
     for (let j = i + 1; j < rows.length; j++) {
       if (rows[i].domain !== base(rows[i].domain) && base(rows[i].domain) === base(rows[j].domain)) gap(rows[i], rows[j], 'method');

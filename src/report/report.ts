@@ -19,7 +19,7 @@ import { ate, rpe } from '../vo/errors.js';
 import { type BootstrapSpec, type DomainTable, domainTable } from './domains.js';
 import { type LeaderboardPlacement, type LeaderboardRow, placeOnLeaderboard, rowQuestions, runRow, runRowAll } from './leaderboard.js';
 import { decisionMargin, type Margin } from './margins.js';
-import { type DomainInfo, type ReportRun, sourceOf } from './runs.js';
+import { baseDomain, type DomainInfo, type ReportRun, sourceOf } from './runs.js';
 
 export { sourceOf };
 
@@ -336,9 +336,18 @@ export function buildReport(input: ReportInput): Report {
     errSources[s] = Object.fromEntries(ERROR_KEYS.map((k) => [k, stat(es.map((e) => e[k]))])) as Record<ErrorKey, Stat>;
   }
   if (input.clips.size > 0 && estArrays.size === 0) notes.push('no estimated trajectories found (the run writes them to <preds>.trajectories/)');
+  // One panel per clip and domain: runs whose answers differ split a domain into one label per run
+  // ('nuscenes (egogeo_simulation)', …) and may share the very estimate (the nuScenes clips of two CARLA domains).
+  const drawn = new Set<string>();
   const worst = perClip
     .slice()
     .sort((a, b) => b.ate_se3 - a.ate_se3)
+    .filter((e) => {
+      const k = clipKey(baseDomain(e.source), e.clip_id);
+      if (drawn.has(k)) return false;
+      drawn.add(k);
+      return true;
+    })
     .slice(0, input.worst ?? 6)
     .map((e) => {
       const key = clipKey(e.source, e.clip_id);

@@ -29,6 +29,9 @@ export const sourceOf = (r: Prediction): string => recordSource(r);
 /** The domain of a record of a run: its source, CARLA split by the run's domain. */
 export const domainOf = (source: string, carlaDomain: string | null): string => (source === 'carla' && carlaDomain ? `carla ${carlaDomain}` : source);
 
+/** A domain label without the run that split it off ('nuscenes (egogeo_simulation)' → 'nuscenes'). */
+export const baseDomain = (d: string): string => d.replace(/ \(.*\)$/, '');
+
 export interface DomainInfo {
   /** The domain label the combined records carry as `source`. */
   domain: string;

@@ -13,12 +13,39 @@ const FONT = 'font-family="Helvetica, Arial, sans-serif"';
 export const esc = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 const n = (v: number): string => (Number.isFinite(v) ? String(Math.round(v * 100) / 100) : '0');
 
+/** Average advance of a bold 15 px Helvetica/Arial character (px): a generous estimate, so a title never runs past the edge. */
+const TITLE_CHAR_PX = 8.8;
+const TITLE_LINE_PX = 19;
+
+/** A title broken at spaces into lines that fit `width` (a word longer than a line is cut with an ellipsis). */
+export function titleLines(title: string, width: number): string[] {
+  const max = Math.max(8, Math.floor((width - 24) / TITLE_CHAR_PX));
+  const lines: string[] = [];
+  let cur = '';
+  for (const word of title.split(' ')) {
+    const w = word.length > max ? `${word.slice(0, max - 1)}…` : word;
+    if (cur && cur.length + 1 + w.length > max) {
+      lines.push(cur);
+      cur = w;
+    } else cur = cur ? `${cur} ${w}` : w;
+  }
+  if (cur) lines.push(cur);
+  return lines;
+}
+
+/**
+ * The figure: white ground, the title on as many lines as it needs (the body, laid out below one
+ * title line, moves down by the extra lines and the figure grows by as much).
+ */
 function frame(width: number, height: number, title: string, body: string[]): string {
+  const lines = titleLines(title, width);
+  const extra = (lines.length - 1) * TITLE_LINE_PX;
+  const h = height + extra;
   return [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" ${FONT} font-size="12">`,
-    `<rect width="${width}" height="${height}" fill="white"/>`,
-    `<text x="${width / 2}" y="22" text-anchor="middle" font-size="15" font-weight="bold">${esc(title)}</text>`,
-    ...body,
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${h}" viewBox="0 0 ${width} ${h}" ${FONT} font-size="12">`,
+    `<rect width="${width}" height="${h}" fill="white"/>`,
+    ...lines.map((l, i) => `<text x="${width / 2}" y="${22 + i * TITLE_LINE_PX}" text-anchor="middle" font-size="15" font-weight="bold">${esc(l)}</text>`),
+    ...(extra > 0 ? [`<g transform="translate(0 ${extra})">`, ...body, '</g>'] : body),
     '</svg>',
     '',
   ].join('\n');
