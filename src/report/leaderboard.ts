@@ -159,6 +159,8 @@ export interface Placement {
   rank: Record<RankMetric, Rank | null>;
   /** Pooled balanced accuracy among the rows that answer the same questions. */
   rank_same_questions: Rank;
+  /** With a bootstrap: the intervals of the grader's balanced accuracies. */
+  ci?: RowIntervals;
   /** Clips the run answers (the published rows: 1,000). */
   clips: number;
   /**
@@ -171,11 +173,20 @@ export interface Placement {
 /** egogeo's row of a run, with what is needed to compare it with rows answering fewer questions. */
 export interface RunRows {
   row: LeaderboardRow;
+  /** Bootstrap intervals [lo, hi] of the row's balanced accuracies (grade/bootstrap.ts: `grade --bootstrap` of the run's file gives the same). */
+  ci?: RowIntervals;
   /** The same run with its unanswered items counted as wrong (`runRowAll`); absent: everything answered. */
   all?: LeaderboardRow;
   clips: number;
   /** The run's row over each smaller question set some published rows answer (key: the ids, comma-joined). */
   subsets?: ReadonlyMap<string, LeaderboardRow>;
+}
+
+/** A row's bootstrap intervals: pooled, nuScenes and CARLA balanced accuracy (null where the run has none). */
+export interface RowIntervals {
+  balanced_acc: [number, number];
+  src_nuscenes_balanced_acc: [number, number] | null;
+  src_carla_balanced_acc: [number, number] | null;
 }
 
 /** One line of the merged leaderboard. */
@@ -197,6 +208,8 @@ export interface RankedRow {
   macro_f1: number | null;
   src_nuscenes_balanced_acc: number | null;
   src_carla_balanced_acc: number | null;
+  /** egogeo's rows with a bootstrap: the intervals of the three balanced accuracies. */
+  ci?: RowIntervals;
 }
 
 export interface LeaderboardPlacement {
@@ -269,6 +282,7 @@ export function placeOnLeaderboard(file: string, published: readonly Leaderboard
       src_carla_balanced_acc_all: rv(r, 'src_carla_balanced_acc'),
       rank,
       rank_same_questions: rankIn(rv(r, 'balanced_acc')!, same),
+      ...(rr[k].ci ? { ci: rr[k].ci } : {}),
       clips: rr[k].clips,
       subset: subsetPlacement(rr[k], pub, qsets.get(r)!),
     };
@@ -278,6 +292,7 @@ export function placeOnLeaderboard(file: string, published: readonly Leaderboard
     .map(({ r, egogeo }, i) => ({ r, egogeo, i, v: rv(r, 'balanced_acc')! }))
     .sort((a, b) => b.v - a.v || a.i - b.i)
     .map(({ r, egogeo, v }) => ({
+      ...(egogeo && rr.find((x) => x.row === r)?.ci ? { ci: rr.find((x) => x.row === r)!.ci } : {}),
       rank: rankIn(v, all.map(({ r: x }) => rv(x, 'balanced_acc'))).rank,
       model: r.model,
       egogeo,

@@ -20,6 +20,8 @@ const pct = (v: number): string => (Number.isFinite(v) ? `${(100 * v).toFixed(1)
 const f4 = (v: number | null): string => (v !== null && Number.isFinite(v) ? v.toFixed(4) : '–');
 const signed = (v: number | null): string => (v === null || !Number.isFinite(v) ? '–' : `${v >= 0 ? '+' : '−'}${Math.abs(v).toFixed(3)}`);
 const rk = (x: { rank: number; of: number } | null): string => (x ? `${x.rank}/${x.of}` : '–');
+/** A leaderboard figure's bootstrap interval, 4 places. */
+const ci4 = (c: [number, number] | null | undefined): string => (c ? ` [${f4(c[0])}, ${f4(c[1])}]` : '');
 /** Coverage (answered / gradable) as a percentage. */
 const cov = (c: number | null): string => (c === null || !Number.isFinite(c) ? '–' : `${(100 * c).toFixed(c < 1 && c > 0.999 ? 2 : 1)}%`);
 /** The grader's balanced accuracy, and where items went unanswered the figure that ranks (unanswered counted as wrong). */
@@ -73,8 +75,8 @@ export function placementLines(lb: LeaderboardPlacement, context: number): strin
   const out = [`leaderboard ${lb.file}: ${lb.n_published} published rows + ${lb.rows.length} egogeo row${lb.rows.length === 1 ? '' : 's'} (rank 1 = best)`];
   for (const p of lb.placements) {
     out.push(
-      `  ${p.model}: coverage ${cov(p.coverage)}; balanced_acc ${withAll(p.balanced_acc, p.balanced_acc_all)} rank ${rk(p.rank.balanced_acc)}; nuScenes ${withAll(p.src_nuscenes_balanced_acc, p.src_nuscenes_balanced_acc_all)} rank ${rk(p.rank.src_nuscenes_balanced_acc)}; ` +
-        `CARLA ${withAll(p.src_carla_balanced_acc, p.src_carla_balanced_acc_all)} rank ${rk(p.rank.src_carla_balanced_acc)}; ${rk(p.rank_same_questions)} among rows answering the same ${p.questions} questions`,
+      `  ${p.model}: coverage ${cov(p.coverage)}; balanced_acc ${withAll(p.balanced_acc, p.balanced_acc_all)}${ci4(p.ci?.balanced_acc)} rank ${rk(p.rank.balanced_acc)}; nuScenes ${withAll(p.src_nuscenes_balanced_acc, p.src_nuscenes_balanced_acc_all)}${ci4(p.ci?.src_nuscenes_balanced_acc)} rank ${rk(p.rank.src_nuscenes_balanced_acc)}; ` +
+        `CARLA ${withAll(p.src_carla_balanced_acc, p.src_carla_balanced_acc_all)}${ci4(p.ci?.src_carla_balanced_acc)} rank ${rk(p.rank.src_carla_balanced_acc)}; ${rk(p.rank_same_questions)} among rows answering the same ${p.questions} questions`,
     );
     if (p.subset) out.push(`    on the ${p.subset.questions} questions of the rows marked †: balanced_acc ${f4(p.subset.balanced_acc)} (nuScenes ${f4(p.subset.src_nuscenes_balanced_acc)}, CARLA ${f4(p.subset.src_carla_balanced_acc)}), rank ${rk(p.subset.rank)} among them`);
   }
@@ -82,7 +84,7 @@ export function placementLines(lb: LeaderboardPlacement, context: number): strin
   const rows = neighbourhood(lb.ranking, context).map((x) =>
     x === null
       ? ['…', '', '', '', '', '', '', '']
-      : [String(x.rank), `${x.model}${x.egogeo ? '  ◀' : ''}`, x.n_total === null ? '–' : String(x.n_total), `${x.questions}${x.same_questions ? '' : '†'}`, cov(x.coverage), withAll(x.balanced_acc, x.rank_balanced_acc), f4(x.src_nuscenes_balanced_acc), f4(x.src_carla_balanced_acc)],
+      : [String(x.rank), `${x.model}${x.egogeo ? '  ◀' : ''}`, x.n_total === null ? '–' : String(x.n_total), `${x.questions}${x.same_questions ? '' : '†'}`, cov(x.coverage), withAll(x.balanced_acc, x.rank_balanced_acc) + ci4(x.ci?.balanced_acc), f4(x.src_nuscenes_balanced_acc) + ci4(x.ci?.src_nuscenes_balanced_acc), f4(x.src_carla_balanced_acc) + ci4(x.ci?.src_carla_balanced_acc)],
   );
   const w = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
   const line = (c: string[]) => `  ${c.map((v, i) => (i === 1 ? v.padEnd(w[i]) : v.padStart(w[i]))).join('  ')}`.trimEnd();
@@ -102,7 +104,7 @@ function leaderboardMarkdown(lb: LeaderboardPlacement, context: number, pngs: bo
   );
   L.push('| run | questions | predictions | coverage | balanced acc. | rank | nuScenes BAcc | rank | CARLA BAcc | rank | rank among the same questions |', '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const p of lb.placements) {
-    L.push(`| **${cell(p.model)}** | ${p.questions} | ${p.n_total} | ${cov(p.coverage)} | ${withAll(p.balanced_acc, p.balanced_acc_all)} | ${rk(p.rank.balanced_acc)} | ${withAll(p.src_nuscenes_balanced_acc, p.src_nuscenes_balanced_acc_all)} | ${rk(p.rank.src_nuscenes_balanced_acc)} | ${withAll(p.src_carla_balanced_acc, p.src_carla_balanced_acc_all)} | ${rk(p.rank.src_carla_balanced_acc)} | ${rk(p.rank_same_questions)} |`);
+    L.push(`| **${cell(p.model)}** | ${p.questions} | ${p.n_total} | ${cov(p.coverage)} | ${withAll(p.balanced_acc, p.balanced_acc_all)}${ci4(p.ci?.balanced_acc)} | ${rk(p.rank.balanced_acc)} | ${withAll(p.src_nuscenes_balanced_acc, p.src_nuscenes_balanced_acc_all)}${ci4(p.ci?.src_nuscenes_balanced_acc)} | ${rk(p.rank.src_nuscenes_balanced_acc)} | ${withAll(p.src_carla_balanced_acc, p.src_carla_balanced_acc_all)}${ci4(p.ci?.src_carla_balanced_acc)} | ${rk(p.rank.src_carla_balanced_acc)} | ${rk(p.rank_same_questions)} |`);
   }
   for (const p of lb.placements) {
     if (p.subset) L.push('', `${cell(p.model)} on the ${p.subset.questions} questions of the rows marked † (the published grader over those answers only): balanced accuracy **${f4(p.subset.balanced_acc)}** (nuScenes ${f4(p.subset.src_nuscenes_balanced_acc)}, CARLA ${f4(p.subset.src_carla_balanced_acc)}), rank **${rk(p.subset.rank)}** among those rows.`);
@@ -115,7 +117,7 @@ function leaderboardMarkdown(lb: LeaderboardPlacement, context: number, pngs: bo
       continue;
     }
     const m = (s: string) => (x.egogeo ? `**${s}**` : s);
-    L.push(`| ${m(String(x.rank))} | ${m(cell(x.model))} | ${x.n_total ?? '–'} | ${x.questions}${x.same_questions ? '' : ' †'} | ${cov(x.coverage)} | ${f4(x.accuracy)} | ${m(withAll(x.balanced_acc, x.rank_balanced_acc))} | ${f4(x.macro_f1)} | ${f4(x.src_nuscenes_balanced_acc)} | ${f4(x.src_carla_balanced_acc)} |`);
+    L.push(`| ${m(String(x.rank))} | ${m(cell(x.model))} | ${x.n_total ?? '–'} | ${x.questions}${x.same_questions ? '' : ' †'} | ${cov(x.coverage)} | ${f4(x.accuracy)} | ${m(withAll(x.balanced_acc, x.rank_balanced_acc))}${ci4(x.ci?.balanced_acc)} | ${f4(x.macro_f1)} | ${f4(x.src_nuscenes_balanced_acc)}${ci4(x.ci?.src_nuscenes_balanced_acc)} | ${f4(x.src_carla_balanced_acc)}${ci4(x.ci?.src_carla_balanced_acc)} |`);
   }
   L.push('');
   const other = Object.entries(lb.other_questions);
@@ -151,7 +153,12 @@ export function plots(r: Report, leaderboardRows = 3): Record<string, string> {
             lb.map((x) => `${x.egogeo ? '▶ ' : ''}${x.model}${x.same_questions ? '' : ' †'} (${x.rank})`),
             ['balanced accuracy', 'nuScenes', 'CARLA'],
             lb.map((x) => [x.balanced_acc, x.src_nuscenes_balanced_acc ?? NaN, x.src_carla_balanced_acc ?? NaN]),
-            { title: `On the leaderboard (▶ egogeo: ${what}; † other questions)`, axis: 'balanced accuracy', labels: true },
+            {
+              title: `On the leaderboard (▶ egogeo: ${what}; † other questions)${lb.some((x) => x.ci) && r.bootstrap ? `, egogeo's ${Math.round(100 * r.bootstrap.confidence)}% bootstrap intervals` : ''}`,
+              axis: 'balanced accuracy',
+              labels: true,
+              ...(lb.some((x) => x.ci) ? { intervals: lb.map((x) => [x.ci?.balanced_acc ?? null, x.ci?.src_nuscenes_balanced_acc ?? null, x.ci?.src_carla_balanced_acc ?? null]) } : {}),
+            },
           ),
         }
       : {}),

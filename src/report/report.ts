@@ -17,7 +17,7 @@ import type { ClipQuality } from '../io/trajectories.js';
 import { clipData, computeDynamics, type DynamicsArrays, type QuestionSet, summaryFeatures } from '../oracle/index.js';
 import { ate, rpe } from '../vo/errors.js';
 import { type BootstrapSpec, type DomainTable, domainTable } from './domains.js';
-import { type LeaderboardPlacement, type LeaderboardRow, placeOnLeaderboard, rowQuestions, runRow, runRowAll } from './leaderboard.js';
+import { type LeaderboardPlacement, type LeaderboardRow, placeOnLeaderboard, type RowIntervals, rowQuestions, runRow, runRowAll } from './leaderboard.js';
 import { decisionMargin, type Margin } from './margins.js';
 import { baseDomain, type DomainInfo, type ReportRun, sourceOf } from './runs.js';
 
@@ -244,6 +244,16 @@ function bootstrapClipsByDomain(records: readonly Prediction[], questions: Quest
   return bootstrapClips(records.map((r) => ({ ...r, clip_id: keyOf(r), source: sourceOf(r) })), questions);
 }
 
+/**
+ * A run's leaderboard row intervals: the bootstrap of its file as `grade --bootstrap N --seed S`
+ * makes it (per source by clip id, as the row is made), so the row and grade show one interval.
+ */
+function rowIntervals(records: readonly Prediction[], questions: QuestionSet, b: BootstrapSpec): RowIntervals {
+  const s = bootstrapIntervals(bootstrapClips(records.map(({ source: _, ...r }) => r), questions), questions, { n: b.n, seed: b.seed });
+  const src = (k: string): [number, number] | null => (s.per_source[k] ? [s.per_source[k].balanced_acc_ci_lo, s.per_source[k].balanced_acc_ci_hi] : null);
+  return { balanced_acc: [s.balanced_acc_ci_lo, s.balanced_acc_ci_hi], src_nuscenes_balanced_acc: src('nuscenes'), src_carla_balanced_acc: src('carla') };
+}
+
 export function buildReport(input: ReportInput): Report {
   const { records, questions } = input;
   const notes: string[] = [...(input.notes ?? [])];
@@ -373,7 +383,7 @@ export function buildReport(input: ReportInput): Report {
           if (!key || ids.size >= answered.size || ![...ids].every((q) => answered.has(q))) continue;
           subsets.set(key, runRowAll(r.name, r.records.filter((x) => ids.has(x.question_id)), questions));
         }
-        return { row: runRow(r.name, r.records, questions), all: runRowAll(r.name, r.records, questions), clips: new Set(r.records.map((x) => x.clip_id)).size, subsets };
+        return { row: runRow(r.name, r.records, questions), all: runRowAll(r.name, r.records, questions), clips: new Set(r.records.map((x) => x.clip_id)).size, subsets, ...(input.bootstrap ? { ci: rowIntervals(r.records, questions, input.bootstrap) } : {}) };
       }),
     );
   }
