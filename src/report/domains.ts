@@ -126,7 +126,7 @@ export function domainTable(records: readonly Prediction[], questions: QuestionS
   for (const r of rows) {
     if (!r.domain.startsWith('carla')) continue;
     // The nuScenes row of the same run: one shared row, or the run's own when the runs differ.
-    const nu = row.get('nuscenes') ?? r.runs.map((n) => row.get(`nuscenes (${n})`)).find((x) => x);
+    const nu = row.get('nuscenes') ?? rows.find((x) => baseDomain(x.domain) === 'nuscenes' && x.runs.some((n) => r.runs.includes(n)));
     if (nu) gap(r, nu);
   }
   // Methods: the rows of one domain that differing runs split (`nuscenes (vo_proxy_simulation)`).

@@ -79,7 +79,7 @@ function readRun(preds: string): { run: ReportRun; dataset: string | null } {
   const domain = d || null;
   const model = manifestModel(preds);
   const [name, from]: [string, ReportRun['name_from']] = model ? [model, 'manifest'] : domain ? [`egogeo_${domain}`, 'run record'] : [basename(preds), 'file name'];
-  return { run: { file: preds, name, name_from: from, carla_domain: domain, records, protocol: record ? protocolOf(record.key) : null }, dataset: record && existsSync(record.key.dataset) ? record.key.dataset : null };
+  return { run: { file: preds, name, name_from: from, carla_domain: domain, records, protocol: record ? protocolOf(record.key) : null, method: record ? (record.key.method ?? 'egogeo') : null }, dataset: record && existsSync(record.key.dataset) ? record.key.dataset : null };
 }
 
 /**

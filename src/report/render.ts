@@ -11,6 +11,8 @@ import { join } from 'node:path';
 import { type LeaderboardPlacement, neighbourhood, type RankedRow } from './leaderboard.js';
 import type { CoveredGroup, Difference } from '../grade/index.js';
 import type { ErrorKey, Report } from './report.js';
+import type { DomainGap } from './domains.js';
+import { baseDomain } from './runs.js';
 import { barChart, trajectoryPanels, writePlots } from './svg.js';
 
 const f3 = (v: number): string => (Number.isFinite(v) ? v.toFixed(3) : '–');
@@ -39,6 +41,10 @@ const gapCi = (d: Difference | null | undefined): string =>
 /** Coverage, and where items went unanswered the balanced accuracy with them counted as wrong. */
 const answeredCell = (c: CoveredGroup | null | undefined): string => (!c ? '–' : c.answered === c.total ? cov(1) : `${cov(c.coverage)} (BAcc ${f3(c.balanced_acc_all)} all)`);
 
+/** The gaps worth a line: every domain gap; a method difference only where the two methods' figures differ. */
+const shownGaps = (gaps: readonly DomainGap[]): DomainGap[] =>
+  gaps.filter((g) => g.kind !== 'method' || Math.abs(g.balanced_acc) > 1e-12 || (g.subset_balanced_acc !== null && Math.abs(g.subset_balanced_acc) > 1e-12));
+
 /** The per-domain table as plain text (the CLI prints it). */
 export function domainLines(r: Report): string[] {
   const d = r.domains;
@@ -64,9 +70,11 @@ export function domainLines(r: Report): string[] {
   const boot = d.bootstrap ? [`intervals: ${Math.round(100 * d.bootstrap.confidence)}% clip-level bootstrap, ${d.bootstrap.n} draws, seed ${d.bootstrap.seed}`] : [];
   const cover = d.rows.some((x) => x.all_coverage.answered < x.all_coverage.total) ? ['answered: answered/gradable items; the grader leaves the unanswered out of BAcc ("all": counted as wrong)'] : [];
   const out = [...runLines, ...boot, line(head), ...rows.map(line), ...cover];
-  for (const g of d.gaps) {
+  for (const g of shownGaps(d.gaps)) {
     out.push(`${g.kind === 'method' ? 'method difference' : 'gap'} ${g.a} − ${g.b}: balanced accuracy ${signed(g.subset_balanced_acc)}${gapCi(g.subset_diff)} (6 questions), ${signed(g.balanced_acc)}${gapCi(g.diff)} (all)`);
   }
+  const hidden = d.gaps.length - shownGaps(d.gaps).length;
+  if (hidden) out.push(`(${hidden} method pair${hidden === 1 ? '' : 's'} with the same balanced accuracies not shown)`);
   return out;
 }
 
@@ -191,7 +199,8 @@ export function plots(r: Report, leaderboardRows = 3): Record<string, string> {
       { title: `Disagreements with the oracle over ${nClips(r.n_clips)} (near: within ${pct(r.near_threshold)} of the threshold)`, stacked: true, labels: true, axis: 'clips', colors: ['#edc948', '#e15759', '#bab0ac'] },
     ),
     'trajectories.svg': trajectoryPanels(
-      r.worst.map((w) => ({ title: `${w.clip_id} (${w.source}) ATE ${w.ate_se3.toFixed(2)} m`, gt: w.gt, estimate: w.estimate })),
+      // One panel per clip and domain (report.ts): the domain without the run that split it fits the panel.
+      r.worst.map((w) => ({ title: `${w.clip_id} (${baseDomain(w.source)}) ATE ${w.ate_se3.toFixed(2)} m`, gt: w.gt, estimate: w.estimate })),
       `Ground truth vs estimate — the ${r.worst.length === 1 ? "clip" : `${r.worst.length} clips`} with the largest ATE`,
     ),
   };
@@ -219,7 +228,14 @@ export function markdown(r: Report, pngs: boolean, leaderboardRows = 3): string 
   const L: string[] = [];
   const sources = Object.keys(r.per_source);
   L.push(`# Report: ${r.name}`, '');
-  L.push(`${r.n_records} predictions over ${r.n_clips} clips${r.runs.length > 1 ? ` of ${r.runs.length} runs (each domain counted once)` : ''}; pooled balanced accuracy **${f3(r.overall.balanced_acc)}** (${answeredShort(r.coverage)}), macro F1 ${f3(r.overall.macro_f1)}, accuracy ${f3(r.overall.accuracy)}.`, '');
+  if (r.methods.length > 1) {
+    // Several methods: one headline each (pooling them would average unlike things).
+    L.push(`${r.n_records} predictions over ${r.n_clips} clips of ${r.runs.length} runs, ${r.methods.length} methods (each domain counted once per method):`, '');
+    for (const m of r.methods) L.push(`- **${cell(m.method)}** (${cell(m.runs.join(', '))}; ${nClips(m.clips)}): balanced accuracy **${f3(m.overall.balanced_acc)}** (${answeredShort(m.coverage)}), macro F1 ${f3(m.overall.macro_f1)}, accuracy ${f3(m.overall.accuracy)}`);
+    L.push('');
+  } else {
+    L.push(`${r.n_records} predictions over ${r.n_clips} clips${r.runs.length > 1 ? ` of ${r.runs.length} runs (each domain counted once)` : ''}; pooled balanced accuracy **${f3(r.overall.balanced_acc)}** (${answeredShort(r.coverage)}), macro F1 ${f3(r.overall.macro_f1)}, accuracy ${f3(r.overall.accuracy)}.`, '');
+  }
   for (const n of r.notes) L.push(`> ${n}`, '');
 
   L.push('| run | file | named by | protocol | CARLA domain | clips | predictions |', '| --- | --- | --- | --- | --- | ---: | ---: |');
@@ -234,7 +250,9 @@ export function markdown(r: Report, pngs: boolean, leaderboardRows = 3): string 
   L.push('', 'Answered: the share of gradable items with a parsable answer; the grader leaves the rest out of every figure, so where it is below 100% the balanced accuracy with them counted as wrong ("all") stands beside it.');
   L.push('');
   if (r.domains.bootstrap) L.push(`Intervals: ${Math.round(100 * r.domains.bootstrap.confidence)}% clip-level bootstrap (${r.domains.bootstrap.n} draws, seed ${r.domains.bootstrap.seed}; \`scripts/bootstrap_confidence.py\`'s resampling); a gap's is paired when both sides hold the same clips, else two-sample, with a two-sided p-value for no difference.`, '');
-  for (const g of r.domains.gaps) {
+  const hiddenGaps = r.domains.gaps.length - shownGaps(r.domains.gaps).length;
+  if (hiddenGaps) L.push(`${hiddenGaps} method pair${hiddenGaps === 1 ? '' : 's'} with the same balanced accuracies (different answers, the same figures) not listed.`, '');
+  for (const g of shownGaps(r.domains.gaps)) {
     L.push(`- ${g.kind === 'method' ? 'Method difference' : 'Gap'} ${cell(g.a)} − ${cell(g.b)}: balanced accuracy **${signed(g.subset_balanced_acc)}**${gapCi(g.subset_diff)} (6 questions), ${signed(g.balanced_acc)}${gapCi(g.diff)} (all questions).`);
   }
   if (r.domains.gaps.length) L.push('');

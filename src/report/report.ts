@@ -19,7 +19,7 @@ import { ate, rpe } from '../vo/errors.js';
 import { type BootstrapSpec, type DomainTable, domainTable } from './domains.js';
 import { type LeaderboardPlacement, type LeaderboardRow, placeOnLeaderboard, type RowIntervals, rowQuestions, runRow, runRowAll } from './leaderboard.js';
 import { decisionMargin, type Margin } from './margins.js';
-import { baseDomain, type DomainInfo, type ReportRun, sourceOf } from './runs.js';
+import { baseDomain, combineRuns, type DomainInfo, type ReportRun, sourceOf } from './runs.js';
 
 export { sourceOf };
 
@@ -106,6 +106,14 @@ export interface QuestionCheck {
   unknown: number;
 }
 
+export interface MethodHeadline {
+  method: string;
+  runs: string[];
+  clips: number;
+  overall: GroupMetrics;
+  coverage: CoveredGroup;
+}
+
 export interface Stat {
   n: number;
   mean: number;
@@ -147,6 +155,12 @@ export interface Report {
   overall: GroupMetrics;
   /** Pooled answered / gradable items, and balanced accuracy with the unanswered counted as wrong. */
   coverage: CoveredGroup;
+  /**
+   * The headline per method (runs grouped by their run record's method; runs without one are one
+   * group, 'method unknown'): its runs' records combined by domain, graded together. Pooling several methods means
+   * nothing, so with more than one the report heads with these instead of `overall`.
+   */
+  methods: MethodHeadline[];
   /** Per domain, 6-question subset and all questions, and the domain gaps. */
   domains: DomainTable;
   /** The runs placed on the published leaderboard (`--leaderboard`). */
@@ -254,6 +268,19 @@ function rowIntervals(records: readonly Prediction[], questions: QuestionSet, b:
   return { balanced_acc: [s.balanced_acc_ci_lo, s.balanced_acc_ci_hi], src_nuscenes_balanced_acc: src('nuscenes'), src_carla_balanced_acc: src('carla') };
 }
 
+/** Runs grouped by method, each group's records combined by domain (runs.ts) and graded. */
+function methodHeadlines(runs: readonly ReportRun[], questions: QuestionSet): MethodHeadline[] {
+  const by = new Map<string, ReportRun[]>();
+  for (const r of runs) {
+    const m = r.method ?? 'method unknown'; // no run record: taken as one method, as before methods were told apart
+    by.set(m, [...(by.get(m) ?? []), r]);
+  }
+  return [...by].map(([method, rs]) => {
+    const recs = combineRuns(rs).records;
+    return { method, runs: rs.map((r) => r.name), clips: new Set(recs.map(keyOf)).size, overall: evaluate(recs, questions).global, coverage: coverageOf(recs, questions) };
+  });
+}
+
 export function buildReport(input: ReportInput): Report {
   const { records, questions } = input;
   const notes: string[] = [...(input.notes ?? [])];
@@ -270,7 +297,10 @@ export function buildReport(input: ReportInput): Report {
     perSource[s] = { ...ms.global, clips: new Set(sub.map((r) => r.clip_id)).size, per_question: pq };
   }
   const gaps: Gap[] = [];
-  if (sources.length >= 2) {
+  const methods = input.runs ? methodHeadlines(input.runs, questions) : [];
+  if (methods.length > 1) {
+    notes.push(`${methods.length} methods: the gaps between domains are within each method (the per-domain table's gap lines), not across them`);
+  } else if (sources.length >= 2) {
     for (const metric of ['balanced_acc', 'macro_f1'] as const) {
       const sorted = sources.slice().sort((a, b) => perSource[b][metric] - perSource[a][metric]);
       const best = sorted[0], worst = sorted[sorted.length - 1];
@@ -404,6 +434,7 @@ export function buildReport(input: ReportInput): Report {
     })),
     overall: m.global,
     coverage: coverageOf(records, questions),
+    methods: input.runs ? methods : methodHeadlines(runs, questions),
     domains,
     leaderboard,
     per_source: perSource,
