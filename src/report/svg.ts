@@ -43,6 +43,8 @@ function frame(width: number, height: number, title: string, body: string[]): st
   const h = height + extra;
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${h}" viewBox="0 0 ${width} ${h}" ${FONT} font-size="12">`,
+    // The whole title once, unbroken (screen readers, search); the drawn lines below.
+    `<title>${esc(title)}</title>`,
     `<rect width="${width}" height="${h}" fill="white"/>`,
     ...lines.map((l, i) => `<text x="${width / 2}" y="${22 + i * TITLE_LINE_PX}" text-anchor="middle" font-size="15" font-weight="bold">${esc(l)}</text>`),
     ...(extra > 0 ? [`<g transform="translate(0 ${extra})">`, ...body, '</g>'] : body),
