@@ -153,6 +153,8 @@ export function plots(r: Report, leaderboardRows = 3): Record<string, string> {
   const what = `${protocols.length === 1 ? protocols[0] : `${r.runs.length} runs`}, ${nClips(r.n_clips)}`;
   const sources = Object.keys(r.per_source);
   const qs = Object.keys(r.per_question);
+  // A bar pooling every domain, but never several methods (the domains' own bars say it per method).
+  const pooledBar = sources.length > 1 && r.methods.length <= 1;
   const lb = r.leaderboard ? (neighbourhood(r.leaderboard.ranking, leaderboardRows).filter((x) => x !== null) as RankedRow[]) : [];
   return {
     ...(r.leaderboard
@@ -172,14 +174,14 @@ export function plots(r: Report, leaderboardRows = 3): Record<string, string> {
       : {}),
     'per_question.svg': barChart(
       qs,
-      sources.length > 1 ? ['all', ...sources] : sources,
-      qs.map((q) => [...(sources.length > 1 ? [r.per_question[q].balanced_acc] : []), ...sources.map((s) => r.per_source[s].per_question[q]?.balanced_acc ?? NaN)]),
+      pooledBar ? ['all', ...sources] : sources,
+      qs.map((q) => [...(pooledBar ? [r.per_question[q].balanced_acc] : []), ...sources.map((s) => r.per_source[s].per_question[q]?.balanced_acc ?? NaN)]),
       {
-        title: `Balanced accuracy per question — ${r.name} (${what})${r.bootstrap ? `, ${Math.round(100 * r.bootstrap.confidence)}% bootstrap intervals` : ''}`,
+        title: `Balanced accuracy per question — ${r.name} (${what})${r.bootstrap && pooledBar ? `, ${Math.round(100 * r.bootstrap.confidence)}% bootstrap intervals` : ''}`,
         axis: 'balanced accuracy',
         labels: true,
         // The pooled column's intervals (every domain): the first series.
-        ...(r.bootstrap ? { intervals: qs.map((q) => { const g = r.bootstrap!.per_question[q]; return [g ? [g.balanced_acc_ci_lo, g.balanced_acc_ci_hi] as [number, number] : null]; }) } : {}),
+        ...(r.bootstrap && pooledBar ? { intervals: qs.map((q) => { const g = r.bootstrap!.per_question[q]; return [g ? [g.balanced_acc_ci_lo, g.balanced_acc_ci_hi] as [number, number] : null]; }) } : {}),
       },
     ),
     'per_source.svg': barChart(

@@ -52,6 +52,7 @@ describe('several methods in one report', () => {
     expect(md).toMatch(/- \*\*egogeo\*\* \(eg_sim, eg_tr; 7 clips\): balanced accuracy \*\*0\.583\*\*/);
     expect(md).not.toMatch(/pooled balanced accuracy/);
     expect(r.gaps).toEqual([]); // no "largest gap" across methods
+    expect(plots(r)['per_question.svg']).not.toMatch(/>all</); // no bar pooling the methods
   });
 
   it('draws each clip once per domain, however many runs split the domain', () => {
@@ -81,5 +82,14 @@ describe('figure titles', () => {
     expect(h(wide) - h(short)).toBe((titleLines(long, Number(/width="(\d+)"/.exec(wide)![1])).length - 1) * 19);
     expect((wide.match(/font-size="15"/g) ?? []).length).toBeGreaterThan(1);
     expect(wide).toMatch(/<g transform="translate\(0 \d+\)">/);
+  });
+  it('a legend wider than the figure wraps onto rows inside it; the plot moves down', () => {
+    const series = Array.from({ length: 8 }, (_, i) => `nuscenes (method_number_${i}_simulation)`);
+    const svg = barChart(['q'], series, [series.map(() => 0.5)], { title: 't' });
+    const width = Number(/width="(\d+)"/.exec(svg)![1]);
+    const entries = [...svg.matchAll(/<rect x="([\d.]+)" y="([\d.]+)" width="12" height="12"[^>]*\/>\n<text x="[\d.]+" y="[\d.]+">([^<]+)</g)];
+    expect(entries).toHaveLength(8);
+    for (const [, x, , label] of entries) expect(Number(x) + 16 + label.length * 7).toBeLessThanOrEqual(width);
+    expect(new Set(entries.map((e) => e[2])).size).toBeGreaterThan(1);
   });
 });
