@@ -4,8 +4,9 @@
  * `random.Random(seed)`), pools the drawn clips' answers and recomputes balanced accuracy and the
  * WPCR (the grader's key `wemcr`); an interval is the 2.5th and 97.5th percentile of the draws, linearly
  * interpolated as the script does. With the same seed and clip order the pooled intervals equal the
- * script's. The same draws also give intervals per source and per question (a source's figures
- * from the drawn clips of that source), and paired or two-sample intervals of a difference.
+ * script's. Each source and each question gets its own draws with the same seed over its own clips
+ * (one interval per quantity, whichever command computes it), and paired or two-sample intervals
+ * of a difference.
  *
  * Records are read as the script reads them (`parse_records`): a record counts when its question is
  * known, it has an oracle label and its answer parses; the rest are left out, not scored as wrong.
@@ -233,47 +234,67 @@ function checkOptions(o: BootstrapOptions): void {
   if (!(a > 0 && a < 1)) throw new RangeError(`bootstrap: alpha must lie in (0, 1), got ${a}`);
 }
 
-/** Clip-level bootstrap of balanced accuracy and WPCR: pooled (the script's figures), per source, per question. */
+/** The pool's balanced accuracy and WPCR intervals over `clips`, from `n` draws of `rng`. */
+function pooledDraws(comp: Compiled, n: number, rng: PyRandom, alpha: number): { bacc: Interval; wpcr: Interval } {
+  const total = new Int32Array(comp.nSlots), correct = new Int32Array(comp.nSlots);
+  const point = comp.stats(Int32Array.from(comp.clips, (_, i) => i), total, correct);
+  const wk = comp.groups.length; // the pool's WPCR follows the groups' balanced accuracies
+  const bacc = new Float64Array(n), wpcr = new Float64Array(n);
+  for (let b = 0; b < n; b++) {
+    const s = comp.stats(rng.choiceIndices(comp.clips.length, comp.clips.length), total, correct);
+    bacc[b] = s[0];
+    wpcr[b] = s[wk];
+  }
+  return { bacc: intervalOf(bacc, point[0], alpha), wpcr: intervalOf(wpcr, point[wk], alpha) };
+}
+
+/**
+ * Clip-level bootstrap of balanced accuracy and WPCR: pooled (the script's figures), per source,
+ * per question. One bootstrap per quantity: each group's interval comes from its own draws —
+ * `random.Random(seed)` over that group's clips (a question's: the clips answering it, its answers
+ * only) — so it is the interval the pool of exactly those records gets (`grade --bootstrap` of a
+ * file holding them; the report's per-domain rows and leaderboard rows), whatever else is graded
+ * beside it. A shared `rng` (the script's one generator over several files) draws the pool only;
+ * the groups then use `random.Random(seed ?? 42)`.
+ */
 export function bootstrapIntervals(clips: readonly BootstrapClip[], questions: QuestionSet, o: BootstrapOptions): BootstrapSummary {
   checkOptions(o);
   const alpha = o.alpha ?? 0.05;
-  const rng = o.rng ?? new PyRandom(o.seed ?? 42);
+  const seed = o.rng && o.seed === undefined ? null : (o.seed ?? 42);
+  const rng = o.rng ?? new PyRandom(seed!);
+  // A shared generator is the pool's alone (the script's draws over several files stay its own).
+  const groupRng = (): PyRandom => new PyRandom(o.seed ?? 42);
   const comp = new Compiled(clips, questions);
+  // Point values from the whole set (each question's classes in its choices' order, as the grader sums them).
   const total = new Int32Array(comp.nSlots), correct = new Int32Array(comp.nSlots);
-  const all = Int32Array.from(clips, (_, i) => i);
-  const point = comp.stats(all, total, correct);
-  const names = comp.statNames();
-  const draws = names.map(() => new Float64Array(o.n));
-  for (let b = 0; b < o.n; b++) {
-    const rows = rng.choiceIndices(clips.length, clips.length);
-    const s = comp.stats(rows, total, correct);
-    for (let k = 0; k < s.length; k++) draws[k][b] = s[k];
-  }
-  const iv = new Map(names.map((nm, k) => [nm, intervalOf(draws[k], point[k], alpha)]));
+  const point = comp.stats(Int32Array.from(clips, (_, i) => i), total, correct);
+  const pointOf = new Map(comp.statNames().map((nm, k) => [nm, point[k]]));
+  const pool = pooledDraws(comp, o.n, rng, alpha);
   const r4 = (x: number): number => pyRound(x, 4);
-  const group = (name: string, nClips: number, nAnswers: number): GroupInterval => {
-    const b = iv.get(`bacc\0${name}`)!;
-    return { balanced_acc: r4(b.value), balanced_acc_ci_lo: r4(b.lo), balanced_acc_ci_hi: r4(b.hi), clips: nClips, answers: nAnswers };
-  };
-  const wp = (name: string) => {
-    const w = iv.get(`wpcr\0${name}`)!;
-    return { wpcr: r4(w.value), wpcr_ci_lo: r4(w.lo), wpcr_ci_hi: r4(w.hi) };
-  };
-  const answers = (pred: (c: BootstrapClip, a: BootstrapClip['answers'][number]) => boolean): number =>
-    clips.reduce((n, c) => n + c.answers.filter((a) => pred(c, a)).length, 0);
+  const group = (value: number, iv: Interval, nClips: number, nAnswers: number): GroupInterval =>
+    ({ balanced_acc: r4(value), balanced_acc_ci_lo: r4(iv.lo), balanced_acc_ci_hi: r4(iv.hi), clips: nClips, answers: nAnswers });
+  const wp = (value: number, iv: Interval) => ({ wpcr: r4(value), wpcr_ci_lo: r4(iv.lo), wpcr_ci_hi: r4(iv.hi) });
+  const nAnswers = (cs: readonly BootstrapClip[]): number => cs.reduce((k, c) => k + c.answers.length, 0);
   const per_source: BootstrapSummary['per_source'] = {};
   for (const s of comp.sources) {
-    per_source[s] = { ...group(`source\0${s}`, clips.filter((c) => c.source === s).length, answers((c) => c.source === s)), ...wp(`source\0${s}`) };
+    const sub = clips.filter((c) => c.source === s);
+    const d = pooledDraws(new Compiled(sub, questions), o.n, groupRng(), alpha);
+    per_source[s] = { ...group(pointOf.get(`bacc\0source\0${s}`)!, d.bacc, sub.length, nAnswers(sub)), ...wp(pointOf.get(`wpcr\0source\0${s}`)!, d.wpcr) };
   }
   const per_question: BootstrapSummary['per_question'] = {};
   for (const q of comp.questionIds) {
-    per_question[q] = group(`question\0${q}`, clips.filter((c) => c.answers.some((a) => a.question === q)).length, answers((_, a) => a.question === q));
+    const sub = clips.flatMap((c) => {
+      const answers = c.answers.filter((a) => a.question === q);
+      return answers.length ? [{ ...c, answers }] : [];
+    });
+    const d = pooledDraws(new Compiled(sub, questions), o.n, groupRng(), alpha);
+    per_question[q] = group(pointOf.get(`bacc\0question\0${q}`)!, d.bacc, sub.length, nAnswers(sub));
   }
   return {
-    ...group('pooled', clips.length, answers(() => true)),
-    ...wp('pooled'),
+    ...group(pool.bacc.value, pool.bacc, clips.length, nAnswers(clips)),
+    ...wp(pool.wpcr.value, pool.wpcr),
     n: o.n,
-    seed: o.rng ? null : (o.seed ?? 42),
+    seed,
     confidence: 1 - alpha,
     per_source,
     per_question,

@@ -9,7 +9,8 @@
  * Main entry points: `evaluate(records, questions)` → the reference's metrics object;
  * `metricsToJson(metrics)` → the reference's JSON text; `parseAnswer(text, choices, answerType)`
  * and `parseAnswerFor(question, text)` → one parsed label or null; `bootstrapIntervals` and
- * `bootstrapDifference` → clip-level bootstrap intervals (the reference's scripts/bootstrap_confidence.py).
+ * `bootstrapDifference` → clip-level bootstrap intervals (the reference's scripts/bootstrap_confidence.py);
+ * `coverageOf` / `evaluateAnsweredAll` → coverage and the figures with the unanswered counted as wrong.
  */
 import type { Question } from '../oracle/questions.js';
 import { parserFor } from './parse.js';
@@ -19,6 +20,7 @@ export * from '../core/pystring.js';
 export * from './consistency.js';
 export * from './metrics.js';
 export * from './bootstrap.js';
+export * from './coverage.js';
 
 /** Parses one model answer for a question of a loaded `QuestionSet` (label or null). */
 export function parseAnswerFor(question: Question, modelAnswer: unknown): string | null {

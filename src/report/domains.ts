@@ -10,11 +10,10 @@
  * depend on what else is in the report. Pure.
  */
 import { GEOMETRIC_SUBSET } from '../baseline/baseline.js';
-import { PyRandom } from '../core/pyrandom.js';
-import { bootstrapClips, bootstrapDifference, bootstrapIntervals, compareCodePoints, type Difference, evaluate, type GroupMetrics } from '../grade/index.js';
+import { bootstrapClips, bootstrapDifference, bootstrapIntervals, compareCodePoints, type CoveredGroup, coverageOf, type Difference, evaluate, type GroupMetrics } from '../grade/index.js';
 import type { Prediction } from '../core/prediction.js';
 import type { QuestionSet } from '../oracle/index.js';
-import { type DomainInfo, sourceOf } from './runs.js';
+import { baseDomain, type DomainInfo, sourceOf } from './runs.js';
 
 export interface DomainRow {
   domain: string;
@@ -27,6 +26,9 @@ export interface DomainRow {
   all: GroupMetrics;
   /** How many distinct questions the records answer. */
   questions: number;
+  /** Answered / gradable items and balanced accuracy with the unanswered counted as wrong (grade/coverage.ts), 6-question subset and all. */
+  subset_coverage: CoveredGroup | null;
+  all_coverage: CoveredGroup;
   /** Bootstrap intervals [lo, hi] of the two balanced accuracies (with a bootstrap). */
   subset_ci?: [number, number] | null;
   all_ci?: [number, number];
@@ -79,7 +81,7 @@ export function domainTable(records: readonly Prediction[], questions: QuestionS
   const runsOf = new Map(domains.map((d) => [d.domain, d.runs]));
   const subOf = (rs: readonly Prediction[]) => rs.filter((r) => SUBSET.has(r.question_id));
   const ci = (rs: readonly Prediction[]): [number, number] => {
-    const b = bootstrapIntervals(bootstrapClips(rs, questions), questions, { n: bootstrap!.n, rng: new PyRandom(bootstrap!.seed) });
+    const b = bootstrapIntervals(bootstrapClips(rs, questions), questions, { n: bootstrap!.n, seed: bootstrap!.seed });
     return [b.balanced_acc_ci_lo, b.balanced_acc_ci_hi];
   };
   const rows: DomainRow[] = [...by.keys()].sort(compareDomains).map((d) => {
@@ -93,6 +95,8 @@ export function domainTable(records: readonly Prediction[], questions: QuestionS
       subset: sub.length ? metrics(evaluate(sub, questions).global) : null,
       all: metrics(evaluate(rs, questions).global),
       questions: new Set(rs.map((r) => r.question_id)).size,
+      subset_coverage: sub.length ? coverageOf(sub, questions) : null,
+      all_coverage: coverageOf(rs, questions),
       ...cis,
     };
   });
@@ -104,7 +108,7 @@ export function domainTable(records: readonly Prediction[], questions: QuestionS
     const side = (r: DomainRow) => ({ name: r.domain, clips: bootstrapClips(pick(by.get(r.domain)!), questions) });
     const sa = side(a), sb = side(b);
     if (sa.clips.length === 0 || sb.clips.length === 0) return null;
-    return bootstrapDifference(sa, sb, questions, { n: bootstrap!.n, rng: new PyRandom(bootstrap!.seed) });
+    return bootstrapDifference(sa, sb, questions, { n: bootstrap!.n, seed: bootstrap!.seed });
   };
   const gap = (a: DomainRow, b: DomainRow, kind: DomainGap['kind'] = 'domain') => {
     const both = a.subset && b.subset;
@@ -122,11 +126,11 @@ export function domainTable(records: readonly Prediction[], questions: QuestionS
   for (const r of rows) {
     if (!r.domain.startsWith('carla')) continue;
     // The nuScenes row of the same run: one shared row, or the run's own when the runs differ.
-    const nu = row.get('nuscenes') ?? r.runs.map((n) => row.get(`nuscenes (${n})`)).find((x) => x);
+    const nu = row.get('nuscenes') ?? rows.find((x) => baseDomain(x.domain) === 'nuscenes' && x.runs.some((n) => r.runs.includes(n)));
     if (nu) gap(r, nu);
   }
   // Methods: the rows of one domain that differing runs split (`nuscenes (vo_proxy_simulation)`).
-  const base = (d: string): string => d.replace(/ \(.*\)$/, '');
+  const base = baseDomain;
   for (let i = 0; i < rows.length; i++) {
     for (let j = i + 1; j < rows.length; j++) {
       if (rows[i].domain !== base(rows[i].domain) && base(rows[i].domain) === base(rows[j].domain)) gap(rows[i], rows[j], 'method');

@@ -6,10 +6,13 @@
  * a record's `source` field is ignored, as the reference ignores it), then the rows placed among
  * the published ones: competition ranks (1 = best; ties share a rank) by pooled balanced accuracy,
  * by nuScenes and CARLA balanced accuracy, and among the rows that answer the same questions (the
- * geometric baselines answer the 6-question subset, the VLMs all 14). Pure: load.ts reads the file.
+ * geometric baselines answer the 6-question subset, the VLMs all 14). egogeo's rows rank by their
+ * figures with the unanswered counted as wrong (grade/coverage.ts: abstaining cannot raise a rank),
+ * their coverage beside them; the published rows by the figures they publish. A run named as a
+ * published row (a reproduced baseline) stands beside it, marked "(reproduced)". Pure: load.ts reads the file.
  */
 import { InputError } from '../core/errors.js';
-import { evaluate, type GradeMetrics, sortCodePoints } from '../grade/index.js';
+import { evaluate, type GradeMetrics, sortCodePoints, unansweredAsWrong } from '../grade/index.js';
 import type { Prediction } from '../core/prediction.js';
 import type { QuestionSet } from '../oracle/index.js';
 
@@ -110,6 +113,22 @@ export function runRow(model: string, records: readonly Prediction[], questions:
   );
 }
 
+/**
+ * A run's row with its unanswered items counted as wrong (`unansweredAsWrong`): the figures its
+ * ranks use. Its `n_parsed` counts the gradable items (`rowCoverage`'s denominator).
+ */
+export function runRowAll(model: string, records: readonly Prediction[], questions: QuestionSet): LeaderboardRow {
+  return runRow(model, unansweredAsWrong(records, questions), questions);
+}
+
+/** Answered / gradable: a run's row over its all-answered row (both made by the grader); null when unknown. */
+export function rowCoverage(row: Record<string, unknown>, all?: Record<string, unknown>): number | null {
+  const answered = num(row.n_parsed);
+  const total = all ? num(all.n_parsed) : num(row.n_total);
+  if (answered === null || total === null) return typeof row.parsable_coverage === 'number' ? row.parsable_coverage : null;
+  return total > 0 ? answered / total : 1;
+}
+
 /** The questions a row answers: its `q_<id>_balanced_acc` fields. */
 export const rowQuestions = (r: Record<string, unknown>): string[] =>
   sortCodePoints(Object.keys(r).flatMap((k) => (/^q_(.+)_balanced_acc$/.exec(k) && typeof r[k] === 'number' ? [k.slice(2, -'_balanced_acc'.length)] : [])));
@@ -131,9 +150,17 @@ export interface Placement {
   balanced_acc: number;
   src_nuscenes_balanced_acc: number | null;
   src_carla_balanced_acc: number | null;
+  /** Answered / gradable items (1: every question answered). */
+  coverage: number | null;
+  /** The unanswered counted as wrong: what the ranks use (equal to `balanced_acc` when everything is answered). */
+  balanced_acc_all: number;
+  src_nuscenes_balanced_acc_all: number | null;
+  src_carla_balanced_acc_all: number | null;
   rank: Record<RankMetric, Rank | null>;
   /** Pooled balanced accuracy among the rows that answer the same questions. */
   rank_same_questions: Rank;
+  /** With a bootstrap: the intervals of the grader's balanced accuracies. */
+  ci?: RowIntervals;
   /** Clips the run answers (the published rows: 1,000). */
   clips: number;
   /**
@@ -146,9 +173,20 @@ export interface Placement {
 /** egogeo's row of a run, with what is needed to compare it with rows answering fewer questions. */
 export interface RunRows {
   row: LeaderboardRow;
+  /** Bootstrap intervals [lo, hi] of the row's balanced accuracies (grade/bootstrap.ts: `grade --bootstrap` of the run's file gives the same). */
+  ci?: RowIntervals;
+  /** The same run with its unanswered items counted as wrong (`runRowAll`); absent: everything answered. */
+  all?: LeaderboardRow;
   clips: number;
   /** The run's row over each smaller question set some published rows answer (key: the ids, comma-joined). */
   subsets?: ReadonlyMap<string, LeaderboardRow>;
+}
+
+/** A row's bootstrap intervals: pooled, nuScenes and CARLA balanced accuracy (null where the run has none). */
+export interface RowIntervals {
+  balanced_acc: [number, number];
+  src_nuscenes_balanced_acc: [number, number] | null;
+  src_carla_balanced_acc: [number, number] | null;
 }
 
 /** One line of the merged leaderboard. */
@@ -160,11 +198,18 @@ export interface RankedRow {
   questions: number;
   /** Answers the same questions as egogeo's rows. */
   same_questions: boolean;
+  /** Answered / gradable (published rows: their `parsable_coverage`); null when the row does not say. */
+  coverage: number | null;
   accuracy: number | null;
+  /** The grader's figure (answered items only). */
   balanced_acc: number;
+  /** What the row ranks by: egogeo's rows with the unanswered counted as wrong, the published rows their own figure. */
+  rank_balanced_acc: number;
   macro_f1: number | null;
   src_nuscenes_balanced_acc: number | null;
   src_carla_balanced_acc: number | null;
+  /** egogeo's rows with a bootstrap: the intervals of the three balanced accuracies. */
+  ci?: RowIntervals;
 }
 
 export interface LeaderboardPlacement {
@@ -182,31 +227,48 @@ export interface LeaderboardPlacement {
 }
 
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
-const rankIn = (v: number, all: readonly (number | null)[]): Rank => {
+const rankIn = (v: number, all: readonly (number | null | undefined)[]): Rank => {
   const vs = all.filter((x): x is number => x !== null);
   return { rank: 1 + vs.filter((x) => x > v).length, of: vs.length };
 };
 
-/** Places egogeo's rows on the published leaderboard (a published row with the same name is left out). */
+/** The name a reproduced baseline's row takes beside the published row of the same name. */
+export const reproducedName = (model: string): string => `${model} (reproduced)`;
+
+/**
+ * Places egogeo's rows on the published leaderboard. A run named as a published row stands beside
+ * it as "<name> (reproduced)"; egogeo's rows rank by their figures with the unanswered counted as wrong.
+ */
 export function placeOnLeaderboard(file: string, published: readonly LeaderboardRow[], runs: readonly (LeaderboardRow | RunRows)[]): LeaderboardPlacement {
   const notes: string[] = [];
-  const rr: RunRows[] = runs.map((r) => ('row' in r && typeof r.row === 'object' ? (r as RunRows) : { row: r as LeaderboardRow, clips: NaN }));
+  const pubNames = new Set(published.map((r) => r.model));
+  const rr: RunRows[] = runs.map((r) => {
+    const x: RunRows = 'row' in r && typeof r.row === 'object' ? (r as RunRows) : { row: r as LeaderboardRow, clips: NaN };
+    if (!pubNames.has(x.row.model)) return x;
+    const model = reproducedName(x.row.model);
+    notes.push(`${file} has a row '${x.row.model}' (balanced_acc ${published.find((p) => p.model === x.row.model)!.balanced_acc}): kept; this run's row stands beside it as '${model}'`);
+    return { ...x, row: { ...x.row, model }, ...(x.all ? { all: { ...x.all, model } } : {}) };
+  });
   const ours = rr.map((r) => r.row);
-  const mine = new Set(ours.map((r) => r.model));
-  const shadowed = published.filter((r) => mine.has(r.model));
-  for (const r of shadowed) notes.push(`${file} already has a row '${r.model}' (balanced_acc ${r.balanced_acc}): left out, this run's row takes its place`);
-  const pub = published.filter((r) => !mine.has(r.model));
+  const pub = [...published];
+  /** The row whose figures rank a row: egogeo's with the unanswered counted as wrong. */
+  const rankRow = new Map<LeaderboardRow, LeaderboardRow>(rr.map((r) => [r.row, r.all ?? r.row]));
+  const rv = (r: LeaderboardRow, m: string): number | null => num((rankRow.get(r) ?? r)[m]);
   const all = [...ours.map((r) => ({ r, egogeo: true })), ...pub.map((r) => ({ r, egogeo: false }))];
   const qsets = new Map(all.map(({ r }) => [r, rowQuestions(r).join(',')]));
   const ourSets = new Set(ours.map((r) => qsets.get(r)!));
+  for (const r of rr) {
+    const c = rowCoverage(r.row, r.all);
+    if (c !== null && c < 1) notes.push(`${r.row.model} answers ${(100 * c).toFixed(1)}% of its items (it abstained on the rest): ranked with the unanswered counted as wrong (balanced_acc ${rv(r.row, 'balanced_acc')!.toFixed(4)}; the grader's figure over its answers ${r.row.balanced_acc.toFixed(4)})`);
+  }
 
   const placements: Placement[] = ours.map((r, k) => {
     const rank = {} as Record<RankMetric, Rank | null>;
     for (const m of RANK_METRICS) {
-      const v = num(r[m]);
-      rank[m] = v === null ? null : rankIn(v, all.map(({ r: x }) => num(x[m])));
+      const v = rv(r, m);
+      rank[m] = v === null ? null : rankIn(v, all.map(({ r: x }) => rv(x, m)));
     }
-    const same = all.filter(({ r: x }) => qsets.get(x) === qsets.get(r)).map(({ r: x }) => x.balanced_acc);
+    const same = all.filter(({ r: x }) => qsets.get(x) === qsets.get(r)).map(({ r: x }) => rv(x, 'balanced_acc'));
     return {
       model: r.model,
       questions: rowQuestions(r).length,
@@ -214,25 +276,33 @@ export function placeOnLeaderboard(file: string, published: readonly Leaderboard
       balanced_acc: r.balanced_acc,
       src_nuscenes_balanced_acc: num(r.src_nuscenes_balanced_acc),
       src_carla_balanced_acc: num(r.src_carla_balanced_acc),
+      coverage: rowCoverage(r, rr[k].all),
+      balanced_acc_all: rv(r, 'balanced_acc')!,
+      src_nuscenes_balanced_acc_all: rv(r, 'src_nuscenes_balanced_acc'),
+      src_carla_balanced_acc_all: rv(r, 'src_carla_balanced_acc'),
       rank,
-      rank_same_questions: rankIn(r.balanced_acc, same),
+      rank_same_questions: rankIn(rv(r, 'balanced_acc')!, same),
+      ...(rr[k].ci ? { ci: rr[k].ci } : {}),
       clips: rr[k].clips,
       subset: subsetPlacement(rr[k], pub, qsets.get(r)!),
     };
   });
 
   const ranking: RankedRow[] = all
-    .map(({ r, egogeo }, i) => ({ r, egogeo, i }))
-    .sort((a, b) => b.r.balanced_acc - a.r.balanced_acc || a.i - b.i)
-    .map(({ r, egogeo }) => ({
-      rank: rankIn(r.balanced_acc, all.map(({ r: x }) => x.balanced_acc)).rank,
+    .map(({ r, egogeo }, i) => ({ r, egogeo, i, v: rv(r, 'balanced_acc')! }))
+    .sort((a, b) => b.v - a.v || a.i - b.i)
+    .map(({ r, egogeo, v }) => ({
+      ...(egogeo && rr.find((x) => x.row === r)?.ci ? { ci: rr.find((x) => x.row === r)!.ci } : {}),
+      rank: rankIn(v, all.map(({ r: x }) => rv(x, 'balanced_acc'))).rank,
       model: r.model,
       egogeo,
       n_total: num(r.n_total),
       questions: rowQuestions(r).length,
       same_questions: ourSets.has(qsets.get(r)!),
+      coverage: egogeo ? rowCoverage(r, rr.find((x) => x.row === r)?.all) : rowCoverage(r),
       accuracy: num(r.accuracy),
       balanced_acc: r.balanced_acc,
+      rank_balanced_acc: v,
       macro_f1: num(r.macro_f1),
       src_nuscenes_balanced_acc: num(r.src_nuscenes_balanced_acc),
       src_carla_balanced_acc: num(r.src_carla_balanced_acc),

@@ -9,8 +9,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type LeaderboardPlacement, neighbourhood, type RankedRow } from './leaderboard.js';
-import type { Difference } from '../grade/index.js';
+import type { CoveredGroup, Difference } from '../grade/index.js';
 import type { ErrorKey, Report } from './report.js';
+import type { DomainGap } from './domains.js';
+import { baseDomain } from './runs.js';
 import { barChart, scatterPanels, trajectoryPanels, writePlots } from './svg.js';
 
 const f3 = (v: number): string => (Number.isFinite(v) ? v.toFixed(3) : '–');
@@ -20,6 +22,12 @@ const pct = (v: number): string => (Number.isFinite(v) ? `${(100 * v).toFixed(1)
 const f4 = (v: number | null): string => (v !== null && Number.isFinite(v) ? v.toFixed(4) : '–');
 const signed = (v: number | null): string => (v === null || !Number.isFinite(v) ? '–' : `${v >= 0 ? '+' : '−'}${Math.abs(v).toFixed(3)}`);
 const rk = (x: { rank: number; of: number } | null): string => (x ? `${x.rank}/${x.of}` : '–');
+/** A leaderboard figure's bootstrap interval, 4 places. */
+const ci4 = (c: [number, number] | null | undefined): string => (c ? ` [${f4(c[0])}, ${f4(c[1])}]` : '');
+/** Coverage (answered / gradable) as a percentage. */
+const cov = (c: number | null): string => (c === null || !Number.isFinite(c) ? '–' : `${(100 * c).toFixed(c < 1 && c > 0.999 ? 2 : 1)}%`);
+/** The grader's balanced accuracy, and where items went unanswered the figure that ranks (unanswered counted as wrong). */
+const withAll = (v: number | null, all: number | null): string => (all !== null && v !== null && Math.abs(all - v) > 1e-12 ? `${f4(v)} (${f4(all)} all)` : f4(v));
 
 const ci = (c: [number, number] | null | undefined): string => (c ? ` [${f3(c[0])}, ${f3(c[1])}]` : '');
 /** A gap's bootstrap: its interval, p-value and how it was drawn. */
@@ -30,12 +38,19 @@ const gapCi = (d: Difference | null | undefined): string =>
       ? ' (no interval: a side has no parsable answer)'
       : ` [${signed(d.ci_lo)}, ${signed(d.ci_hi)}] p ${d.p < 0.001 ? '< 0.001' : `= ${d.p.toFixed(3)}`} (${d.paired ? `paired, ${nClips(d.clips)}` : `two-sample, ${nClips(d.clips)}`})`;
 
+/** Coverage, and where items went unanswered the balanced accuracy with them counted as wrong. */
+const answeredCell = (c: CoveredGroup | null | undefined): string => (!c ? '–' : c.answered === c.total ? cov(1) : `${cov(c.coverage)} (BAcc ${f3(c.balanced_acc_all)} all)`);
+
+/** The gaps worth a line: every domain gap; a method difference only where the two methods' figures differ. */
+const shownGaps = (gaps: readonly DomainGap[]): DomainGap[] =>
+  gaps.filter((g) => g.kind !== 'method' || Math.abs(g.balanced_acc) > 1e-12 || (g.subset_balanced_acc !== null && Math.abs(g.subset_balanced_acc) > 1e-12));
+
 /** The per-domain table as plain text (the CLI prints it). */
 export function domainLines(r: Report): string[] {
   const d = r.domains;
   // Each run's protocol first: runs made with other frames, questions or methods do not compare as equals.
   const runLines = r.runs.map((x) => `run ${x.name}: ${x.protocol ?? 'protocol unknown (no run record)'}, ${x.n_clips} clip${x.n_clips === 1 ? '' : 's'}`);
-  const head = ['domain', 'runs', 'clips', 'BAcc 6q', 'acc 6q', 'F1 6q', 'BAcc all', 'acc all', 'F1 all', 'questions'];
+  const head = ['domain', 'runs', 'clips', 'BAcc 6q', 'acc 6q', 'F1 6q', 'BAcc all', 'acc all', 'F1 all', 'questions', 'answered 6q', 'answered all'];
   const rows = d.rows.map((x) => [
     x.domain,
     x.runs.join(' = '),
@@ -47,14 +62,19 @@ export function domainLines(r: Report): string[] {
     f3(x.all.accuracy),
     f3(x.all.macro_f1),
     String(x.questions),
+    answeredCell(x.subset_coverage),
+    answeredCell(x.all_coverage),
   ]);
   const w = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
   const line = (c: string[]) => c.map((v, i) => (i < 2 ? v.padEnd(w[i]) : v.padStart(w[i]))).join('  ').trimEnd();
   const boot = d.bootstrap ? [`intervals: ${Math.round(100 * d.bootstrap.confidence)}% clip-level bootstrap, ${d.bootstrap.n} draws, seed ${d.bootstrap.seed}`] : [];
-  const out = [...runLines, ...boot, line(head), ...rows.map(line)];
-  for (const g of d.gaps) {
+  const cover = d.rows.some((x) => x.all_coverage.answered < x.all_coverage.total) ? ['answered: answered/gradable items; the grader leaves the unanswered out of BAcc ("all": counted as wrong)'] : [];
+  const out = [...runLines, ...boot, line(head), ...rows.map(line), ...cover];
+  for (const g of shownGaps(d.gaps)) {
     out.push(`${g.kind === 'method' ? 'method difference' : 'gap'} ${g.a} − ${g.b}: balanced accuracy ${signed(g.subset_balanced_acc)}${gapCi(g.subset_diff)} (6 questions), ${signed(g.balanced_acc)}${gapCi(g.diff)} (all)`);
   }
+  const hidden = d.gaps.length - shownGaps(d.gaps).length;
+  if (hidden) out.push(`(${hidden} method pair${hidden === 1 ? '' : 's'} with the same balanced accuracies not shown)`);
   return out;
 }
 
@@ -63,22 +83,23 @@ export function placementLines(lb: LeaderboardPlacement, context: number): strin
   const out = [`leaderboard ${lb.file}: ${lb.n_published} published rows + ${lb.rows.length} egogeo row${lb.rows.length === 1 ? '' : 's'} (rank 1 = best)`];
   for (const p of lb.placements) {
     out.push(
-      `  ${p.model}: balanced_acc ${f4(p.balanced_acc)} rank ${rk(p.rank.balanced_acc)}; nuScenes ${f4(p.src_nuscenes_balanced_acc)} rank ${rk(p.rank.src_nuscenes_balanced_acc)}; ` +
-        `CARLA ${f4(p.src_carla_balanced_acc)} rank ${rk(p.rank.src_carla_balanced_acc)}; ${rk(p.rank_same_questions)} among rows answering the same ${p.questions} questions`,
+      `  ${p.model}: coverage ${cov(p.coverage)}; balanced_acc ${withAll(p.balanced_acc, p.balanced_acc_all)}${ci4(p.ci?.balanced_acc)} rank ${rk(p.rank.balanced_acc)}; nuScenes ${withAll(p.src_nuscenes_balanced_acc, p.src_nuscenes_balanced_acc_all)}${ci4(p.ci?.src_nuscenes_balanced_acc)} rank ${rk(p.rank.src_nuscenes_balanced_acc)}; ` +
+        `CARLA ${withAll(p.src_carla_balanced_acc, p.src_carla_balanced_acc_all)}${ci4(p.ci?.src_carla_balanced_acc)} rank ${rk(p.rank.src_carla_balanced_acc)}; ${rk(p.rank_same_questions)} among rows answering the same ${p.questions} questions`,
     );
     if (p.subset) out.push(`    on the ${p.subset.questions} questions of the rows marked †: balanced_acc ${f4(p.subset.balanced_acc)} (nuScenes ${f4(p.subset.src_nuscenes_balanced_acc)}, CARLA ${f4(p.subset.src_carla_balanced_acc)}), rank ${rk(p.subset.rank)} among them`);
   }
-  const head = ['rank', 'model', 'n_total', 'q', 'BAcc', 'nuScenes', 'CARLA'];
+  const head = ['rank', 'model', 'n_total', 'q', 'coverage', 'BAcc', 'nuScenes', 'CARLA'];
   const rows = neighbourhood(lb.ranking, context).map((x) =>
     x === null
-      ? ['…', '', '', '', '', '', '']
-      : [String(x.rank), `${x.model}${x.egogeo ? '  ◀' : ''}`, x.n_total === null ? '–' : String(x.n_total), `${x.questions}${x.same_questions ? '' : '†'}`, f4(x.balanced_acc), f4(x.src_nuscenes_balanced_acc), f4(x.src_carla_balanced_acc)],
+      ? ['…', '', '', '', '', '', '', '']
+      : [String(x.rank), `${x.model}${x.egogeo ? '  ◀' : ''}`, x.n_total === null ? '–' : String(x.n_total), `${x.questions}${x.same_questions ? '' : '†'}`, cov(x.coverage), withAll(x.balanced_acc, x.rank_balanced_acc) + ci4(x.ci?.balanced_acc), f4(x.src_nuscenes_balanced_acc) + ci4(x.ci?.src_nuscenes_balanced_acc), f4(x.src_carla_balanced_acc) + ci4(x.ci?.src_carla_balanced_acc)],
   );
   const w = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
   const line = (c: string[]) => `  ${c.map((v, i) => (i === 1 ? v.padEnd(w[i]) : v.padStart(w[i]))).join('  ')}`.trimEnd();
   out.push(line(head), ...rows.map(line));
   const other = Object.entries(lb.other_questions);
   if (other.length) out.push(`  † answers other questions than egogeo's rows (${other.map(([q, n]) => `${n} row${n === 1 ? '' : 's'} with ${q}`).join(', ')}): its pooled balanced accuracy is over other questions`);
+  out.push(`  coverage: answered / gradable items; BAcc: the published grader's (answered items only); "(x all)": the unanswered counted as wrong, what egogeo's rows rank by`);
   for (const n of lb.notes) out.push(`  ${n}`);
   return out;
 }
@@ -86,25 +107,25 @@ export function placementLines(lb: LeaderboardPlacement, context: number): strin
 function leaderboardMarkdown(lb: LeaderboardPlacement, context: number, pngs: boolean): string[] {
   const L: string[] = ['## On the leaderboard', ''];
   L.push(
-    `Each run is one leaderboard row, made as the reference's \`build_leaderboard.py\` makes one (the published grader; per source by clip id: \`clip_*\` nuScenes, else CARLA), placed among the ${lb.n_published} rows of \`${cell(lb.file)}\`. Rank 1 = best; rows with the same value share a rank.`,
+    `Each run is one leaderboard row, made as the reference's \`build_leaderboard.py\` makes one (the published grader; per source by clip id: \`clip_*\` nuScenes, else CARLA), placed among the ${lb.n_published} rows of \`${cell(lb.file)}\`. Rank 1 = best; rows with the same value share a rank. Coverage: the answered share of the gradable items; the grader leaves the unanswered out of balanced accuracy, so egogeo's rows rank by the figure with them counted as wrong ("all", shown where it differs); the published rows rank by their published figure.`,
     '',
   );
-  L.push('| run | questions | predictions | balanced acc. | rank | nuScenes BAcc | rank | CARLA BAcc | rank | rank among the same questions |', '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+  L.push('| run | questions | predictions | coverage | balanced acc. | rank | nuScenes BAcc | rank | CARLA BAcc | rank | rank among the same questions |', '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const p of lb.placements) {
-    L.push(`| **${cell(p.model)}** | ${p.questions} | ${p.n_total} | ${f4(p.balanced_acc)} | ${rk(p.rank.balanced_acc)} | ${f4(p.src_nuscenes_balanced_acc)} | ${rk(p.rank.src_nuscenes_balanced_acc)} | ${f4(p.src_carla_balanced_acc)} | ${rk(p.rank.src_carla_balanced_acc)} | ${rk(p.rank_same_questions)} |`);
+    L.push(`| **${cell(p.model)}** | ${p.questions} | ${p.n_total} | ${cov(p.coverage)} | ${withAll(p.balanced_acc, p.balanced_acc_all)}${ci4(p.ci?.balanced_acc)} | ${rk(p.rank.balanced_acc)} | ${withAll(p.src_nuscenes_balanced_acc, p.src_nuscenes_balanced_acc_all)}${ci4(p.ci?.src_nuscenes_balanced_acc)} | ${rk(p.rank.src_nuscenes_balanced_acc)} | ${withAll(p.src_carla_balanced_acc, p.src_carla_balanced_acc_all)}${ci4(p.ci?.src_carla_balanced_acc)} | ${rk(p.rank.src_carla_balanced_acc)} | ${rk(p.rank_same_questions)} |`);
   }
   for (const p of lb.placements) {
     if (p.subset) L.push('', `${cell(p.model)} on the ${p.subset.questions} questions of the rows marked † (the published grader over those answers only): balanced accuracy **${f4(p.subset.balanced_acc)}** (nuScenes ${f4(p.subset.src_nuscenes_balanced_acc)}, CARLA ${f4(p.subset.src_carla_balanced_acc)}), rank **${rk(p.subset.rank)}** among those rows.`);
   }
   L.push('', Number.isFinite(context) ? `The neighbourhood (${context} published rows either side; all rows in report.json):` : 'All rows:', '');
-  L.push('| rank | model | n_total | questions | accuracy | balanced acc. | macro F1 | nuScenes BAcc | CARLA BAcc |', '| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+  L.push('| rank | model | n_total | questions | coverage | accuracy | balanced acc. | macro F1 | nuScenes BAcc | CARLA BAcc |', '| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const x of neighbourhood(lb.ranking, context)) {
     if (x === null) {
-      L.push('| … | | | | | | | | |');
+      L.push('| … | | | | | | | | | |');
       continue;
     }
     const m = (s: string) => (x.egogeo ? `**${s}**` : s);
-    L.push(`| ${m(String(x.rank))} | ${m(cell(x.model))} | ${x.n_total ?? '–'} | ${x.questions}${x.same_questions ? '' : ' †'} | ${f4(x.accuracy)} | ${m(f4(x.balanced_acc))} | ${f4(x.macro_f1)} | ${f4(x.src_nuscenes_balanced_acc)} | ${f4(x.src_carla_balanced_acc)} |`);
+    L.push(`| ${m(String(x.rank))} | ${m(cell(x.model))} | ${x.n_total ?? '–'} | ${x.questions}${x.same_questions ? '' : ' †'} | ${cov(x.coverage)} | ${f4(x.accuracy)} | ${m(withAll(x.balanced_acc, x.rank_balanced_acc))}${ci4(x.ci?.balanced_acc)} | ${f4(x.macro_f1)} | ${f4(x.src_nuscenes_balanced_acc)}${ci4(x.ci?.src_nuscenes_balanced_acc)} | ${f4(x.src_carla_balanced_acc)}${ci4(x.ci?.src_carla_balanced_acc)} |`);
   }
   L.push('');
   const other = Object.entries(lb.other_questions);
@@ -132,6 +153,8 @@ export function plots(r: Report, leaderboardRows = 3): Record<string, string> {
   const what = `${protocols.length === 1 ? protocols[0] : `${r.runs.length} runs`}, ${nClips(r.n_clips)}`;
   const sources = Object.keys(r.per_source);
   const qs = Object.keys(r.per_question);
+  // A bar pooling every domain, but never several methods (the domains' own bars say it per method).
+  const pooledBar = sources.length > 1 && r.methods.length <= 1;
   const lb = r.leaderboard ? (neighbourhood(r.leaderboard.ranking, leaderboardRows).filter((x) => x !== null) as RankedRow[]) : [];
   return {
     ...(r.leaderboard
@@ -140,20 +163,25 @@ export function plots(r: Report, leaderboardRows = 3): Record<string, string> {
             lb.map((x) => `${x.egogeo ? '▶ ' : ''}${x.model}${x.same_questions ? '' : ' †'} (${x.rank})`),
             ['balanced accuracy', 'nuScenes', 'CARLA'],
             lb.map((x) => [x.balanced_acc, x.src_nuscenes_balanced_acc ?? NaN, x.src_carla_balanced_acc ?? NaN]),
-            { title: `On the leaderboard (▶ egogeo: ${what}; † other questions)`, axis: 'balanced accuracy', labels: true },
+            {
+              title: `On the leaderboard (▶ egogeo: ${what}; † other questions)${lb.some((x) => x.ci) && r.bootstrap ? `, egogeo's ${Math.round(100 * r.bootstrap.confidence)}% bootstrap intervals` : ''}`,
+              axis: 'balanced accuracy',
+              labels: true,
+              ...(lb.some((x) => x.ci) ? { intervals: lb.map((x) => [x.ci?.balanced_acc ?? null, x.ci?.src_nuscenes_balanced_acc ?? null, x.ci?.src_carla_balanced_acc ?? null]) } : {}),
+            },
           ),
         }
       : {}),
     'per_question.svg': barChart(
       qs,
-      sources.length > 1 ? ['all', ...sources] : sources,
-      qs.map((q) => [...(sources.length > 1 ? [r.per_question[q].balanced_acc] : []), ...sources.map((s) => r.per_source[s].per_question[q]?.balanced_acc ?? NaN)]),
+      pooledBar ? ['all', ...sources] : sources,
+      qs.map((q) => [...(pooledBar ? [r.per_question[q].balanced_acc] : []), ...sources.map((s) => r.per_source[s].per_question[q]?.balanced_acc ?? NaN)]),
       {
-        title: `Balanced accuracy per question — ${r.name} (${what})${r.bootstrap ? `, ${Math.round(100 * r.bootstrap.confidence)}% bootstrap intervals` : ''}`,
+        title: `Balanced accuracy per question — ${r.name} (${what})${r.bootstrap && pooledBar ? `, ${Math.round(100 * r.bootstrap.confidence)}% bootstrap intervals` : ''}`,
         axis: 'balanced accuracy',
         labels: true,
         // The pooled column's intervals (every domain): the first series.
-        ...(r.bootstrap ? { intervals: qs.map((q) => { const g = r.bootstrap!.per_question[q]; return [g ? [g.balanced_acc_ci_lo, g.balanced_acc_ci_hi] as [number, number] : null]; }) } : {}),
+        ...(r.bootstrap && pooledBar ? { intervals: qs.map((q) => { const g = r.bootstrap!.per_question[q]; return [g ? [g.balanced_acc_ci_lo, g.balanced_acc_ci_hi] as [number, number] : null]; }) } : {}),
       },
     ),
     'per_source.svg': barChart(
@@ -183,7 +211,8 @@ export function plots(r: Report, leaderboardRows = 3): Record<string, string> {
       `Deciding values, estimate against ground truth (${nClips(r.trajectory_errors.n_clips)}; dashed: threshold; grey: y = x)`,
     ),
     'trajectories.svg': trajectoryPanels(
-      r.worst.map((w) => ({ title: `${w.clip_id} (${w.source}) ATE ${w.ate_se3.toFixed(2)} m`, gt: w.gt, estimate: w.estimate })),
+      // One panel per clip and domain (report.ts): the domain without the run that split it fits the panel.
+      r.worst.map((w) => ({ title: `${w.clip_id} (${baseDomain(w.source)}) ATE ${w.ate_se3.toFixed(2)} m`, gt: w.gt, estimate: w.estimate })),
       `Ground truth vs estimate — the ${r.worst.length === 1 ? "clip" : `${r.worst.length} clips`} with the largest ATE`,
     ),
   };
@@ -201,6 +230,9 @@ function bootstrapMarkdown(b: NonNullable<Report['bootstrap']>): string[] {
   return L;
 }
 
+/** Coverage in a few words: "all answered", or the share and the figure with the unanswered counted as wrong. */
+const answeredShort = (c: CoveredGroup): string => (c.answered === c.total ? 'every item answered' : `${c.answered}/${c.total} items answered; ${f3(c.balanced_acc_all)} with the unanswered counted as wrong`);
+
 /** "1 clip", "45 clips". */
 const nClips = (n: number): string => `${n} clip${n === 1 ? '' : 's'}`;
 
@@ -208,7 +240,14 @@ export function markdown(r: Report, pngs: boolean, leaderboardRows = 3): string 
   const L: string[] = [];
   const sources = Object.keys(r.per_source);
   L.push(`# Report: ${r.name}`, '');
-  L.push(`${r.n_records} predictions over ${r.n_clips} clips${r.runs.length > 1 ? ` of ${r.runs.length} runs (each domain counted once)` : ''}; pooled balanced accuracy **${f3(r.overall.balanced_acc)}**, macro F1 ${f3(r.overall.macro_f1)}, accuracy ${f3(r.overall.accuracy)}.`, '');
+  if (r.methods.length > 1) {
+    // Several methods: one headline each (pooling them would average unlike things).
+    L.push(`${r.n_records} predictions over ${r.n_clips} clips of ${r.runs.length} runs, ${r.methods.length} methods (each domain counted once per method):`, '');
+    for (const m of r.methods) L.push(`- **${cell(m.method)}** (${cell(m.runs.join(', '))}; ${nClips(m.clips)}): balanced accuracy **${f3(m.overall.balanced_acc)}** (${answeredShort(m.coverage)}), macro F1 ${f3(m.overall.macro_f1)}, accuracy ${f3(m.overall.accuracy)}`);
+    L.push('');
+  } else {
+    L.push(`${r.n_records} predictions over ${r.n_clips} clips${r.runs.length > 1 ? ` of ${r.runs.length} runs (each domain counted once)` : ''}; pooled balanced accuracy **${f3(r.overall.balanced_acc)}** (${answeredShort(r.coverage)}), macro F1 ${f3(r.overall.macro_f1)}, accuracy ${f3(r.overall.accuracy)}.`, '');
+  }
   for (const n of r.notes) L.push(`> ${n}`, '');
 
   L.push('| run | file | named by | protocol | CARLA domain | clips | predictions |', '| --- | --- | --- | --- | --- | ---: | ---: |');
@@ -216,13 +255,16 @@ export function markdown(r: Report, pngs: boolean, leaderboardRows = 3): string 
   L.push('');
   L.push('## Per domain', '');
   L.push(`Graded with the benchmark's grader, pooled over the 6 questions every published geometric baseline answers (${r.domains.subset.join(', ')}) and over all questions present.`, '');
-  L.push('| domain | runs | clips | predictions | BAcc, 6 q. | accuracy, 6 q. | macro F1, 6 q. | BAcc, all | accuracy, all | macro F1, all |', '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+  L.push('| domain | runs | clips | predictions | BAcc, 6 q. | accuracy, 6 q. | macro F1, 6 q. | BAcc, all | accuracy, all | macro F1, all | answered, 6 q. | answered, all |', '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const d of r.domains.rows) {
-    L.push(`| ${cell(d.domain)} | ${cell(d.runs.join(' = '))} | ${d.clips} | ${d.all.n} | ${f3(d.subset?.balanced_acc ?? NaN)}${ci(d.subset_ci)} | ${f3(d.subset?.accuracy ?? NaN)} | ${f3(d.subset?.macro_f1 ?? NaN)} | ${f3(d.all.balanced_acc)}${ci(d.all_ci)} | ${f3(d.all.accuracy)} | ${f3(d.all.macro_f1)} |`);
+    L.push(`| ${cell(d.domain)} | ${cell(d.runs.join(' = '))} | ${d.clips} | ${d.all.n} | ${f3(d.subset?.balanced_acc ?? NaN)}${ci(d.subset_ci)} | ${f3(d.subset?.accuracy ?? NaN)} | ${f3(d.subset?.macro_f1 ?? NaN)} | ${f3(d.all.balanced_acc)}${ci(d.all_ci)} | ${f3(d.all.accuracy)} | ${f3(d.all.macro_f1)} | ${answeredCell(d.subset_coverage)} | ${answeredCell(d.all_coverage)} |`);
   }
+  L.push('', 'Answered: the share of gradable items with a parsable answer; the grader leaves the rest out of every figure, so where it is below 100% the balanced accuracy with them counted as wrong ("all") stands beside it.');
   L.push('');
   if (r.domains.bootstrap) L.push(`Intervals: ${Math.round(100 * r.domains.bootstrap.confidence)}% clip-level bootstrap (${r.domains.bootstrap.n} draws, seed ${r.domains.bootstrap.seed}; \`scripts/bootstrap_confidence.py\`'s resampling); a gap's is paired when both sides hold the same clips, else two-sample, with a two-sided p-value for no difference.`, '');
-  for (const g of r.domains.gaps) {
+  const hiddenGaps = r.domains.gaps.length - shownGaps(r.domains.gaps).length;
+  if (hiddenGaps) L.push(`${hiddenGaps} method pair${hiddenGaps === 1 ? '' : 's'} with the same balanced accuracies (different answers, the same figures) not listed.`, '');
+  for (const g of shownGaps(r.domains.gaps)) {
     L.push(`- ${g.kind === 'method' ? 'Method difference' : 'Gap'} ${cell(g.a)} − ${cell(g.b)}: balanced accuracy **${signed(g.subset_balanced_acc)}**${gapCi(g.subset_diff)} (6 questions), ${signed(g.balanced_acc)}${gapCi(g.diff)} (all questions).`);
   }
   if (r.domains.gaps.length) L.push('');
@@ -283,7 +325,7 @@ export function markdown(r: Report, pngs: boolean, leaderboardRows = 3): string 
   const verdicts = Object.entries(r.quality);
   if (verdicts.length > 0) {
     L.push('## Estimate quality per source', '');
-    L.push("Each clip's verdict from what the engine could measure (`src/vo/quality.ts`): *failed* — the metric scale collapsed (its scale-dependent answers are withheld, not read as \"stopped\"); *weak* — the road seen on fewer than half of the moving pairs, or pairs without a pose.", '');
+    L.push("Each clip's verdict from what the engine could measure (`src/vo/quality.ts`): *failed* — the metric scale collapsed (its scale-dependent answers rest on what the estimate could measure; a run made with \`--abstain\` withheld them); *weak* — the road seen on fewer than half of the moving pairs, or pairs without a pose.", '');
     L.push('| source | ok | weak | failed |', '| --- | ---: | ---: | ---: |');
     for (const [s, q] of verdicts) L.push(`| ${s} | ${q.ok} | ${q.weak} | ${q.failed} |`);
     const failed = verdicts.flatMap(([s, q]) => q.flagged.filter((f) => f.verdict === 'failed').map((f) => ({ s, ...f })));

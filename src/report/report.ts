@@ -11,17 +11,17 @@
  * baseline/ (the 6-question subset).
  */
 import type { Trajectory } from '../core/trajectory.js';
-import { type BootstrapSummary, bootstrapClips, bootstrapIntervals, evaluate, type GroupMetrics, sortCodePoints } from '../grade/index.js';
+import { type BootstrapSummary, bootstrapClips, bootstrapIntervals, type CoveredGroup, coverageOf, evaluate, type GroupMetrics, sortCodePoints } from '../grade/index.js';
 import type { Prediction } from '../core/prediction.js';
 import type { ClipQuality } from '../io/trajectories.js';
 import { type ClipData, clipData, computeDynamics, type DynamicsArrays, type Question, type QuestionSet, summaryFeatures } from '../oracle/index.js';
 import { ate, rpe } from '../vo/errors.js';
 import { type BootstrapSpec, type DomainTable, domainTable } from './domains.js';
-import { type LeaderboardPlacement, type LeaderboardRow, placeOnLeaderboard, rowQuestions, runRow } from './leaderboard.js';
+import { type LeaderboardPlacement, type LeaderboardRow, placeOnLeaderboard, type RowIntervals, rowQuestions, runRow, runRowAll } from './leaderboard.js';
 import { decisionMargin, isNearThreshold, type Margin } from './margins.js';
 import type { LabelAuditView } from './labelaudit.js';
 import { REFERENCE_METHODS } from '../baseline/reference.js';
-import { type DomainInfo, type ReportRun, sourceOf } from './runs.js';
+import { baseDomain, combineRuns, type DomainInfo, type ReportRun, sourceOf } from './runs.js';
 
 export { sourceOf };
 
@@ -138,6 +138,14 @@ export interface QuestionCheck {
   noise_ceiling: number | null;
 }
 
+export interface MethodHeadline {
+  method: string;
+  runs: string[];
+  clips: number;
+  overall: GroupMetrics;
+  coverage: CoveredGroup;
+}
+
 export interface Stat {
   n: number;
   mean: number;
@@ -177,6 +185,14 @@ export interface Report {
   near_threshold: number;
   runs: RunInfo[];
   overall: GroupMetrics;
+  /** Pooled answered / gradable items, and balanced accuracy with the unanswered counted as wrong. */
+  coverage: CoveredGroup;
+  /**
+   * The headline per method (runs grouped by their run record's method; runs without one are one
+   * group, 'method unknown'): its runs' records combined by domain, graded together. Pooling several methods means
+   * nothing, so with more than one the report heads with these instead of `overall`.
+   */
+  methods: MethodHeadline[];
   /** Per domain, 6-question subset and all questions, and the domain gaps. */
   domains: DomainTable;
   /** The runs placed on the published leaderboard (`--leaderboard`). */
@@ -280,6 +296,29 @@ function bootstrapClipsByDomain(records: readonly Prediction[], questions: Quest
   return bootstrapClips(records.map((r) => ({ ...r, clip_id: keyOf(r), source: sourceOf(r) })), questions);
 }
 
+/**
+ * A run's leaderboard row intervals: the bootstrap of its file as `grade --bootstrap N --seed S`
+ * makes it (per source by clip id, as the row is made), so the row and grade show one interval.
+ */
+function rowIntervals(records: readonly Prediction[], questions: QuestionSet, b: BootstrapSpec): RowIntervals {
+  const s = bootstrapIntervals(bootstrapClips(records.map(({ source: _, ...r }) => r), questions), questions, { n: b.n, seed: b.seed });
+  const src = (k: string): [number, number] | null => (s.per_source[k] ? [s.per_source[k].balanced_acc_ci_lo, s.per_source[k].balanced_acc_ci_hi] : null);
+  return { balanced_acc: [s.balanced_acc_ci_lo, s.balanced_acc_ci_hi], src_nuscenes_balanced_acc: src('nuscenes'), src_carla_balanced_acc: src('carla') };
+}
+
+/** Runs grouped by method, each group's records combined by domain (runs.ts) and graded. */
+function methodHeadlines(runs: readonly ReportRun[], questions: QuestionSet): MethodHeadline[] {
+  const by = new Map<string, ReportRun[]>();
+  for (const r of runs) {
+    const m = r.method ?? 'method unknown'; // no run record: taken as one method, as before methods were told apart
+    by.set(m, [...(by.get(m) ?? []), r]);
+  }
+  return [...by].map(([method, rs]) => {
+    const recs = combineRuns(rs).records;
+    return { method, runs: rs.map((r) => r.name), clips: new Set(recs.map(keyOf)).size, overall: evaluate(recs, questions).global, coverage: coverageOf(recs, questions) };
+  });
+}
+
 export function buildReport(input: ReportInput): Report {
   const { records, questions } = input;
   const notes: string[] = [...(input.notes ?? [])];
@@ -296,7 +335,10 @@ export function buildReport(input: ReportInput): Report {
     perSource[s] = { ...ms.global, clips: new Set(sub.map((r) => r.clip_id)).size, per_question: pq };
   }
   const gaps: Gap[] = [];
-  if (sources.length >= 2) {
+  const methods = input.runs ? methodHeadlines(input.runs, questions) : [];
+  if (methods.length > 1) {
+    notes.push(`${methods.length} methods: the gaps between domains are within each method (the per-domain table's gap lines), not across them`);
+  } else if (sources.length >= 2) {
     for (const metric of ['balanced_acc', 'macro_f1'] as const) {
       const sorted = sources.slice().sort((a, b) => perSource[b][metric] - perSource[a][metric]);
       const best = sorted[0], worst = sorted[sorted.length - 1];
@@ -391,9 +433,18 @@ export function buildReport(input: ReportInput): Report {
     errSources[s] = Object.fromEntries(ERROR_KEYS.map((k) => [k, stat(es.map((e) => e[k]))])) as Record<ErrorKey, Stat>;
   }
   if (input.clips.size > 0 && estArrays.size === 0) notes.push('no estimated trajectories found (the run writes them to <preds>.trajectories/)');
+  // One panel per clip and domain: runs whose answers differ split a domain into one label per run
+  // ('nuscenes (egogeo_simulation)', …) and may share the very estimate (the nuScenes clips of two CARLA domains).
+  const drawn = new Set<string>();
   const worst = perClip
     .slice()
     .sort((a, b) => b.ate_se3 - a.ate_se3)
+    .filter((e) => {
+      const k = clipKey(baseDomain(e.source), e.clip_id);
+      if (drawn.has(k)) return false;
+      drawn.add(k);
+      return true;
+    })
     .slice(0, input.worst ?? 6)
     .map((e) => {
       const key = clipKey(e.source, e.clip_id);
@@ -412,12 +463,13 @@ export function buildReport(input: ReportInput): Report {
       runs.map((r) => {
         const answered = new Set(r.records.map((x) => x.question_id));
         const subsets = new Map<string, LeaderboardRow>();
+        // Ranked among the rows of a smaller question set, as the run itself: the unanswered counted as wrong.
         for (const key of sets) {
           const ids = new Set(key.split(','));
           if (!key || ids.size >= answered.size || ![...ids].every((q) => answered.has(q))) continue;
-          subsets.set(key, runRow(r.name, r.records.filter((x) => ids.has(x.question_id)), questions));
+          subsets.set(key, runRowAll(r.name, r.records.filter((x) => ids.has(x.question_id)), questions));
         }
-        return { row: runRow(r.name, r.records, questions), clips: new Set(r.records.map((x) => x.clip_id)).size, subsets };
+        return { row: runRow(r.name, r.records, questions), all: runRowAll(r.name, r.records, questions), clips: new Set(r.records.map((x) => x.clip_id)).size, subsets, ...(input.bootstrap ? { ci: rowIntervals(r.records, questions, input.bootstrap) } : {}) };
       }),
     );
   }
@@ -437,6 +489,8 @@ export function buildReport(input: ReportInput): Report {
       n_clips: new Set(r.records.map((x) => clipKey(sourceOf(x), x.clip_id))).size,
     })),
     overall: m.global,
+    coverage: coverageOf(records, questions),
+    methods: input.runs ? methods : methodHeadlines(runs, questions),
     domains,
     leaderboard,
     per_source: perSource,

@@ -19,7 +19,7 @@ export interface ReportRun {
   carla_domain: string | null;
   /** How the run was made, as its run record says (method, frames, questions), else null. */
   protocol?: string | null;
-  /** Its run record's method ('egogeo', 'vo-proxy', 'flow-heuristic'), else null. */
+  /** Its method (run record key.method: egogeo, vo-proxy, flow-heuristic), else null (no run record). */
   method?: string | null;
   /** The records as the file holds them. */
   records: Prediction[];
@@ -30,6 +30,9 @@ export const sourceOf = (r: Prediction): string => recordSource(r);
 
 /** The domain of a record of a run: its source, CARLA split by the run's domain. */
 export const domainOf = (source: string, carlaDomain: string | null): string => (source === 'carla' && carlaDomain ? `carla ${carlaDomain}` : source);
+
+/** A domain label without the run that split it off ('nuscenes (egogeo_simulation)' → 'nuscenes'). */
+export const baseDomain = (d: string): string => d.replace(/ \(.*\)$/, '');
 
 export interface DomainInfo {
   /** The domain label the combined records carry as `source`. */
@@ -79,20 +82,34 @@ export function combineRuns(runs: readonly ReportRun[]): CombinedRuns {
       add(d, entries[0][0], entries[0][1], [runs[entries[0][0]].name]);
       continue;
     }
-    const maps = entries.map(([, rs]) => new Map(rs.map((r) => [answerKey(r), r.model_answer])));
-    const keys = new Set(maps.flatMap((m) => [...m.keys()]));
-    let differ = 0;
-    for (const k of keys) {
-      const first = maps[0].has(k) ? maps[0].get(k) : undefined;
-      if (maps.some((m) => !m.has(k) || m.get(k) !== first)) differ++;
+    // Runs that gave the same answers (one method's runs of two CARLA domains share their nuScenes
+    // clips) are one class, reported once; each class of differing answers gets its own label.
+    const signature = (rs: Prediction[]): string => JSON.stringify(rs.map((r) => [answerKey(r), r.model_answer]).sort((a, b) => (a[0]! < b[0]! ? -1 : a[0]! > b[0]! ? 1 : 0)));
+    const classes = new Map<string, [number, Prediction[]][]>();
+    for (const e of entries) {
+      const k = signature(e[1]);
+      classes.set(k, [...(classes.get(k) ?? []), e]);
     }
-    const names = entries.map(([i]) => runs[i].name);
-    if (differ === 0) {
-      add(d, entries[0][0], entries[0][1], names);
-      notes.push(`${d}: the same ${keys.size} answers in ${names.join(' and ')}; counted once`);
+    const all = entries.map(([i]) => runs[i].name);
+    const n = new Set(entries.flatMap(([, rs]) => rs.map(answerKey))).size;
+    if (classes.size === 1) {
+      add(d, entries[0][0], entries[0][1], all);
+      notes.push(`${d}: the same ${n} answers in ${all.join(' and ')}; counted once`);
+      continue;
+    }
+    for (const members of classes.values()) {
+      const names = members.map(([i]) => runs[i].name);
+      add(`${d} (${names.join(' = ')})`, members[0][0], members[0][1], names);
+    }
+    const same = [...classes.values()].filter((m) => m.length > 1).map((m) => m.map(([i]) => runs[i].name).join(' = '));
+    if (same.length === 0) {
+      const maps = entries.map(([, rs]) => new Map(rs.map((r) => [answerKey(r), r.model_answer])));
+      const keys = new Set(maps.flatMap((m) => [...m.keys()]));
+      let differ = 0;
+      for (const k of keys) if (maps.some((m) => !m.has(k) || m.get(k) !== maps[0].get(k))) differ++;
+      notes.push(`${d}: ${all.join(' and ')} differ in ${differ} of ${keys.size} answers; reported once per run`);
     } else {
-      for (const [i, rs] of entries) add(`${d} (${runs[i].name})`, i, rs, [runs[i].name]);
-      notes.push(`${d}: ${names.join(' and ')} differ in ${differ} of ${keys.size} answers; reported once per run`);
+      notes.push(`${d}: ${all.join(', ')} answer ${n} items in ${classes.size} different ways, reported once per way (the same answers, counted once: ${same.join('; ')})`);
     }
   }
   return { records, domains, owner, notes };

@@ -13,26 +13,69 @@ const FONT = 'font-family="Helvetica, Arial, sans-serif"';
 export const esc = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 const n = (v: number): string => (Number.isFinite(v) ? String(Math.round(v * 100) / 100) : '0');
 
+/** Average advance of a bold 15 px Helvetica/Arial character (px): a generous estimate, so a title never runs past the edge. */
+const TITLE_CHAR_PX = 8.8;
+const TITLE_LINE_PX = 19;
+
+/** A title broken at spaces into lines that fit `width` (a word longer than a line is cut with an ellipsis). */
+export function titleLines(title: string, width: number): string[] {
+  const max = Math.max(8, Math.floor((width - 24) / TITLE_CHAR_PX));
+  const lines: string[] = [];
+  let cur = '';
+  for (const word of title.split(' ')) {
+    const w = word.length > max ? `${word.slice(0, max - 1)}…` : word;
+    if (cur && cur.length + 1 + w.length > max) {
+      lines.push(cur);
+      cur = w;
+    } else cur = cur ? `${cur} ${w}` : w;
+  }
+  if (cur) lines.push(cur);
+  return lines;
+}
+
+/**
+ * The figure: white ground, the title on as many lines as it needs (the body, laid out below one
+ * title line, moves down by the extra lines and the figure grows by as much).
+ */
 function frame(width: number, height: number, title: string, body: string[]): string {
+  const lines = titleLines(title, width);
+  const extra = (lines.length - 1) * TITLE_LINE_PX;
+  const h = height + extra;
   return [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" ${FONT} font-size="12">`,
-    `<rect width="${width}" height="${height}" fill="white"/>`,
-    `<text x="${width / 2}" y="22" text-anchor="middle" font-size="15" font-weight="bold">${esc(title)}</text>`,
-    ...body,
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${h}" viewBox="0 0 ${width} ${h}" ${FONT} font-size="12">`,
+    // The whole title once, unbroken (screen readers, search); the drawn lines below.
+    `<title>${esc(title)}</title>`,
+    `<rect width="${width}" height="${h}" fill="white"/>`,
+    ...lines.map((l, i) => `<text x="${width / 2}" y="${22 + i * TITLE_LINE_PX}" text-anchor="middle" font-size="15" font-weight="bold">${esc(l)}</text>`),
+    ...(extra > 0 ? [`<g transform="translate(0 ${extra})">`, ...body, '</g>'] : body),
     '</svg>',
     '',
   ].join('\n');
 }
 
-function legend(series: string[], x: number, y: number, colors: string[]): string[] {
+const LEGEND_ROW_PX = 18;
+
+/**
+ * Legend entries from `x` on the row at `y`; an entry that would pass `right` starts a new row at
+ * `wrapX` (LEGEND_ROW_PX lower). Returns the SVG and the number of rows used.
+ */
+function legend(series: string[], x: number, y: number, colors: string[], right = Infinity, wrapX = x): { svg: string[]; rows: number } {
   const out: string[] = [];
-  let cx = x;
+  let cx = x, cy = y, rows = 1, onRow = 0;
   series.forEach((s, i) => {
-    out.push(`<rect x="${n(cx)}" y="${n(y - 10)}" width="12" height="12" fill="${colors[i % colors.length]}"/>`);
-    out.push(`<text x="${n(cx + 16)}" y="${n(y)}">${esc(s)}</text>`);
-    cx += 28 + s.length * 7;
+    const w = 28 + s.length * 7;
+    if (onRow > 0 && cx + w - 12 > right) {
+      cx = wrapX;
+      cy += LEGEND_ROW_PX;
+      rows++;
+      onRow = 0;
+    }
+    onRow++;
+    out.push(`<rect x="${n(cx)}" y="${n(cy - 10)}" width="12" height="12" fill="${colors[i % colors.length]}"/>`);
+    out.push(`<text x="${n(cx + 16)}" y="${n(cy)}">${esc(s)}</text>`);
+    cx += w;
   });
-  return out;
+  return { svg: out, rows };
 }
 
 /** An axis maximum that splits into 4 round steps (1, 2, 2.5 or 5 × 10^k) at or above `v`. */
@@ -66,12 +109,14 @@ export function barChart(categories: string[], series: string[], values: number[
   const plotW = 520;
   const barH = o.stacked ? 16 : 12;
   const rowH = o.stacked ? barH + 10 : series.length * barH + 10;
-  const top = 58;
   const width = labelW + plotW + 70;
+  // The legend from the plot's left edge, wrapping (from the figure's left) before the right edge; the plot starts below it.
+  const leg = legend(series, labelW, 44, colors, width - 10, 12);
+  const top = 58 + (leg.rows - 1) * LEGEND_ROW_PX;
   const height = top + categories.length * rowH + 40;
   const max = o.max ?? niceMax(Math.max(0, ...values.map((row) => (o.stacked ? row.reduce((a, b) => a + b, 0) : Math.max(...row.filter(Number.isFinite))))));
   const sx = (v: number) => (Math.max(0, v) / max) * plotW;
-  const body: string[] = [...legend(series, labelW, 44, colors)];
+  const body: string[] = [...leg.svg];
   for (let k = 0; k <= 4; k++) {
     const x = labelW + (plotW * k) / 4;
     body.push(`<line x1="${n(x)}" y1="${top - 4}" x2="${n(x)}" y2="${n(height - 34)}" stroke="#ddd"/>`);
@@ -123,7 +168,7 @@ export function trajectoryPanels(panels: TrajectoryPanel[], title: string): stri
   const plot = size - left - right;
   const cell = head + plot + foot;
   const width = Math.max(cols * size, 560), height = top + rows * cell;
-  const body: string[] = [...legend(['ground truth', 'estimate (dashed)', 'start'], 12, 44, ['#222', PALETTE[3], '#222'])];
+  const body: string[] = [...legend(['ground truth', 'estimate (dashed)', 'start'], 12, 44, ['#222', PALETTE[3], '#222']).svg];
   const fit = (text: string, px: number, charPx = 6.2) => (text.length * charPx <= px ? text : `${text.slice(0, Math.max(1, Math.floor(px / charPx) - 1))}…`);
   panels.forEach((p, k) => {
     const ox = (k % cols) * size, oy = top + Math.floor(k / cols) * cell;

@@ -24,6 +24,8 @@ export interface AnswerOptions {
   config: string;
   questionSet: QuestionSet;
   cancel?: Int32Array;
+  /** `--abstain`: clips whose scale failed leave their scale-dependent answers null (task.ts). */
+  abstain?: boolean;
 }
 
 /** The question ids a run answers (the published baselines answer the 6-question subset only). */
@@ -44,6 +46,7 @@ export function clipTasks(clips: readonly Clip[], o: AnswerOptions): ClipTask[] 
     questionIds: [...ids],
     qaBase: c.index * o.questionSet.questions.length,
     cancel: o.cancel,
+    ...(o.abstain ? { abstain: true } : {}),
   }));
 }
 

@@ -34,6 +34,8 @@ export interface Manifest {
     frames: number | 'all';
     /** The questions answered (the published baselines answer their 6 only). */
     questions: 'subset' | 'all';
+    /** `--abstain`: clips whose scale failed left their scale-dependent answers null (else every question is answered). */
+    abstain: boolean;
     scale: string;
     dataset: string;
     clips: string | null;
@@ -103,6 +105,7 @@ export function buildManifest(clips: readonly ManifestClip[], key: RunKey, model
       method: key.method ?? 'egogeo',
       frames: key.frames ?? (key.method && key.method !== 'egogeo' ? REFERENCE_FRAMES : 'all'),
       questions: key.method && key.method !== 'egogeo' ? 'subset' : key.questions,
+      abstain: key.abstain === true,
       scale: key.scale,
       dataset: key.dataset,
       clips: key.clips,

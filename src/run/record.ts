@@ -35,6 +35,11 @@ export interface RunKey {
   /** The `--cameras` file's content, else null. */
   cameras: unknown;
   photometric: Photometric;
+  /**
+   * `--abstain`: clips whose scale failed leave their scale-dependent answers null (the grader then
+   * leaves them out); absent = every question answered (the default; records before it existed withheld them).
+   */
+  abstain?: true;
   /** The tracker's resolution for frames far apart; absent = 'auto' (records before it existed). */
   resolution?: Resolution;
   /**

@@ -58,6 +58,8 @@ export interface RunOptions {
   config?: string;
   /** `--protocol published` (its frames and questions are in `engine` and `questions` already): recorded in the run record and manifest. */
   protocol?: 'published' | null;
+  /** `--abstain`: a clip whose scale failed leaves its scale-dependent answers null (default: answered from its estimate, the verdict beside it). */
+  abstain?: boolean;
   /** Model name in the manifest (default: `egogeo_<carla domain>` on the published layout, else egogeo_vo). */
   model?: string;
   /** Published layout: the nuScenes data root. */
@@ -207,6 +209,7 @@ async function runLocked(o: RunOptions, lock: OutputLock, sig0: RunSignals): Pro
     carla_domain: published && all.some((c) => c.video) ? (o.carlaDomain ?? 'simulation') : null,
     cameras: o.cameras ? JSON.parse(readFileSync(o.cameras, 'utf8')) : null,
     photometric: engine.photometric,
+    ...(o.abstain ? { abstain: true as const } : {}),
     // Only when not the default, so that runs recorded before the option existed still resume.
     ...(engine.resolution !== 'auto' ? { resolution: engine.resolution } : {}),
     // A queued run's clips are tracked on the workers' machines: their GPU is not this one.
@@ -274,7 +277,7 @@ async function runLocked(o: RunOptions, lock: OutputLock, sig0: RunSignals): Pro
   // A clip id names its trajectory file: one that is not a safe file name ('../x') is refused.
   const unsafe = (c: Clip) => (isSafeFileName(c.id) ? undefined : `clip id ${JSON.stringify(c.id)} is not a safe file name (no '/', '\\', control characters, '.' or '..'; at most ${MAX_ID_BYTES} bytes in UTF-8)`);
   for (const c of todo) if (c.problem || unsafe(c)) fail(c, (c.problem ?? unsafe(c))!);
-  const tasks = clipTasks(todo.filter((c) => !c.problem && !unsafe(c)), { questions: o.questions, engine, config, questionSet: questions, cancel });
+  const tasks = clipTasks(todo.filter((c) => !c.problem && !unsafe(c)), { questions: o.questions, engine, config, questionSet: questions, cancel, abstain: o.abstain });
 
   let interrupted: NodeJS.Signals | null = null;
   const onSignal = (sig: NodeJS.Signals) => {

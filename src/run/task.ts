@@ -38,6 +38,8 @@ export interface ClipTask {
   qaBase: number;
   /** Shared flag: non-zero once the run is interrupted; queued tasks then return at once. */
   cancel?: Int32Array;
+  /** `--abstain`: a clip whose scale failed leaves its scale-dependent answers null (default: it answers them from its estimate). */
+  abstain?: boolean;
 }
 
 export interface ClipOutput {
@@ -51,7 +53,7 @@ export interface ClipOutput {
   signals?: string;
   /** The ground truth at the same frames and times (TUM), when the clip has one. */
   gtTum?: string;
-  /** What the engine could measure (vo/quality.ts; method egogeo); a 'failed' clip's scale-dependent answers are null. */
+  /** What the engine could measure (vo/quality.ts; method egogeo); with `abstain`, a 'failed' clip's scale-dependent answers are null. */
   quality?: ClipQuality;
   width: number;
   height: number;
@@ -205,8 +207,10 @@ export async function runClipTask(task: ClipTask, o: ClipTaskOptions = {}): Prom
   const quality = clipQuality(est.native);
   const oracle = clipOracle(() => runOracle(est.trajectory, questions));
   const labels: Record<string, string> = { ...oracle.labels };
-  // A collapsed scale reads as standing still: withhold what depends on it rather than answer "stopped".
-  if (quality.verdict === 'failed') for (const q of questions.questions) if (!scaleFree(q)) delete labels[q.id];
+  // Every question is answered from the estimate by default, the verdict beside it (the trajectory
+  // file, the run record): the grader leaves unanswered items out, so withholding would raise the
+  // score. Abstaining is asked for: then what depends on a collapsed scale is left unanswered.
+  if (task.abstain && quality.verdict === 'failed') for (const q of questions.questions) if (!scaleFree(q)) delete labels[q.id];
   let records: Prediction[];
   if (task.qa.length > 0) {
     records = predictionRecords(c, questions, labels, { qa: task.qa });

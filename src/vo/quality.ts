@@ -2,8 +2,9 @@
  * A clip's quality verdict from what the engine measured (never silent: an estimate that could
  * not be measured is said to be so, in its trajectory file, the run record and the summary line).
  *   failed — the scale collapsed: most moving pairs (a pose with parallax: the camera moved) got no
- *            metric distance, so the clip would read as standing still. Its answers that depend on
- *            the metric scale are withheld (null), not passed off as "stopped".
+ *            metric distance, so the clip may read as standing still. It still answers every
+ *            question (run/task.ts), the verdict beside it; with `--abstain` its answers that depend
+ *            on the metric scale are withheld (null) instead.
  *   weak   — the road was tracked on fewer than half of the moving pairs (the level rests on a few
  *            road distances, direct alignments and the relative scales), or pairs got no pose at all.
  * Questions whose rules read only the heading (yaw rate, heading change) keep their answers: the

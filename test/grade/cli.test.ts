@@ -55,6 +55,16 @@ describe('egogeo grade', () => {
     expect(readdirSync(tmp).filter((f) => f.includes('.tmp'))).toEqual([]);
   });
 
+  it('shows coverage and balanced accuracy with the unanswered counted as wrong beside the grader\'s own', async () => {
+    const r = await cli('grade', write('cover.jsonl', good));
+    expect(r.code).toBe(0);
+    // 'I cannot tell.' (stop_and_go, carla) is unanswered: the grader leaves it out; bal.acc(all) counts it wrong.
+    expect(r.out).toMatch(/^global\s+0\.6667\s+\S+\s+\S+\s+3\s+3\/4\s+\d\.\d{4}$/m);
+    expect(r.out).toMatch(/^question stop_and_go\s+0\.0000\s+0\.0000\s+0\.0000\s+0\s+0\/1\s+0\.0000$/m);
+    expect(r.out).toMatch(/^source carla\s+0\.0000\s+0\.0000\s+0\.0000\s+1\s+1\/2\s+0\.0000$/m);
+    expect(r.out).toMatch(/^source nuscenes\s+1\.0000\s+1\.0000\s+1\.0000\s+2\s+2\/2\s+1\.0000$/m);
+  });
+
   it('warns once about unknown question ids, naming the first line, and counts them unparsed', async () => {
     const file = write('unknown.jsonl', [
       line(base),
@@ -102,7 +112,7 @@ describe('egogeo grade', () => {
     const r = await cli('grade', p);
     expect(r.code).toBe(0);
     const six = evaluate(parsePredictionsJsonl(readFileSync(p, 'utf8')).records.filter((x) => x.question_id !== 'driving_smoothness'), loadQuestions()).global;
-    expect(r.out).toMatch(new RegExp(`\\n6-question subset\\s+${six.accuracy.toFixed(4)}\\s+${six.balanced_acc.toFixed(4)}\\s+${six.macro_f1.toFixed(4)}\\s+2\\n`));
+    expect(r.out).toMatch(new RegExp(`\\n6-question subset\\s+${six.accuracy.toFixed(4)}\\s+${six.balanced_acc.toFixed(4)}\\s+${six.macro_f1.toFixed(4)}\\s+2\\s+2/2\\s+${six.balanced_acc.toFixed(4)}\\n`));
     const only6 = await cli('grade', write('six.jsonl', [line(base)]));
     expect(only6.out).not.toMatch(/6-question subset/);
   });

@@ -8,6 +8,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { drivingClip } from './render.js';
 import { CAMERA, writeMp4 } from '../run/fixtures.js';
+import { GEOMETRIC_SUBSET } from '../../src/baseline/baseline.js';
+import { makeTrajectory } from '../../src/core/trajectory.js';
+import { loadQuestions, runOracle } from '../../src/oracle/index.js';
 
 export interface PublishedSpec {
   id: string;
@@ -16,6 +19,8 @@ export interface PublishedSpec {
   yawRate: number;
   seed?: number;
   frames?: number;
+  /** The road below the horizon one flat grey: nothing to measure the metric scale on (the engine's verdict 'failed'). */
+  flatRoad?: boolean;
 }
 
 const jsonl = (rows: unknown[]): string => rows.map((r) => `${JSON.stringify(r)}\n`).join('');
@@ -42,7 +47,11 @@ export interface Published {
   videos: boolean;
 }
 
-export function publishedDataset(dir: string, specs: PublishedSpec[], opts: { height?: number; pitchUp?: number } = {}): Published {
+/**
+ * `qa`: 'turn' (default) one QA item per clip, the turn direction; 'subset': one per question of the
+ * 6-question subset, labelled by the oracle over the clip's true trajectory.
+ */
+export function publishedDataset(dir: string, specs: PublishedSpec[], opts: { height?: number; pitchUp?: number; qa?: 'turn' | 'subset' } = {}): Published {
   const root = join(dir, 'egodyn-bench');
   const nus = join(dir, 'nuscenes');
   const height = opts.height ?? 1.5;
@@ -55,6 +64,10 @@ export function publishedDataset(dir: string, specs: PublishedSpec[], opts: { he
   let q = 0, tok = 0;
   for (const s of specs) {
     const clip = drivingClip({ frames: s.frames ?? 16, speed: s.speed, yawRate: s.yawRate, seed: s.seed ?? 1, camera: CAMERA, supersample: 1 });
+    if (s.flatRoad) {
+      const horizon = Math.ceil(clip.intrinsics.cy) + 4;
+      clip.frames = clip.frames.map((f) => ({ ...f, data: Uint8Array.from(f.data).fill(110, horizon * f.width) }));
+    }
     const part = parts[s.source];
     if (s.source === 'nuscenes') {
       // ~12 Hz with jitter, as nuScenes' camera: the engine must use these times, not a frame rate.
@@ -81,6 +94,14 @@ export function publishedDataset(dir: string, specs: PublishedSpec[], opts: { he
       const restyled = clip.frames.map((f, i) => ({ ...f, data: f.data.map((v) => Math.min(255, Math.round(255 * ((v / 255) ** (0.8 + 0.05 * (i % 3))) * 0.85))) }));
       writeMp4(join(root, 'carla_videos_transferred', `${s.id}.mp4`), restyled);
       part.index.push({ clip_id: s.id, scene: 'Town', behavior: 'Default', window_idx: 0, t_end: 3, split: 'unsplit', source: 'carla', features: {}, video_path: `/mnt/data/carla/${s.id}_fpv.mp4` });
+    }
+    if (opts.qa === 'subset') {
+      // Planar truth: x forward = camera z, y left = −camera x.
+      const truth = makeTrajectory(s.id, { t: Array.from(clip.timestamps), x: clip.poses.map((p) => p.C[2]), y: clip.poses.map((p) => -p.C[0]), yaw: clip.yaw });
+      const questions = loadQuestions();
+      const labels = runOracle(truth, questions).labels;
+      for (const id of GEOMETRIC_SUBSET) part.qa.push({ qa_id: `qa_${String(q++).padStart(8, '0')}`, clip_id: s.id, question_id: id, category: questions.byId.get(id)!.category, answer: labels[id] });
+      continue;
     }
     const turn = s.yawRate > 0.04 ? 'left' : s.yawRate < -0.04 ? 'right' : 'straight';
     part.qa.push({ qa_id: `qa_${String(q++).padStart(8, '0')}`, clip_id: s.id, question_id: 'yaw_rate_turn_direction', category: 'direct_dynamics', answer: turn });

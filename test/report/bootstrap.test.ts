@@ -46,6 +46,29 @@ const run = (name: string, domain: string, pNu: number, pCa: number, seed: numbe
   records: [...answers(NU, 'nuscenes', pNu, 1), ...answers(CA, 'carla', pCa, seed)],
 });
 
+describe('one bootstrap per quantity', () => {
+  it('a domain\'s balanced accuracy gets one interval: per-domain row = report bootstrap block = grade --bootstrap of the domain\'s records = grade\'s per-source interval of the whole file', async () => {
+    const { buildReport } = await import('../../src/report/report.js');
+    const runs = [run('egogeo_simulation', 'simulation', 0.8, 0.9, 2)];
+    const c = combineRuns(runs);
+    const r = buildReport({ name: 'x', records: c.records, questions, clips: new Map(), near: 0.15, runs, domains: c.domains, bootstrap: { n: 200, seed: 7 } });
+    const wholeFile = bootstrapIntervals(bootstrapClips(runs[0].records, questions), questions, { n: 200, seed: 7 });
+    for (const [domain, source] of [['nuscenes', 'nuscenes'], ['carla simulation', 'carla']]) {
+      const row = r.domains.rows.find((d) => d.domain === domain)!;
+      const alone = bootstrapIntervals(bootstrapClips(runs[0].records.filter((x) => x.source === source), questions), questions, { n: 200, seed: 7 });
+      const iv = [alone.balanced_acc_ci_lo, alone.balanced_acc_ci_hi];
+      expect(row.all_ci, domain).toEqual(iv);
+      expect([r.bootstrap!.per_source[domain].balanced_acc_ci_lo, r.bootstrap!.per_source[domain].balanced_acc_ci_hi], domain).toEqual(iv);
+      expect([wholeFile.per_source[source].balanced_acc_ci_lo, wholeFile.per_source[source].balanced_acc_ci_hi], source).toEqual(iv);
+    }
+    // A question's interval likewise: the file's own, and the one of its records alone.
+    const q = QS[0].id;
+    const onlyQ = bootstrapIntervals(bootstrapClips(runs[0].records.filter((x) => x.question_id === q), questions), questions, { n: 200, seed: 7 });
+    expect([wholeFile.per_question[q].balanced_acc_ci_lo, wholeFile.per_question[q].balanced_acc_ci_hi]).toEqual([onlyQ.balanced_acc_ci_lo, onlyQ.balanced_acc_ci_hi]);
+    expect(r.bootstrap!.seed).toBe(7);
+  });
+});
+
 describe('domain table with a bootstrap', () => {
   it('gives every balanced accuracy an interval, the same as grade --bootstrap on that domain alone', () => {
     const runs = [run('egogeo_simulation', 'simulation', 0.8, 0.9, 2), run('egogeo_transferred', 'transferred', 0.8, 0.5, 3)];

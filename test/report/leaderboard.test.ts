@@ -14,6 +14,8 @@ import { loadQuestions } from '../../src/oracle/index.js';
 import { domainTable } from '../../src/report/domains.js';
 import { type LeaderboardRow, neighbourhood, parseLeaderboard, placeOnLeaderboard, rowQuestions, runRow } from '../../src/report/leaderboard.js';
 import { combineRuns, type ReportRun } from '../../src/report/runs.js';
+import { buildReport } from '../../src/report/report.js';
+import { domainLines, markdown, placementLines } from '../../src/report/render.js';
 import { cli, ensureDist } from '../run/fixtures.js';
 import { needsShared, sharedPath } from '../helpers/shared.js';
 
@@ -171,11 +173,41 @@ describe('leaderboard placement', () => {
     expect(lb.notes).toEqual(['egogeo_transferred answers 3 clips, the published rows about 4: its ranks compare results on different clips']);
   });
 
-  it('a published row with the name of a run gives way to it', () => {
+  it('a published row with the name of a run stays; the run stands beside it, marked reproduced', () => {
     const lb = placeOnLeaderboard('lb.json', [...published, { model: 'egogeo_simulation', balanced_acc: 0.99 }], ours);
-    expect(lb.n_published).toBe(4);
-    expect(lb.placements[0].rank.balanced_acc).toEqual({ rank: 2, of: 6 });
-    expect(lb.notes[0]).toMatch(/already has a row 'egogeo_simulation'/);
+    expect(lb.n_published).toBe(5);
+    expect(lb.placements[0].model).toBe('egogeo_simulation (reproduced)');
+    // Pooled: 0.99 (published), 0.7, [0.6 geo_sim, 0.6 ours], …
+    expect(lb.placements[0].rank.balanced_acc).toEqual({ rank: 3, of: 7 });
+    expect(lb.ranking.map((r) => r.model).slice(0, 3)).toEqual(['egogeo_simulation', 'vlm_a', 'egogeo_simulation (reproduced)']);
+    expect(lb.ranking[0].egogeo).toBe(false);
+    expect(lb.notes[0]).toMatch(/has a row 'egogeo_simulation' \(balanced_acc 0\.99\): kept; this run's row stands beside it as 'egogeo_simulation \(reproduced\)'/);
+  });
+
+  it('an abstaining run shows its coverage and ranks below an answering run of equal accuracy (the unanswered counted as wrong)', () => {
+    // The simulation run, and the same answers plus two clips left unanswered: the grader's figure is the same 0.6.
+    const answering = { ...runs[0], name: 'answering' };
+    const abstaining = { ...runs[0], name: 'abstaining', records: [...runs[0].records, rec('clip_3', 'nuscenes', Y, 'left', null as never), rec('t__c__w0', 'carla', Y, 'straight', null as never)] };
+    const r = buildReport({ name: 'two', records: [...answering.records, ...abstaining.records], questions, clips: new Map(), near: 0.15, runs: [abstaining, answering], leaderboard: { file: 'lb.json', rows: published } });
+    const lb = r.leaderboard!;
+    const [ab, an] = lb.placements;
+    expect(ab.balanced_acc).toBe(an.balanced_acc); // the published grader leaves the unanswered out
+    expect(an).toMatchObject({ coverage: 1, balanced_acc_all: 0.6 });
+    // Counted as wrong: recalls left 2/3, right 0/1, none 3/3, straight 1/2, low 0/1 → 0.4333.
+    expect(ab).toMatchObject({ coverage: 0.8, balanced_acc_all: 0.4333 });
+    expect(ab.rank.balanced_acc!.rank).toBeGreaterThan(an.rank.balanced_acc!.rank);
+    const order = lb.ranking.map((x) => x.model);
+    expect(order.indexOf('abstaining')).toBeGreaterThan(order.indexOf('answering'));
+    const text = placementLines(lb, Infinity).join('\n');
+    expect(text).toMatch(/abstaining: coverage 80\.0%; balanced_acc 0\.6000 \(0\.4333 all\) rank 5\/6/);
+    expect(text).toMatch(/answering: coverage 100\.0%; balanced_acc 0\.6000 rank 2\/6/);
+    expect(text).toMatch(/abstaining answers 80\.0% of its items/);
+    expect(text).toMatch(/\n +5 +abstaining +◀ +10 +2 +80\.0% +0\.6000 \(0\.4333 all\)/);
+    // The per-domain rows and the headline carry it too (both runs' records pooled here: 2 of 18 unanswered).
+    expect(r.coverage).toMatchObject({ answered: 16, total: 18 });
+    expect(r.domains.rows.find((d) => d.domain === 'nuscenes')!.all_coverage).toMatchObject({ answered: 8, total: 9 });
+    expect(domainLines(r).join('\n')).toMatch(/\nnuscenes .* 80\.0% \(BAcc 0\.\d{3} all\) +88\.9% \(BAcc 0\.\d{3} all\)\n/);
+    expect(markdown(r, false)).toMatch(/\(16\/18 items answered; 0\.\d{3} with the unanswered counted as wrong\)/);
   });
 
   it('validates the file: a list of rows with a string model and a numeric balanced_acc', () => {
@@ -219,8 +251,8 @@ describe('egogeo report over two runs (CLI)', () => {
     expect(r.stdout).toMatch(/(^|\n)carla simulation +egogeo_simulation +2 +1\.000 +1\.000 +1\.000 +0\.750 +0\.750 /);
     expect(r.stdout).toMatch(/(^|\n)carla transferred +egogeo_transferred +2 +0\.500 +0\.500 /);
     expect(r.stdout).toMatch(/gap carla transferred − carla simulation: balanced accuracy −0\.500 \(6 questions\), −0\.250 \(all\)/);
-    expect(r.stdout).toMatch(/egogeo_simulation: balanced_acc 0\.6000 rank 2\/4; nuScenes 0\.6667 rank 2\/4; CARLA 0\.7500 rank 2\/4; 1\/3 among rows answering the same 2 questions/);
-    expect(r.stdout).toMatch(/egogeo_transferred: balanced_acc 0\.5000 rank 4\/4/);
+    expect(r.stdout).toMatch(/egogeo_simulation: coverage 100\.0%; balanced_acc 0\.6000 rank 2\/4; nuScenes 0\.6667 rank 2\/4; CARLA 0\.7500 rank 2\/4; 1\/3 among rows answering the same 2 questions/);
+    expect(r.stdout).toMatch(/egogeo_transferred: coverage 100\.0%; balanced_acc 0\.5000 rank 4\/4/);
     expect(r.stdout).toMatch(/† answers other questions than egogeo's rows \(1 row with 3\)/);
     const j = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8'));
     expect(j.runs.map((x: { name: string; name_from: string; carla_domain: string }) => [x.name, x.name_from, x.carla_domain])).toEqual([
@@ -326,7 +358,7 @@ describe.skipIf(!HAS_PUBLISHED)('egogeo report against the published leaderboard
     expect(j.leaderboard.n_published).toBe(49);
     expect(j.leaderboard.other_questions).toEqual({ 14: 41 });
     expect(j.domains.rows.map((x: { domain: string }) => x.domain)).toEqual(['nuscenes', 'carla simulation', 'carla transferred']);
-    expect(r.stdout).toMatch(/egogeo_simulation: balanced_acc 1\.0000 rank 1\/51; nuScenes 1\.0000 rank 1\/51; CARLA 1\.0000 rank 1\/51; 1\/10 among rows answering the same 6 questions/);
+    expect(r.stdout).toMatch(/egogeo_simulation: coverage 100\.0%; balanced_acc 1\.0000 rank 1\/51; nuScenes 1\.0000 rank 1\/51; CARLA 1\.0000 rank 1\/51; 1\/10 among rows answering the same 6 questions/);
   });
 
   it('a transferred run wrong on every other CARLA answer ranks where the published rows put it; its row is what egogeo grade gives', () => {

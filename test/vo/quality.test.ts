@@ -1,7 +1,8 @@
 /**
  * The clip quality verdict (src/vo/quality.ts) and what a run does with it: a collapsed scale is
- * 'failed' and its scale-dependent answers are withheld (null), not passed off as "stopped"; the
- * heading questions keep their answers; the verdict rides in the trajectory file.
+ * 'failed'; by default every question is still answered (from the estimate, the verdict beside it),
+ * and with `abstain` the scale-dependent answers are withheld (null) while the heading questions
+ * keep theirs; the verdict rides in the trajectory file.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -55,12 +56,11 @@ vi.mock('../../src/vo/estimate.js', async (orig) => ({
 describe('a run with a collapsed scale', () => {
   const dir = mkdtempSync(join(tmpdir(), 'egogeo-quality-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
-  it('withholds the scale-dependent answers, keeps the heading ones, and writes the verdict into the trajectory file', async () => {
-    const { runClipTask } = await import('../../src/run/task.js');
+  const collapsedTask = (abstain: boolean) => {
     const frames = Array.from({ length: 10 }, (_, i) => join(dir, `${i}.pgm`));
     for (const f of frames) writeFileSync(f, Buffer.concat([Buffer.from('P5\n64 64\n255\n'), Buffer.alloc(64 * 64, 128)]));
     const questions = loadQuestions();
-    const out = await runClipTask({
+    return {
       clip: { index: 0, id: 'c', source: 'synthetic', frames, timestamps: Array.from({ length: 10 }, (_, i) => i / 3), camera: {}, qa: [] },
       qa: [],
       engine: engineConfig(),
@@ -68,7 +68,22 @@ describe('a run with a collapsed scale', () => {
       questionsDoc: questions.document,
       questionIds: questions.questions.map((q) => q.id),
       qaBase: 0,
-    });
+      ...(abstain ? { abstain: true } : {}),
+    };
+  };
+  it('answers every question by default, from the estimate, and writes the verdict into the trajectory file', async () => {
+    const { runClipTask } = await import('../../src/run/task.js');
+    const out = await runClipTask(collapsedTask(false));
+    expect(out.quality.verdict).toBe('failed');
+    const answers = Object.fromEntries(out.records.map((r) => [r.question_id, r.model_answer]));
+    expect(answers.yaw_rate_turn_direction).toBe('left');
+    expect(Object.values(answers).filter((a) => a === null)).toHaveLength(0);
+    expect(answers.speed_regime).toBe('stopped'); // what the collapsed estimate reads; the verdict says why
+    expect(qualityFromTum(out.tum)).toEqual(out.quality);
+  });
+  it('with abstain: withholds the scale-dependent answers, keeps the heading ones', async () => {
+    const { runClipTask } = await import('../../src/run/task.js');
+    const out = await runClipTask(collapsedTask(true));
     expect(out.quality.verdict).toBe('failed');
     const answers = Object.fromEntries(out.records.map((r) => [r.question_id, r.model_answer]));
     expect(answers.yaw_rate_turn_direction).toBe('left');
@@ -103,7 +118,7 @@ describe('a run with a collapsed scale', () => {
     expect(out.quality.verdict, JSON.stringify(out.quality)).not.toBe('ok');
     expect(out.quality.reasons.join('; ')).toMatch(/road|metric|scale|pose/);
     const answers = Object.fromEntries(out.records.map((r) => [r.question_id, r.model_answer]));
-    if (out.quality.verdict === 'failed') expect(answers.speed_regime).toBeNull();
-    else expect(answers.speed_regime).not.toBe('stopped');
+    expect(Object.values(answers).filter((a) => a === null)).toHaveLength(0); // answered by default, flagged beside
+    if (out.quality.verdict !== 'failed') expect(answers.speed_regime).not.toBe('stopped');
   });
 });

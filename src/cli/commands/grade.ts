@@ -9,7 +9,9 @@ import {
   type BootstrapSummary,
   bootstrapClips,
   bootstrapIntervals,
+  coveredGroup,
   evaluate,
+  evaluateAnsweredAll,
   metricsToJson,
   sortCodePoints,
   type GradeMetrics,
@@ -31,27 +33,40 @@ interface GradeOpts {
 
 const f4 = (x: number): string => x.toFixed(4);
 
-function groupRow(name: string, g: GroupMetrics, width: number): string {
-  return `${name.padEnd(width)}  ${f4(g.accuracy).padStart(8)}  ${f4(g.balanced_acc).padStart(8)}  ${f4(g.macro_f1).padStart(8)}  ${String(g.n).padStart(7)}`;
+/** A group's row: the grader's figures, then its coverage (answered/gradable) and balanced accuracy with the unanswered counted as wrong. */
+function groupRow(name: string, g: GroupMetrics, all: GroupMetrics | undefined, width: number): string {
+  const c = coveredGroup(g, all);
+  return `${name.padEnd(width)}  ${f4(g.accuracy).padStart(8)}  ${f4(g.balanced_acc).padStart(8)}  ${f4(g.macro_f1).padStart(8)}  ${String(g.n).padStart(7)}  ${`${c.answered}/${c.total}`.padStart(11)}  ${f4(c.balanced_acc_all).padStart(12)}`;
 }
 
-/** The human-readable report printed to stdout. */
-export function formatReport(file: string, m: GradeMetrics, subset?: GradeMetrics): string {
+/**
+ * The human-readable report printed to stdout. `all`: the same records graded with the unanswered
+ * counted as wrong (`evaluateAnsweredAll`; `allSubset` likewise for `subset`), for the coverage and
+ * bal.acc (all) columns; without it those columns read as if everything were answered.
+ */
+export function formatReport(file: string, m: GradeMetrics, subset?: GradeMetrics, all?: GradeMetrics, allSubset?: GradeMetrics): string {
   const out: string[] = [];
   out.push(`${file}: ${m.n_total} predictions, ${m.n_parsed} parsed (parsable coverage ${f4(m.parsable_coverage)})`);
   out.push('');
-  const rows: [string, GroupMetrics][] = [
-    ['global', m.global],
+  const rows: [string, GroupMetrics, GroupMetrics | undefined][] = [
+    ['global', m.global, all?.global],
     // The published grader over the 6 geometric questions only: the figure the geometric rows report.
-    ...(subset ? [['6-question subset', subset.global] as [string, GroupMetrics]] : []),
-    ['temporal', m.temporal],
-    ...sortCodePoints(Object.keys(m.per_category)).map((c): [string, GroupMetrics] => [`category ${c}`, m.per_category[c]]),
-    ...sortCodePoints(Object.keys(m.per_question)).map((q): [string, GroupMetrics] => [`question ${q}`, m.per_question[q]]),
-    ...sortCodePoints(Object.keys(m.per_source)).map((s): [string, GroupMetrics] => [`source ${s}`, m.per_source[s]]),
+    ...(subset ? [['6-question subset', subset.global, allSubset?.global] as [string, GroupMetrics, GroupMetrics | undefined]] : []),
+    ['temporal', m.temporal, all?.temporal],
+    ...sortCodePoints(Object.keys(m.per_category)).map((c): [string, GroupMetrics, GroupMetrics | undefined] => [`category ${c}`, m.per_category[c], all?.per_category[c]]),
+    ...sortCodePoints(Object.keys(m.per_question)).map((q): [string, GroupMetrics, GroupMetrics | undefined] => [`question ${q}`, m.per_question[q], all?.per_question[q]]),
+    ...sortCodePoints(Object.keys(m.per_source)).map((s): [string, GroupMetrics, GroupMetrics | undefined] => [`source ${s}`, m.per_source[s], all?.per_source[s]]),
   ];
+  // Groups with no answered item at all (every answer unanswered) are missing from the grader's figures.
+  if (all) {
+    const have = new Set(rows.map(([n]) => n));
+    for (const q of sortCodePoints(Object.keys(all.per_question))) if (!have.has(`question ${q}`)) rows.push([`question ${q}`, { accuracy: 0, balanced_acc: 0, macro_f1: 0, n: 0 }, all.per_question[q]]);
+  }
   const width = Math.max(16, ...rows.map(([n]) => n.length), ...Object.keys(m.consistency.per_rule).map((r) => r.length));
-  out.push(`${''.padEnd(width)}  ${'accuracy'.padStart(8)}  ${'bal.acc'.padStart(8)}  ${'macro-F1'.padStart(8)}  ${'n'.padStart(7)}`);
-  for (const [name, g] of rows) out.push(groupRow(name, g, width));
+  out.push(`${''.padEnd(width)}  ${'accuracy'.padStart(8)}  ${'bal.acc'.padStart(8)}  ${'macro-F1'.padStart(8)}  ${'n'.padStart(7)}  ${'answered'.padStart(11)}  ${'bal.acc(all)'.padStart(12)}`);
+  for (const [name, g, a] of rows) out.push(groupRow(name, g, a, width));
+  out.push('');
+  out.push(`bal.acc: the published grader's (answered items only); answered: answered/gradable; bal.acc(all): the unanswered counted as wrong (what ranks an abstaining run)`);
   out.push('');
   out.push(
     `${'consistency'.padEnd(width)}  ${'EMCR'.padStart(8)}  ${'WPCR'.padStart(8)}  ${'mean compl.'.padStart(11)}  ${'rules hit'.padStart(9)}  ${'evaluable/clips'.padStart(15)}`,
@@ -188,7 +203,8 @@ Per source: a record's "source" field if present, else "nuscenes" for clip ids s
       const answered = new Set(records.map((r) => r.question_id));
       // Only when the file answers more than the 6: otherwise 'global' already is that figure.
       const subset = inSubset.length > 0 && [...answered].some((q) => !six.has(q)) ? evaluate(inSubset, questions) : undefined;
-      process.stdout.write(formatReport(file, metrics, subset));
+      const all = evaluateAnsweredAll(records, questions);
+      process.stdout.write(formatReport(file, metrics, subset, all, subset ? evaluateAnsweredAll(inSubset, questions) : undefined));
       if (boot) process.stdout.write(`\n${formatBootstrap(boot)}`);
     });
 }

@@ -102,7 +102,7 @@ by clip id: clip_* nuScenes, else CARLA); ranks: 1 = best, ties share a rank.`,
       const gap = r.gaps.find((g) => g.metric === 'balanced_acc');
       // What was written goes to stderr; the tables (the result) to stdout, so `egogeo report … > r.txt` keeps them.
       process.stderr.write(
-        `egogeo: ${r.runs.length} run${r.runs.length === 1 ? '' : 's'} (${r.runs.map((x) => x.name).join(', ')}), ${r.n_clips} clips${r.runs.length > 1 ? ' (a clip of several runs counted once per domain)' : ''}, balanced accuracy ${r.overall.balanced_acc.toFixed(3)}${r.runs.length > 1 || r.domains.rows.length > 1 ? ' pooled over every domain (per domain: the table below)' : ''}${gap ? `, largest gap ${gap.gap.toFixed(3)} (${gap.best} vs ${gap.worst})` : ''}; ` +
+        `egogeo: ${r.runs.length} run${r.runs.length === 1 ? '' : 's'} (${r.runs.map((x) => x.name).join(', ')}), ${r.n_clips} clips${r.runs.length > 1 ? ' (a clip of several runs counted once per domain)' : ''}, ${r.methods.length > 1 ? `balanced accuracy per method ${r.methods.map((m) => `${m.method} ${m.overall.balanced_acc.toFixed(3)}`).join(', ')}` : `balanced accuracy ${r.overall.balanced_acc.toFixed(3)}${r.runs.length > 1 || r.domains.rows.length > 1 ? ' pooled over every domain' : ''}`}${r.runs.length > 1 || r.domains.rows.length > 1 ? ' (per domain: the table below)' : ''}${gap ? `, largest gap ${gap.gap.toFixed(3)} (${gap.best} vs ${gap.worst})` : ''}; ` +
           `${r.trajectory_errors.n_clips} clips with trajectory errors → ${out}/ (${files.join(', ')})\n`,
       );
       process.stdout.write(`${domainLines(r).join('\n')}\n${r.leaderboard ? `${placementLines(r.leaderboard, context).join('\n')}\n` : ''}`);

@@ -38,6 +38,7 @@ export interface RunOpts {
   reuseFrom?: string;
   method?: string;
   protocol?: string;
+  abstain?: boolean;
   output: string;
   sourceLabel?: string;
   clips?: string;
@@ -68,6 +69,9 @@ export interface RunOpts {
 /** --method's help (run and baseline). */
 export const METHOD_HELP =
   "how clips are answered: 'egogeo' (this engine: metric ego-motion, all 14 questions), or a published geometric baseline computed as the reference's Python computes it, answering its 6 questions from 10 evenly spaced frames: 'vo-proxy' (baselines/vo_proxy_baseline.py), 'flow-heuristic' (baselines/flow_heuristic.py). The learned baselines (raft-flow-heuristic, tartanvo) need network weights downloaded at run time and are not offered";
+
+/** --abstain's help. */
+export const ABSTAIN_HELP = "leave a clip's scale-dependent answers null when its scale failed (the verdict 'failed'), instead of answering them from its estimate; the grader leaves null answers out, so grade and report show coverage and rank such a run with them counted as wrong; recorded in the run record and manifest";
 
 /** --protocol's help (run and baseline). */
 export const RESOLUTION_HELP = `the tracker's resolution for frames far apart (the published 10 frames): ${RESOLUTIONS.join(', ')} (default ${ENGINE_DEFAULTS.resolution}: both sizes, full size's estimate kept unless its scale failed or the sizes disagree grossly on the distance, about 3x the time of half alone on such clips; half: half size, the fastest; full: the frames' own size; see the README)`;
@@ -126,6 +130,7 @@ export async function runCommand(o: RunOpts): Promise<void> {
     config: o.config,
     model: o.model,
     protocol: o.protocol === 'published' ? 'published' : null,
+    abstain: o.abstain === true,
     nuscenesRoot: o.nuscenesRoot,
     carlaDomain: parseCarlaDomain(o.carlaDomain ?? 'simulation'),
     reuseFrom: o.reuseFrom,
@@ -148,7 +153,7 @@ export async function runCommand(o: RunOpts): Promise<void> {
     const failed = s.flagged.filter((f) => f.verdict === 'failed');
     const first = failed[0] ?? s.flagged[0];
     process.stderr.write(
-      `egogeo: ${s.flagged.length} clip${s.flagged.length > 1 ? 's' : ''} flagged (${failed.length} failed: scale-dependent answers withheld, ${s.flagged.length - failed.length} weak; see "quality" in ${sidecar.run(o.output)}), e.g. ${first.clip_id}: ${first.reasons.join('; ')}\n`,
+      `egogeo: ${s.flagged.length} clip${s.flagged.length > 1 ? 's' : ''} flagged (${failed.length} failed: scale-dependent answers ${o.abstain ? 'withheld (--abstain)' : 'answered from the estimate'}, ${s.flagged.length - failed.length} weak; see "quality" in ${sidecar.run(o.output)}), e.g. ${first.clip_id}: ${first.reasons.join('; ')}\n`,
     );
   }
   if (s.failed.length > 0) {
@@ -169,6 +174,7 @@ export function registerRun(program: Command): void {
     .option('--no-cache', 'do not cache the nuScenes table join')
     .option('--method <m>', METHOD_HELP, 'egogeo')
     .option('--protocol <p>', PROTOCOL_HELP)
+    .option('--abstain', ABSTAIN_HELP)
     .option('--photometric <mode>', `the tracker's photometric stage: ${PHOTOMETRIC.join(', ')} (default ${ENGINE_DEFAULTS.photometric}: gain-compensated KLT per frame pair)`)
     .option('--resolution <r>', RESOLUTION_HELP)
     .option('--device <mode>', DEVICE_HELP)
