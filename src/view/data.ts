@@ -45,6 +45,8 @@ export interface PredictionRun {
   /** Records per clip id, then per question id. */
   byClip: Map<string, Map<string, Prediction>>;
   trajectories: string | null;
+  /** Made with `--abstain` (its run record says so): a failed clip's scale-dependent answers are null. */
+  abstain: boolean;
   warning?: string;
 }
 
@@ -72,6 +74,8 @@ export interface RunVerdict {
   name: string;
   verdict: string;
   reasons: string[];
+  /** The file was made with `--abstain` (a failed verdict then means its scale-dependent answers are null). */
+  abstain: boolean;
 }
 
 /** Clips per source, and per predictions file its scores per source (`all`: pooled). */
@@ -155,13 +159,15 @@ export interface Rerun {
   /** The question file the run answered with (its own when still readable and unchanged, else the viewer's). */
   config: string;
   questionSet: QuestionSet;
+  /** The run's `--abstain` (a failed clip's scale-dependent answers left null). */
+  abstain: boolean;
 }
 
 /** One line naming what a re-run is: method, frames, the engine's settings (egogeo), questions. */
 function rerunLine(r: Rerun): string {
   const e = r.engine;
   const engine = e.method === 'egogeo' ? `, scale ${e.scale}, photometric ${e.photometric}, resolution ${e.resolution}` : '';
-  return `${e.method}, ${taskFrames(e) ?? 'all'} frames${engine}, ${r.questions === 'subset' || e.method !== 'egogeo' ? 'the 6-question subset' : 'all questions'}`;
+  return `${e.method}, ${taskFrames(e) ?? 'all'} frames${engine}, ${r.questions === 'subset' || e.method !== 'egogeo' ? 'the 6-question subset' : 'all questions'}${r.abstain ? ', abstaining' : ''}`;
 }
 
 /** The viewer's model: dataset + predictions, clip summaries, and opened clips (engine runs cached). */
@@ -215,12 +221,12 @@ export class ViewData {
     const keyed = this.runs.map((r) => ({ r, key: readRunRecord(r.file)?.key })).filter((x): x is { r: PredictionRun; key: RunKey } => !!x.key);
     const viewer = { config: this.questions.source, questionSet: this.questions };
     // No run record: a run's defaults, tracking on the CPU as for a keyed run.
-    if (keyed.length === 0) return { of: null, engine: engineConfig({ device: 'cpu' }), questions: 'all', ...viewer };
+    if (keyed.length === 0) return { of: null, engine: engineConfig({ device: 'cpu' }), questions: 'all', abstain: false, ...viewer };
     const { r, key } = keyed[0];
     const engine = keyEngine(key);
-    const plan: Rerun = { of: r, engine, questions: key.questions, ...viewer };
+    const plan: Rerun = { of: r, engine, questions: key.questions, abstain: key.abstain === true, ...viewer };
     for (const x of keyed.slice(1)) {
-      const other = { ...plan, engine: keyEngine(x.key), questions: x.key.questions };
+      const other = { ...plan, engine: keyEngine(x.key), questions: x.key.questions, abstain: x.key.abstain === true };
       if (rerunLine(other) !== rerunLine(plan)) {
         this.warn(`${x.r.file}: run as ${rerunLine(other)}; the page re-runs clips as ${r.name} was run (${rerunLine(plan)}), its answers and tracks are ${r.name}'s`);
       }
@@ -274,7 +280,7 @@ export class ViewData {
     const ids = [...byClip.keys()];
     const missing = ids.filter((id) => !this.byId.has(id));
     const trajDir = sidecar.trajectories(file);
-    const run: PredictionRun = { name: basename(file), file, byClip, trajectories: existsSync(trajDir) ? trajDir : null };
+    const run: PredictionRun = { name: basename(file), file, byClip, trajectories: existsSync(trajDir) ? trajDir : null, abstain: readRunRecord(file)?.key.abstain === true };
     if (ids.length === 0) run.warning = `${file}: no predictions`;
     else if (missing.length === ids.length) run.warning = `${file}: none of its ${ids.length} clips is in the dataset ${this.root} (a predictions file for other clips? e.g. '${missing[0]}')`;
     else if (missing.length > 0) run.warning = `${file}: ${missing.length} of its ${ids.length} clips are not in the dataset (e.g. '${missing[0]}')`;
@@ -300,7 +306,7 @@ export class ViewData {
   verdicts(id: string): RunVerdict[] {
     return this.runs.flatMap((r, run) => {
       const q = r.byClip.has(id) ? this.runQuality(r, id) : null;
-      return q ? [{ run, name: r.name, verdict: q.verdict, reasons: q.reasons }] : [];
+      return q ? [{ run, name: r.name, verdict: q.verdict, reasons: q.reasons, abstain: r.abstain }] : [];
     });
   }
 
@@ -419,7 +425,7 @@ export class ViewData {
     const job = async (): Promise<EngineRun> => {
       if (!c.problem && !c.frames && !c.video) throw new Error(`clip ${c.id} has no frames here (nuScenes clips of the published layout need --nuscenes-root)`);
       const r = this.rerun;
-      const [task] = clipTasks([c], { questions: r.questions, engine: r.engine, config: r.config, questionSet: r.questionSet });
+      const [task] = clipTasks([c], { questions: r.questions, engine: r.engine, config: r.config, questionSet: r.questionSet, abstain: r.abstain });
       const output = await runClipTask(task, { async: true, inspect: true });
       const ins = output.inspection!;
       const labels: Record<string, string | null> = {};
@@ -536,7 +542,7 @@ export class ViewData {
       thresholds,
       runs: this.runs.map((r) => r.name),
       // What the re-run column is, and whose: every banner names its predictions file.
-      rerun: { of: this.rerun.of?.name ?? null, file: this.rerun.of?.file ?? null, method: this.rerun.engine.method, settings: rerunLine(this.rerun), quality: eng?.output.quality ? { verdict: eng.output.quality.verdict, reasons: eng.output.quality.reasons } : null },
+      rerun: { of: this.rerun.of?.name ?? null, file: this.rerun.of?.file ?? null, method: this.rerun.engine.method, settings: rerunLine(this.rerun), abstain: this.rerun.abstain, quality: eng?.output.quality ? { verdict: eng.output.quality.verdict, reasons: eng.output.quality.reasons } : null },
       quality: this.verdicts(id),
       qa,
       ms: { engine: nat ? Math.round(nat.timing.total) : null, total: Math.round(performance.now() - t0) },

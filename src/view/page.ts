@@ -238,9 +238,9 @@ function renderClip() {
   if (d.problem) showError('clip problem: ' + d.problem);
   if (d.error) showError(rerunName() + ': ' + d.error);
   // Every verdict names whose estimate it is: each predictions file's, and the re-run's.
-  d.quality.forEach(function (v) { if (v.verdict !== 'ok') showError(v.name + ': ' + verdictText(v.verdict) + ': ' + v.reasons.join('; ') + (v.verdict === 'failed' ? ' (its scale-dependent answers were withheld)' : '')); });
+  d.quality.forEach(function (v) { if (v.verdict !== 'ok') showError(v.name + ': ' + verdictText(v.verdict) + ': ' + v.reasons.join('; ') + (v.verdict === 'failed' ? (v.abstain ? ' (its scale-dependent answers were withheld: --abstain)' : ' (its scale-dependent answers rest on no measured scale)') : '')); });
   var rq = d.rerun.quality;
-  if (rq && rq.verdict !== 'ok') showError(rerunName() + ': ' + verdictText(rq.verdict) + ': ' + rq.reasons.join('; ') + (rq.verdict === 'failed' ? ' (its scale-dependent answers are withheld, as the run withholds them)' : ''));
+  if (rq && rq.verdict !== 'ok') showError(rerunName() + ': ' + verdictText(rq.verdict) + ': ' + rq.reasons.join('; ') + (rq.verdict === 'failed' ? (d.rerun.abstain ? ' (its scale-dependent answers are withheld, as the run withholds them)' : ' (its scale-dependent answers rest on no measured scale, as the run answered them)') : ''));
   $('slider').max = Math.max(0, d.frames - 1); $('slider').value = 0;
   drawBev(); drawPlots(); drawQa();
   showFrame(0);

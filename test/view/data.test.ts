@@ -97,7 +97,7 @@ describe.skipIf(!NATIVE_BUILT)('egogeo view: the engine as the run ran it', () =
     const failed = { verdict: 'failed', reasons: ['scale collapsed: 4 of 5 moving pairs have no metric distance'], moving_pairs: 5, measured_pairs: 1, road_pairs: 0 };
     writeFileSync(tum, before + formatQualityLine(failed as never));
     try {
-      expect(new ViewData({ dataset: ds, predictions: [preds], log: () => {} }).list()[0].quality).toEqual([{ run: 0, name: 'p10.jsonl', verdict: 'failed', reasons: failed.reasons }]);
+      expect(new ViewData({ dataset: ds, predictions: [preds], log: () => {} }).list()[0].quality).toEqual([{ run: 0, name: 'p10.jsonl', verdict: 'failed', reasons: failed.reasons, abstain: false }]);
     } finally {
       writeFileSync(tum, before);
     }
@@ -110,6 +110,7 @@ describe.skipIf(!NATIVE_BUILT)("egogeo view: the run's own per-clip task answers
   let ds = '';
   const ego = join(tmp, 'ego.jsonl');
   const vo = join(tmp, 'vo.jsonl');
+  const abstaining = join(tmp, 'abstain.jsonl');
   /** A predictions file's answers of a clip, by question id. */
   const written = (file: string, id: string) => Object.fromEntries(readJsonl<{ clip_id: string; question_id: string; model_answer: string | null }>(file).filter((p) => p.clip_id === id).map((p) => [p.question_id, p.model_answer]));
   beforeAll(() => {
@@ -118,31 +119,36 @@ describe.skipIf(!NATIVE_BUILT)("egogeo view: the run's own per-clip task answers
       { id: 'turn', speed: 8, yawRate: 0.3, seed: 2, frames: 16 },
       { id: 'noroad', speed: 10, yawRate: 0.1, seed: 3, frames: 21 },
     ]);
-    flattenRoad(ds, 'noroad'); // its scale fails: the run withholds its scale-dependent answers
-    for (const [out, extra] of [[ego, []], [vo, ['--method', 'vo-proxy']]] as const) {
+    flattenRoad(ds, 'noroad'); // its scale fails: an --abstain run withholds its scale-dependent answers
+    for (const [out, extra] of [[ego, []], [vo, ['--method', 'vo-proxy']], [abstaining, ['--abstain']]] as const) {
       const r = cli(['run', '--dataset', ds, ...extra, '--workers', '1', '--no-progress', '-o', out]);
       expect(r.code, r.stderr).toBe(0);
     }
   });
 
-  it("a clip whose scale failed: the page shows the run's withheld answers, not the engine's labels", async () => {
-    expect(readFileSync(join(`${ego}.trajectories`, 'noroad.tum'), 'utf8')).toContain('"verdict":"failed"');
-    const run = written(ego, 'noroad');
-    expect(run.speed_regime).toBeNull(); // withheld by the run (not "stopped")
-    const v = new ViewData({ dataset: ds, predictions: [ego], log: () => {} });
-    expect(v.warnings).toEqual([]);
-    const d = (await v.clipDetail('noroad'))!;
-    expect(d.error).toBeNull();
-    const rows = d.qa as Row[];
-    expect(rows.map((q) => q.question).sort()).toEqual(Object.keys(run).sort());
-    for (const q of rows) expect({ q: q.question, answered: q.engineAnswered, answer: q.engine }).toEqual({ q: q.question, answered: true, answer: run[q.question] });
-    expect(d.rerun).toMatchObject({ of: 'ego.jsonl', method: 'egogeo', quality: { verdict: 'failed' } });
-    expect(d.quality).toEqual([expect.objectContaining({ run: 0, name: 'ego.jsonl', verdict: 'failed' })]);
-    // The re-run's estimate is what the run wrote (the same task, the same frames).
-    const eng = await v.runEngine(v.byId.get('noroad')!);
-    expect(eng.output.tum).toBe(readFileSync(join(`${ego}.trajectories`, 'noroad.tum'), 'utf8'));
-    expect(eng.native?.matches?.length).toBe(20); // the page's tracks
-  });
+  for (const [name, abstain] of [['answering by default', false], ['--abstain', true]] as const) {
+    it(`a clip whose scale failed (${name}): the page shows the run's own answers`, async () => {
+      const file = abstain ? abstaining : ego;
+      const base = abstain ? 'abstain.jsonl' : 'ego.jsonl';
+      expect(readFileSync(join(`${file}.trajectories`, 'noroad.tum'), 'utf8')).toContain('"verdict":"failed"');
+      const run = written(file, 'noroad');
+      if (abstain) expect(run.speed_regime).toBeNull(); // withheld by the run
+      else expect(run.speed_regime).not.toBeNull(); // answered from its estimate, the verdict beside it
+      const v = new ViewData({ dataset: ds, predictions: [file], log: () => {} });
+      expect(v.warnings).toEqual([]);
+      const d = (await v.clipDetail('noroad'))!;
+      expect(d.error).toBeNull();
+      const rows = d.qa as Row[];
+      expect(rows.map((q) => q.question).sort()).toEqual(Object.keys(run).sort());
+      for (const q of rows) expect({ q: q.question, answered: q.engineAnswered, answer: q.engine }).toEqual({ q: q.question, answered: true, answer: run[q.question] });
+      expect(d.rerun).toMatchObject({ of: base, method: 'egogeo', quality: { verdict: 'failed' } });
+      expect(d.quality).toEqual([expect.objectContaining({ run: 0, name: base, verdict: 'failed' })]);
+      // The re-run's estimate is what the run wrote (the same task, the same frames).
+      const eng = await v.runEngine(v.byId.get('noroad')!);
+      expect(eng.output.tum).toBe(readFileSync(join(`${file}.trajectories`, 'noroad.tum'), 'utf8'));
+      expect(eng.native?.matches?.length).toBe(20); // the page's tracks
+    });
+  }
 
   it("a vo-proxy run: the re-run is vo-proxy's (10 frames, its 6 questions), not egogeo's engine", async () => {
     const v = new ViewData({ dataset: ds, predictions: [vo], log: () => {} });

@@ -339,15 +339,15 @@ describe.skipIf(!HAS_BROWSER || !NATIVE_BUILT)('egogeo view: two predictions fil
     await page.waitForFunction(() => document.querySelectorAll('#qa tbody tr').length > 0, null, { timeout: 60_000 });
     expect(await page.locator('#list li[data-id="noroad"] .tag.bad').getAttribute('title')).toBe('ego.jsonl: estimate failed: scale collapsed: 20 of 20 moving pairs have no metric distance');
     const boxes = await page.locator('#clipErrors .errorbox').allTextContents();
-    expect(boxes).toContain('ego.jsonl: its estimate failed: scale collapsed: 20 of 20 moving pairs have no metric distance (its scale-dependent answers were withheld)');
+    expect(boxes).toContain('ego.jsonl: its estimate failed: scale collapsed: 20 of 20 moving pairs have no metric distance (its scale-dependent answers rest on no measured scale)');
     expect(boxes.some((b) => b.startsWith('vo.jsonl'))).toBe(false);
     expect(await page.locator('#status').textContent()).toContain('re-run as vo.jsonl was run: vo-proxy, 10 frames, the 6-question subset');
     expect(await page.locator('#qa thead th').nth(4).textContent()).toBe('re-run as vo.jsonl was run');
     expect(await page.locator('#warnings').textContent()).toContain("the page re-runs clips as vo.jsonl was run (vo-proxy, 10 frames, the 6-question subset), its answers and tracks are vo.jsonl's");
-    // speed_regime: not a vo-proxy question (–); ego.jsonl withheld it (no answer).
+    // speed_regime: not a vo-proxy question (–); ego.jsonl answered it from its failed estimate (no --abstain).
     const row = page.locator('#qa tbody tr[data-question="speed_regime"]');
     expect((await row.locator('td[data-rerun]').textContent())!.trim()).toBe('–');
-    expect((await row.locator('td[data-run="1"]').textContent())!.trim()).toMatch(/^\(no answer\)/);
+    expect((await row.locator('td[data-run="1"]').textContent())!.trim()).toMatch(/^stopped/);
     const [lo, hi] = (await page.locator('[data-plot="speed"]').getAttribute('data-axis'))!.split(' ').map(Number);
     expect(lo).toBe(0);
     expect(hi).toBeGreaterThanOrEqual(2);
