@@ -1,0 +1,120 @@
+/**
+ * Hostile inputs, round 3 (issue 54), the half about what is exposed and what is mixed: the
+ * viewer's files under a folder swapped for a symlink between naming and opening, clip ids with
+ * `../`, npz members that inflate to GiBs, queue answers from another engine or another copy of
+ * the dataset, a resume over an edited dataset, and what a kill leaves behind. Each case below is
+ * one line of docs/guarantees.md ("Round 3").
+ */
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startViewServer, type ViewServer } from '../../src/view/server.js';
+import { ViewData } from '../../src/view/data.js';
+import { syntheticDataset } from '../run/fixtures.js';
+
+const tmp = mkdtempSync(join(tmpdir(), 'egogeo-hostile3-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+const jsonl = (rows: unknown[]) => rows.map((r) => `${JSON.stringify(r)}\n`).join('');
+
+describe('hostile round 3: the viewer opens, then verifies', () => {
+  let ds = '';
+  let outside = '';
+  let preds = '';
+  let v: ViewServer | null = null;
+  /** Paths whose folder the hook swaps for a symlink to `outside` just before they are opened. */
+  const swapOn = new Map<string, string>();
+  const log: string[] = [];
+  beforeAll(async () => {
+    ds = syntheticDataset(join(tmp, 'ds'), [{ id: 'a', speed: 6, yawRate: 0, seed: 3, frames: 6 }]);
+    outside = join(tmp, 'outside');
+    // Outside the dataset: a secret text file and a secret image, where the swapped folders lead.
+    mkdirSync(join(outside, 'docs'), { recursive: true });
+    writeFileSync(join(outside, 'docs', 'notes.txt'), 'SECRET outside the dataset');
+    mkdirSync(join(outside, 'a'), { recursive: true });
+    writeFileSync(join(outside, 'a', '0000.pgm'), readFileSync(join(ds, 'frames', 'a', '0000.pgm')));
+    mkdirSync(join(ds, 'docs'));
+    writeFileSync(join(ds, 'docs', 'notes.txt'), 'inside the dataset');
+    // A clip whose id leaves the run's trajectories folder, and a .tum where it leads.
+    const [rec] = readFileSync(join(ds, 'clips_index.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    writeFileSync(join(ds, 'clips_index.jsonl'), jsonl([rec, { ...rec, clip_id: '../escape' }]));
+    writeFileSync(join(ds, 'qa.jsonl'), readFileSync(join(ds, 'qa.jsonl'), 'utf8') + jsonl([{ qa_id: 'qa_9', clip_id: '../escape', question_id: 'speed_regime', category: 'direct_dynamics', answer: 'urban' }]));
+    preds = join(tmp, 'run', 'p.jsonl');
+    mkdirSync(join(tmp, 'run', 'p.jsonl.trajectories'), { recursive: true });
+    const pred = (clip: string) => ({ clip_id: clip, question_id: 'speed_regime', qa_id: 'qa_9', category: 'direct_dynamics', oracle_label: 'urban', model_answer: 'slow' });
+    writeFileSync(preds, jsonl([pred('a'), pred('../escape')]));
+    const tum = Array.from({ length: 6 }, (_, i) => `${i * 0.1} 0 0 ${i * 0.6} 0 0 0 1`).join('\n');
+    writeFileSync(join(tmp, 'run', 'escape.tum'), `${tum}\n`); // p.jsonl.trajectories/../escape.tum
+    v = await startViewServer({
+      dataset: ds,
+      predictions: [preds],
+      port: 0,
+      log: (l) => log.push(l),
+      hooks: {
+        beforeOpen: (p) => {
+          const dir = swapOn.get(p);
+          if (!dir) return;
+          swapOn.delete(p);
+          renameSync(join(ds, dir), join(ds, `${dir}.moved`));
+          symlinkSync(join(outside, dir), join(ds, dir));
+        },
+      },
+    });
+  });
+  afterAll(async () => v?.close());
+
+  it('/files/: a folder swapped for a symlink out between naming and opening is refused (403), never served', async () => {
+    const ok = await fetch(`${v!.url}files/docs/notes.txt`);
+    expect(await ok.text()).toBe('inside the dataset');
+    swapOn.set(join(ds, 'docs', 'notes.txt'), 'docs');
+    const r = await fetch(`${v!.url}files/docs/notes.txt`);
+    expect(r.status).toBe(403);
+    expect(await r.text()).not.toContain('SECRET');
+    expect(log.some((l) => l.includes('outside the dataset folder'))).toBe(true);
+  });
+
+  it('/frame/: a frame folder swapped for a symlink out is refused (403), never served', async () => {
+    expect((await fetch(`${v!.url}frame/a/0.jpg`)).status).toBe(200);
+    swapOn.set(join(ds, 'frames', 'a', '0001.pgm'), join('frames', 'a'));
+    mkdirSync(join(outside, 'frames', 'a'), { recursive: true });
+    writeFileSync(join(outside, 'frames', 'a', '0001.pgm'), readFileSync(join(outside, 'a', '0000.pgm')));
+    const r = await fetch(`${v!.url}frame/a/1.jpg`);
+    expect(r.status).toBe(403);
+  });
+
+  it("/api/clip/<id>: a clip id with '../' reads no .tum outside the run's trajectories folder", async () => {
+    const d = new ViewData({ dataset: ds, predictions: [preds], log: () => {} });
+    expect(d.byId.has('../escape')).toBe(true);
+    expect(d.runEstimate(d.runs[0], '../escape')).toBeNull();
+    expect(d.runQuality(d.runs[0], '../escape')).toBeNull();
+    const r = await fetch(`${v!.url}api/clip/${encodeURIComponent('../escape')}`);
+    if (r.status === 200) expect((await r.json()).series.runs).toEqual([null]);
+    else expect(r.status).toBe(404);
+  });
+
+  it("a run's trajectories folder swapped for a symlink out after the viewer started: its .tum is refused", () => {
+    const trajOut = join(outside, 'traj');
+    mkdirSync(trajOut, { recursive: true });
+    writeFileSync(join(trajOut, 'a.tum'), readFileSync(join(tmp, 'run', 'escape.tum')));
+    const lines: string[] = [];
+    const d = new ViewData({
+      dataset: ds,
+      predictions: [preds],
+      log: (l) => lines.push(l),
+      hooks: {
+        beforeOpen: (p) => {
+          if (!p.endsWith('a.tum')) return;
+          renameSync(`${preds}.trajectories`, `${preds}.trajectories.moved`);
+          symlinkSync(trajOut, `${preds}.trajectories`);
+        },
+      },
+    });
+    try {
+      expect(d.runEstimate(d.runs[0], 'a')).toBeNull();
+      expect(lines.some((l) => l.includes('outside the allowed folder'))).toBe(true);
+    } finally {
+      rmSync(`${preds}.trajectories`);
+      renameSync(`${preds}.trajectories.moved`, `${preds}.trajectories`);
+    }
+  });
+});
