@@ -65,7 +65,8 @@ const VECTORS = ['timestamps', 'yaw', 'speed', 'accel', 'yaw_rate', 'jerk'] as c
  * the oracle's arrays; an InputError names the file and what is missing or malformed.
  */
 export function readNpzArrays(path: string): DynamicsArrays {
-  const a = readNpz(path);
+  // Only these members are inflated: an unused one, however large, costs nothing.
+  const a = readNpz(path, { keys: [...VECTORS, 'position'] });
   const n = a.timestamps?.data.length ?? 0;
   for (const k of VECTORS) {
     if (!a[k]) throw new InputError(`${path}: no array '${k}'`);

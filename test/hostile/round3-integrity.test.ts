@@ -9,6 +9,9 @@ import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deflateRawSync } from 'node:zlib';
+import { readNpzArrays } from '../../src/datasets/groundtruth.js';
+import { encodeNpy } from '../../src/io/npz.js';
 import { startViewServer, type ViewServer } from '../../src/view/server.js';
 import { ViewData } from '../../src/view/data.js';
 import { syntheticDataset } from '../run/fixtures.js';
@@ -116,5 +119,78 @@ describe('hostile round 3: the viewer opens, then verifies', () => {
       rmSync(`${preds}.trajectories`);
       renameSync(`${preds}.trajectories.moved`, `${preds}.trajectories`);
     }
+  });
+});
+
+/** A zip written by hand, so a member can declare any inflated size (the CRC is not checked by readers of npz). */
+function zipOf(members: { name: string; data: Uint8Array; method: 0 | 8; size: number }[]): Buffer {
+  const locals: Buffer[] = [], central: Buffer[] = [];
+  let off = 0;
+  for (const m of members) {
+    const name = Buffer.from(m.name);
+    const h = Buffer.alloc(30);
+    h.writeUInt32LE(0x04034b50, 0);
+    h.writeUInt16LE(20, 4);
+    h.writeUInt16LE(m.method, 8);
+    h.writeUInt32LE(m.data.length, 18);
+    h.writeUInt32LE(m.size, 22);
+    h.writeUInt16LE(name.length, 26);
+    locals.push(h, name, Buffer.from(m.data));
+    const c = Buffer.alloc(46);
+    c.writeUInt32LE(0x02014b50, 0);
+    c.writeUInt16LE(20, 4);
+    c.writeUInt16LE(20, 6);
+    c.writeUInt16LE(m.method, 10);
+    c.writeUInt32LE(m.data.length, 20);
+    c.writeUInt32LE(m.size, 24);
+    c.writeUInt16LE(name.length, 28);
+    c.writeUInt32LE(off, 42);
+    central.push(c, name);
+    off += 30 + name.length + m.data.length;
+  }
+  const cd = Buffer.concat(central);
+  const e = Buffer.alloc(22);
+  e.writeUInt32LE(0x06054b50, 0);
+  e.writeUInt16LE(members.length, 8);
+  e.writeUInt16LE(members.length, 10);
+  e.writeUInt32LE(cd.length, 12);
+  e.writeUInt32LE(off, 16);
+  return Buffer.concat([...locals, cd, e]);
+}
+
+describe('hostile round 3: npz members are read only when needed, and bounded', () => {
+  const n = 31;
+  const member = (key: string, shape: number[]) => {
+    const raw = encodeNpy({ shape, data: Float64Array.from({ length: shape.reduce((a, b) => a * b, 1) }, (_, i) => i * 0.1) });
+    return { name: `${key}.npy`, data: deflateRawSync(raw), method: 8 as const, size: raw.length };
+  };
+  const arrays = () => [...['timestamps', 'yaw', 'speed', 'accel', 'yaw_rate', 'jerk'].map((k) => member(k, [n])), member('position', [n, 2])];
+  const file = (name: string, members: ReturnType<typeof member>[]) => {
+    const p = join(tmp, name);
+    writeFileSync(p, zipOf(members));
+    return p;
+  };
+
+  it('a well-formed hand-written npz reads (the crafted files below differ from it in one member only)', () => {
+    expect(readNpzArrays(file('ok.npz', arrays())).speed[3]).toBeCloseTo(0.3, 12);
+  });
+
+  it('an unused member is never inflated: damaged deflate data, or 3.75 GiB declared, in a member no one reads', () => {
+    const damaged = { name: 'extra.npy', data: Uint8Array.from([0xff, 0xff, 0xff, 0xff, 0xff, 0xff]), method: 8 as const, size: 1000 };
+    expect(readNpzArrays(file('unused-damaged.npz', [...arrays(), damaged])).timestamps).toHaveLength(n);
+    const huge = { ...damaged, name: 'video_cache.npy', size: 0xf0000000 };
+    expect(readNpzArrays(file('unused-huge.npz', [...arrays(), huge])).timestamps).toHaveLength(n);
+  });
+
+  it('a used member declaring 3.75 GiB is refused by its declared size, before inflating', () => {
+    const p = file('declared-huge.npz', arrays().map((m) => (m.name === 'speed.npy' ? { ...m, size: 0xf0000000 } : m)));
+    expect(() => readNpzArrays(p)).toThrow(`${p}: speed.npy declares 4026531840 bytes inflated, more than the`);
+  });
+
+  it('a used member that inflates past its declared size (200 bytes declared, 32 MiB inside) stops there, named', () => {
+    const bomb = { name: 'speed.npy', data: deflateRawSync(Buffer.alloc(32 << 20)), method: 8 as const, size: 200 };
+    expect(bomb.data.length).toBeLessThan(64 << 10);
+    const p = file('bomb.npz', arrays().map((m) => (m.name === 'speed.npy' ? bomb : m)));
+    expect(() => readNpzArrays(p)).toThrow(`${p}: not a valid npz (zip) file (speed.npy: inflates past its declared 200 bytes)`);
   });
 });
