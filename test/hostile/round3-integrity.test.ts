@@ -14,7 +14,8 @@ import { readNpzArrays } from '../../src/datasets/groundtruth.js';
 import { encodeNpy } from '../../src/io/npz.js';
 import { startViewServer, type ViewServer } from '../../src/view/server.js';
 import { ViewData } from '../../src/view/data.js';
-import { syntheticDataset } from '../run/fixtures.js';
+import { cli, ensureDist, NATIVE_BUILT, syntheticDataset } from '../run/fixtures.js';
+import { datasetContent, keyDiff, type RunKey } from '../../src/run/record.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'egogeo-hostile3-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -193,4 +194,35 @@ describe('hostile round 3: npz members are read only when needed, and bounded', 
     const p = file('bomb.npz', arrays().map((m) => (m.name === 'speed.npy' ? bomb : m)));
     expect(() => readNpzArrays(p)).toThrow(`${p}: not a valid npz (zip) file (speed.npy: inflates past its declared 200 bytes)`);
   });
+});
+
+describe('hostile round 3: the run key carries the dataset by content', () => {
+  const clip = (id: string, answer: string) => ({ id, source: 'synthetic', index: 0, qa: [{ qa_id: 'qa_1', clip_id: id, question_id: 'speed_regime', category: 'direct_dynamics', answer }] });
+  const key = (c: ReturnType<typeof clip>[]) => ({ dataset: '/data/ds', dataset_content: datasetContent(c as never) }) as unknown as RunKey;
+
+  it('an edited QA record, an edited clip list, or a record from before it was kept: keyDiff names what changed', () => {
+    const before = key([clip('a', 'urban'), clip('b', 'slow')]);
+    expect(keyDiff(key([clip('a', 'urban'), clip('b', 'slow')]), before)).toBeNull();
+    expect(keyDiff(key([clip('a', 'urban'), clip('b', 'highway')]), before)).toBe('dataset /data/ds: its QA records changed; answers from both would mix');
+    expect(keyDiff(key([clip('a', 'urban')]), before)).toBe('dataset /data/ds: its clip list changed; answers from both would mix');
+    expect(keyDiff(key([clip('a', 'urban')]), { dataset: '/data/ds' } as RunKey)).toMatch(/^dataset \/data\/ds: its content \(QA records, clip list\) was not recorded then/);
+  });
+
+  it.skipIf(!NATIVE_BUILT)('qa.jsonl edited after a run: the resume refuses in one line (what changed, how to start over) instead of keeping the old labels', () => {
+    ensureDist();
+    const ds = syntheticDataset(join(tmp, 'ds-edit'), [
+      { id: 'c0', speed: 6, yawRate: 0, seed: 1, frames: 6 },
+      { id: 'c1', speed: 8, yawRate: 0.3, seed: 2, frames: 6 },
+    ]);
+    const out = join(tmp, 'edit.jsonl');
+    const args = ['run', '--dataset', ds, '--questions', 'subset', '--no-progress', '--workers', '1', '-o', out];
+    const first = cli(args);
+    expect(first.code, first.stderr).toBe(0);
+    const qa = join(ds, 'qa.jsonl');
+    writeFileSync(qa, readFileSync(qa, 'utf8').replace('"answer":"urban"', '"answer":"highway"'));
+    const r = cli(args);
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toContain(`dataset ${ds}: its QA records changed; answers from both would mix); rerun with the same options to resume, or use another -o`);
+  }, 120_000);
 });
