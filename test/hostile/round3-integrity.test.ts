@@ -16,6 +16,10 @@ import { startViewServer, type ViewServer } from '../../src/view/server.js';
 import { ViewData } from '../../src/view/data.js';
 import { cli, ensureDist, NATIVE_BUILT, syntheticDataset } from '../run/fixtures.js';
 import { datasetContent, keyDiff, type RunKey } from '../../src/run/record.js';
+import { answerRefusal, engineRefusal, inputDigest, inputsRefusal, queueEngine } from '../../src/queue/checks.js';
+import { mapTask, parsePathMap } from '../../src/queue/index.js';
+import type { ClipTask } from '../../src/run/task.js';
+import { engineConfig } from '../../src/vo/config.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'egogeo-hostile3-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -225,4 +229,40 @@ describe('hostile round 3: the run key carries the dataset by content', () => {
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toContain(`dataset ${ds}: its QA records changed; answers from both would mix); rerun with the same options to resume, or use another -o`);
   }, 120_000);
+});
+
+describe('hostile round 3: the queue mixes no engines and no datasets (no Redis: the checks each side runs)', () => {
+  const run = queueEngine('cpu');
+  const other = { ...run, egogeo: '0.0.9' };
+
+  it("a worker of another egogeo build refuses the job; an answer naming another engine, or none, is not used", () => {
+    expect(engineRefusal(run, run)).toBeNull();
+    expect(engineRefusal(run, other)).toBe(`this worker's engine (egogeo 0.0.9, addon ${run.addon}, cpu) is not the run's (egogeo ${run.egogeo}, addon ${run.addon}, cpu); run the same egogeo build on the coordinator and every worker`);
+    expect(engineRefusal(run, { ...run, addon: 'ffffffffffffffff' })).not.toBeNull();
+    expect(engineRefusal(run, { ...run, device: 'gpu' })).not.toBeNull();
+    const answer = { id: 'c', records: [], tum: '' };
+    expect(answerRefusal({ ...answer, engine: run, inputs: {} }, { engine: run, inputs: {} })).toBeNull();
+    expect(answerRefusal({ ...answer, engine: other, inputs: {} }, { engine: run })).toBe(
+      `answered by another engine (egogeo 0.0.9, addon ${run.addon}, cpu; this run's: egogeo ${run.egogeo}, addon ${run.addon}, cpu): not used; run the same egogeo build on every worker, then rerun to redo it`,
+    );
+    expect(answerRefusal(answer, { engine: run })).toMatch(/^the worker's answer names no engine \(another egogeo version\?\)/);
+  });
+
+  it('a worker whose --path-map leads to an edited copy of the dataset refuses the clip, naming the file; an identical copy answers', () => {
+    const a = join(tmp, 'q-coord'), b = join(tmp, 'q-worker');
+    for (const d of [a, b]) {
+      mkdirSync(join(d, 'frames'), { recursive: true });
+      writeFileSync(join(d, 'frames', '0.pgm'), 'P5 1 1 255 x');
+      writeFileSync(join(d, 'frames', '1.pgm'), 'P5 1 1 255 y');
+      writeFileSync(join(d, 'c.npz'), 'arrays');
+    }
+    const task: ClipTask = { clip: { index: 0, id: 'c', source: 's', camera: {}, qa: [], frames: [join(a, 'frames', '0.pgm'), join(a, 'frames', '1.pgm')], arrays: join(a, 'c.npz') }, qa: [], engine: engineConfig({}), config: '/q.yaml', questionIds: [], qaBase: 0 };
+    const coordinator = inputDigest(task.clip);
+    const worker = () => inputDigest(mapTask(task, [parsePathMap(`${a}=${b}`)]).clip);
+    expect(inputsRefusal(coordinator, worker())).toBeNull();
+    writeFileSync(join(b, 'frames', '1.pgm'), 'P5 1 1 255 z'); // the copy's frame 1 edited
+    expect(inputsRefusal(coordinator, worker())).toBe(`its frame 1 ${join(b, 'frames', '1.pgm')} differs from the coordinator's ${join(a, 'frames', '1.pgm')} (sha256 ${worker()['frame 1'].sha}… here, ${coordinator['frame 1'].sha}… there); --path-map must lead to the same dataset`);
+    // The coordinator checks the answer's digest too (a worker that does not check is caught there).
+    expect(answerRefusal({ id: 'c', records: [], tum: '', engine: run, inputs: worker() }, { engine: run, inputs: coordinator })).toMatch(/^answered from other input files: its frame 1 /);
+  });
 });
