@@ -5,7 +5,8 @@
  * the dataset, a resume over an edited dataset, and what a kill leaves behind. Each case below is
  * one line of docs/guarantees.md ("Round 3").
  */
-import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +15,7 @@ import { readNpzArrays } from '../../src/datasets/groundtruth.js';
 import { encodeNpy } from '../../src/io/npz.js';
 import { startViewServer, type ViewServer } from '../../src/view/server.js';
 import { ViewData } from '../../src/view/data.js';
-import { cli, ensureDist, NATIVE_BUILT, syntheticDataset } from '../run/fixtures.js';
+import { BIN, cli, ensureDist, NATIVE_BUILT, ROOT, syntheticDataset } from '../run/fixtures.js';
 import { datasetContent, keyDiff, type RunKey } from '../../src/run/record.js';
 import { answerRefusal, engineRefusal, inputDigest, inputsRefusal, queueEngine } from '../../src/queue/checks.js';
 import { mapTask, parsePathMap } from '../../src/queue/index.js';
@@ -265,4 +266,110 @@ describe('hostile round 3: the queue mixes no engines and no datasets (no Redis:
     // The coordinator checks the answer's digest too (a worker that does not check is caught there).
     expect(answerRefusal({ id: 'c', records: [], tum: '', engine: run, inputs: worker() }, { engine: run, inputs: coordinator })).toMatch(/^answered from other input files: its frame 1 /);
   });
+});
+
+/** Starts `node args…`, sends `sig` once `ready()` holds, and resolves with how it ended and its stderr. */
+function killWhen(args: string[], ready: () => boolean, sig: NodeJS.Signals = 'SIGINT', env: Record<string, string> = {}): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string; sent: boolean }> {
+  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
+  let stderr = '';
+  let sent = false;
+  child.stderr!.on('data', (d) => (stderr += String(d)));
+  const poll = setInterval(() => {
+    if (!sent && ready()) {
+      sent = true;
+      child.kill(sig);
+    }
+  }, 5);
+  return new Promise((ok) =>
+    child.on('exit', (code, signal) => {
+      clearInterval(poll);
+      ok({ code, signal, stderr, sent });
+    }),
+  );
+}
+const leftovers = (dir: string, base: string) => readdirSync(dir).filter((f) => f.startsWith(`.${base}.`) || f.startsWith(`${base}.`) || f === base);
+
+describe('hostile round 3: kills leave nothing behind', () => {
+  beforeAll(() => ensureDist());
+
+  it('an output folder written atomically (report, sensitivity --plots): SIGINT mid-write removes its .DIR.PID.*.tmp and exits by the signal', async () => {
+    const dir = join(tmp, 'kill-dir');
+    mkdirSync(dir);
+    const script = `import('${join(ROOT, 'dist/io/atomic.js')}').then((m) => m.writeDirAtomic(${JSON.stringify(join(dir, 'report'))}, async (stage) => { (await import('node:fs')).writeFileSync(stage + '/index.html', 'x'); await new Promise((r) => setTimeout(r, 60000)); }))`;
+    const r = await killWhen(['--input-type=module', '-e', script], () => readdirSync(dir).some((f) => f.endsWith('.tmp') && existsSync(join(dir, f, 'index.html'))));
+    expect(r.sent).toBe(true);
+    expect(r.signal ?? r.code).toBe(r.signal ? 'SIGINT' : 130);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('the next run removes the staging folders a SIGKILLed one left (its pid gone), and keeps a live one\'s', async () => {
+    const dir = join(tmp, 'stale-dir');
+    mkdirSync(join(dir, '.plots.999999999.0123abcd.tmp'), { recursive: true });
+    mkdirSync(join(dir, '.plots.tmp-Ab12Cd')); // as egogeo synth named its staging folders before
+    mkdirSync(join(dir, `.plots.${process.pid}.0123abcd.tmp`)); // a live process's (this one)
+    const { writeDirAtomic } = await import('../../src/io/atomic.js');
+    await writeDirAtomic(join(dir, 'plots'), (stage) => writeFileSync(join(stage, 'a.svg'), '<svg/>'));
+    expect(readdirSync(dir).sort()).toEqual([`.plots.${process.pid}.0123abcd.tmp`, 'plots']);
+  });
+
+  /** Two shards egogeo run would have written (1 clip each), made by hand; shard 0 with `extra` trajectory files. */
+  const shards = (name: string, extra = 0) => {
+    const d = join(tmp, name);
+    mkdirSync(d);
+    const key = { dataset: '/d', method: 'egogeo', questions: 'subset', scale: 'road', frames: null, config: '/q.yaml', config_sha256: 'x', engine: { egogeo: '0', addon: 'a' } };
+    return [0, 1].map((i) => {
+      const p = join(d, `s${i}.jsonl`);
+      writeFileSync(p, `${JSON.stringify({ clip_id: `c${i}`, question_id: 'speed_regime', model_answer: 'slow' })}\n`);
+      writeFileSync(`${p}.run.json`, JSON.stringify({ egogeo_run: 1, key, shard: { index: i, count: 2 }, model: 'm', clips_total: 2, clips: [[i, `c${i}`, 's', 1]], status: 'complete', started: '2026-01-01T00:00:00Z' }));
+      mkdirSync(`${p}.trajectories`);
+      writeFileSync(join(`${p}.trajectories`, `c${i}.tum`), '0 0 0 0 0 0 0 1\n');
+      if (i === 0) for (let k = 0; k < extra; k++) writeFileSync(join(`${p}.trajectories`, `x${k}.tum`), '0 0 0 0 0 0 0 1\n');
+      return p;
+    });
+  };
+
+  it('merge: SIGINT while it copies leaves no OUT.errors.jsonl, no OUT.trajectories/ and no lock without OUT', async () => {
+    const [s0, s1] = shards('merge-kill', 5000);
+    const out = join(tmp, 'merge-kill', 'm.jsonl');
+    const r = await killWhen([BIN, 'merge', s0, s1, '-o', out], () => existsSync(`${out}.trajectories`) && readdirSync(`${out}.trajectories`).length > 100);
+    expect(r.sent).toBe(true);
+    expect(r.signal ?? r.code).toBe(r.signal ? 'SIGINT' : 130);
+    expect(leftovers(join(tmp, 'merge-kill'), 'm.jsonl')).toEqual([]);
+  }, 60_000);
+
+  it("merge: a failed copy names the merge's file, not the shard's", () => {
+    const [s0, s1] = shards('merge-fail');
+    const out = join(tmp, 'merge-fail', 'm.jsonl');
+    mkdirSync(join(`${out}.trajectories`, 'c1.tum'), { recursive: true }); // a folder where the merge writes a file
+    const r = cli(['merge', s0, s1, '-o', out]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`egogeo: ${join(`${out}.trajectories`, 'c1.tum')}: cannot write (EISDIR: is a folder)\n`);
+    const full = cli(['merge', s0, s1, '-o', join(tmp, 'merge-fail', 'n.jsonl')], { env: { EGOGEO_FAULT_WRITE: 'ENOSPC:n.jsonl.trajectories' } });
+    expect(full.stderr).toMatch(new RegExp(`^egogeo: ${join(tmp, 'merge-fail', 'n.jsonl.trajectories')}/c\\d\\.tum: cannot write \\(ENOSPC: no space left on device\\)\\n$`));
+    expect(leftovers(join(tmp, 'merge-fail'), 'n.jsonl')).toEqual([]);
+    // The hand-made shards themselves merge.
+    const ok = cli(['merge', s0, s1, '-o', join(tmp, 'merge-fail', 'ok.jsonl')]);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(readdirSync(join(tmp, 'merge-fail', 'ok.jsonl.trajectories')).sort()).toEqual(['c0.tum', 'c1.tum']);
+  });
+
+  it.skipIf(!NATIVE_BUILT)('synth: SIGINT mid-render removes its staging folder; the next run removes what a SIGKILL left', async () => {
+    const dir = join(tmp, 'synth-kill');
+    mkdirSync(dir);
+    const out = join(dir, 'ds');
+    const stage = () => readdirSync(dir).find((f) => f.startsWith('.ds.'));
+    const r = await killWhen([BIN, 'synth', '--clips', '40', '--seed', '5', '--out', out, '--no-progress', '--workers', '1'], () => {
+      const s = stage();
+      return !!s && existsSync(join(dir, s, 'frames'));
+    });
+    expect(r.sent).toBe(true);
+    expect(r.signal ?? r.code).toBe(r.signal ? 'SIGINT' : 130);
+    expect(readdirSync(dir)).toEqual([]);
+    const k = await killWhen([BIN, 'synth', '--clips', '40', '--seed', '5', '--out', out, '--no-progress', '--workers', '1'], () => !!stage(), 'SIGKILL');
+    expect(k.signal).toBe('SIGKILL');
+    expect(stage()).toBeDefined(); // SIGKILL runs no cleanup
+    const again = cli(['synth', '--clips', '1', '--seed', '5', '--out', out, '--no-progress', '--workers', '1']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(readdirSync(dir)).toEqual(['ds']);
+  }, 120_000);
 });
