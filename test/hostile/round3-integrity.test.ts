@@ -2,8 +2,8 @@
  * Hostile inputs, round 3 (issue 54), the half about what is exposed and what is mixed: the
  * viewer's files under a folder swapped for a symlink between naming and opening, clip ids with
  * `../`, npz members that inflate to GiBs, queue answers from another engine or another copy of
- * the dataset, a resume over an edited dataset, and what a kill leaves behind. Each case below is
- * one line of docs/guarantees.md ("Round 3").
+ * the dataset, a resume over an edited dataset, and what a kill leaves behind. Each describe below
+ * is named for the bullet of docs/guarantees.md it holds to (and the README's summary of it).
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -26,7 +26,7 @@ const tmp = mkdtempSync(join(tmpdir(), 'egogeo-hostile3-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 const jsonl = (rows: unknown[]) => rows.map((r) => `${JSON.stringify(r)}\n`).join('');
 
-describe('hostile round 3: the viewer opens, then verifies', () => {
+describe('hostile round 3: the viewer serves only what it may, even under a race (opened, then verified)', () => {
   let ds = '';
   let outside = '';
   let preds = '';
@@ -164,7 +164,7 @@ function zipOf(members: { name: string; data: Uint8Array; method: 0 | 8; size: n
   return Buffer.concat([...locals, cd, e]);
 }
 
-describe('hostile round 3: npz members are read only when needed, and bounded', () => {
+describe('hostile round 3: bounded work: npz members are read only when needed, and bounded', () => {
   const n = 31;
   const member = (key: string, shape: number[]) => {
     const raw = encodeNpy({ shape, data: Float64Array.from({ length: shape.reduce((a, b) => a * b, 1) }, (_, i) => i * 0.1) });
@@ -201,7 +201,7 @@ describe('hostile round 3: npz members are read only when needed, and bounded', 
   });
 });
 
-describe('hostile round 3: the run key carries the dataset by content', () => {
+describe('hostile round 3: one engine per output: the run key carries the dataset by content', () => {
   const clip = (id: string, answer: string) => ({ id, source: 'synthetic', index: 0, qa: [{ qa_id: 'qa_1', clip_id: id, question_id: 'speed_regime', category: 'direct_dynamics', answer }] });
   const key = (c: ReturnType<typeof clip>[]) => ({ dataset: '/data/ds', dataset_content: datasetContent(c as never) }) as unknown as RunKey;
 
