@@ -7,11 +7,12 @@
  * core/, datasets/, io/, oracle/, report/, run/, vo/, native/.
  */
 import { existsSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { InputError } from '../core/errors.js';
 import type { Clip } from '../core/clip.js';
 import { type BenchmarkOptions, readDataset } from '../datasets/benchmark.js';
-import { groundTruthArrays } from '../datasets/groundtruth.js';
+import { groundTruthArrays, NPZ_ARRAYS, npzArrays } from '../datasets/groundtruth.js';
+import { decodeNpz } from '../io/npz.js';
 import type { Prediction } from '../core/prediction.js';
 import { readPredictions } from '../io/predictions.js';
 import { type ClipQuality, parseTum, qualityFromTum } from '../io/trajectories.js';
@@ -152,6 +153,7 @@ export class ViewData {
   private queue: Promise<unknown> = Promise.resolve();
   private log: (line: string) => void;
   private hooks: ConfinedHooks;
+  private arrayDirs: Set<string>;
 
   constructor(o: ViewOptions) {
     this.log = o.log ?? (() => {});
@@ -161,6 +163,7 @@ export class ViewData {
     this.root = b.dir;
     this.clips = b.clips;
     this.byId = new Map(b.clips.map((c) => [c.id, c]));
+    this.arrayDirs = new Set(realRoots([...new Set(b.clips.flatMap((c) => (c.arrays ? [dirname(c.arrays)] : [])))]));
     this.questions = loadQuestions(o.config ?? DEFAULT_QUESTIONS_PATH);
     this.near = o.near ?? 0.15;
     this.runs = (o.predictions ?? []).map((f) => this.readRun(f));
@@ -225,12 +228,15 @@ export class ViewData {
     return run;
   }
 
+  /** A clip's npz, read open-then-verify inside the folders the dataset's npz files lie in (fixed at start). */
+  private readArrays = (p: string): DynamicsArrays => npzArrays(decodeNpz(readConfinedSync(p, (real) => this.arrayDirs.has(dirname(real)), this.hooks), p, { keys: NPZ_ARRAYS }), p);
+
   /** The ground-truth arrays of a clip (npz, else KITTI poses), cached; null when none or unreadable. */
   groundTruth(c: Clip): DynamicsArrays | null {
     if (!this.gtCache.has(c.id)) {
       let g: DynamicsArrays | null = null;
       try {
-        g = groundTruthArrays(c)?.arrays ?? null;
+        g = groundTruthArrays(c, this.readArrays)?.arrays ?? null;
       } catch (e) {
         this.log(`warning: clip ${c.id}: ground truth unreadable (${(e as Error).message.split('\n')[0]})`);
       }

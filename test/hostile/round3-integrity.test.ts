@@ -101,6 +101,28 @@ describe('hostile round 3: the viewer serves only what it may, even under a race
     else expect(r.status).toBe(404);
   });
 
+  it("a clip's arrays folder swapped for a symlink out after the viewer started: its npz is refused, the ground truth shown as none", () => {
+    const d2 = syntheticDataset(join(tmp, 'ds-arrays'), [{ id: 'g', speed: 6, yawRate: 0, seed: 4, frames: 6 }], { arrays: true });
+    const copy = join(outside, 'arrays');
+    mkdirSync(copy, { recursive: true });
+    writeFileSync(join(copy, 'g.npz'), readFileSync(join(d2, 'arrays', 'g.npz')));
+    expect(new ViewData({ dataset: d2, log: () => {} }).groundTruth(new ViewData({ dataset: d2, log: () => {} }).byId.get('g')!)).not.toBeNull();
+    const lines: string[] = [];
+    const d = new ViewData({
+      dataset: d2,
+      log: (l) => lines.push(l),
+      hooks: {
+        beforeOpen: (p) => {
+          if (!p.endsWith('g.npz')) return;
+          renameSync(join(d2, 'arrays'), join(d2, 'arrays.moved'));
+          symlinkSync(copy, join(d2, 'arrays'));
+        },
+      },
+    });
+    expect(d.groundTruth(d.byId.get('g')!)).toBeNull();
+    expect(lines.some((l) => l.includes('g.npz: outside the allowed folder'))).toBe(true);
+  });
+
   it("a run's trajectories folder swapped for a symlink out after the viewer started: its .tum is refused", () => {
     const trajOut = join(outside, 'traj');
     mkdirSync(trajOut, { recursive: true });
