@@ -2,7 +2,8 @@
  * `egogeo view`'s local web server (Node's http module): the page (src/view/page.ts, everything
  * inline, works offline), the clip list and a clip's detail as JSON, the frames as images (image
  * files as they are; video frames, decoded by the engine, encoded as JPEG with sharp), and files
- * of the dataset folder under /files/ — nothing outside it (403). Binds to 127.0.0.1 by default.
+ * of the dataset folder under /files/ — nothing outside it (403), checked on the opened file
+ * (io/confined.ts), so no folder swapped for a symlink meanwhile leads out. Binds to 127.0.0.1 by default.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
@@ -16,8 +17,6 @@ import { ViewData, type ViewOptions } from './data.js';
 export interface ViewServerOptions extends ViewOptions {
   port?: number;
   host?: string;
-  /** Test hook: runs between naming a served file and opening it (plays a folder swapped meanwhile). */
-  hooks?: ConfinedHooks;
 }
 
 export interface ViewServer {
