@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { type Trajectory } from '../core/trajectory.js';
 import { InputError } from '../core/errors.js';
-import { readNpz } from '../io/npz.js';
+import { type NpyArray, readNpz } from '../io/npz.js';
 import { readKitti } from '../io/trajectories.js';
 import { computeDynamics, type DynamicsArrays } from '../oracle/dynamics.js';
 import type { Clip } from '../core/clip.js';
@@ -60,12 +60,19 @@ export type NpzArraysReader = (path: string) => DynamicsArrays;
 
 const VECTORS = ['timestamps', 'yaw', 'speed', 'accel', 'yaw_rate', 'jerk'] as const;
 
+/** The npz members a clip's arrays are read from (only these are inflated: an unused one, however large, costs nothing). */
+export const NPZ_ARRAYS = [...VECTORS, 'position'] as const;
+
 /**
  * A clip's `arrays/<clip>.npz` (timestamps, position N×2, yaw, speed, accel, yaw_rate, jerk) as
  * the oracle's arrays; an InputError names the file and what is missing or malformed.
  */
 export function readNpzArrays(path: string): DynamicsArrays {
-  const a = readNpz(path);
+  return npzArrays(readNpz(path, { keys: NPZ_ARRAYS }), path);
+}
+
+/** The oracle's arrays from an npz's decoded members (readNpzArrays; `path` names the file in errors). */
+export function npzArrays(a: Record<string, NpyArray>, path: string): DynamicsArrays {
   const n = a.timestamps?.data.length ?? 0;
   for (const k of VECTORS) {
     if (!a[k]) throw new InputError(`${path}: no array '${k}'`);

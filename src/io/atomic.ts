@@ -10,6 +10,7 @@ import { closeSync, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, readd
 import { basename, dirname, join, resolve } from 'node:path';
 import { InputError } from '../core/errors.js';
 import { errnoText, faultFor, writeTarget } from './safety.js';
+import { onInterrupt, pidAlive } from './interrupt.js';
 
 export function writeFileAtomic(path: string, data: string | Uint8Array): void {
   const target = writeTarget(path);
@@ -71,18 +72,13 @@ export async function writeDirAtomic<T>(
       throw new InputError(`${dir}: exists, is not empty and is not ${opts.what ?? 'an egogeo output folder'}; give a new folder`);
     }
   }
-  const parent = dirname(out);
-  const stage = join(parent, `.${basename(out)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  let staged: StagedDir;
   try {
-    mkdirSync(parent, { recursive: true });
-    const fault = faultFor(stage);
-    if (fault) throw fault;
-    mkdirSync(stage);
+    staged = stageDir(out);
   } catch (e) {
     throw new InputError(`${dir}: cannot write (${errnoText(e)})`);
   }
-  const cleanup = () => rmSync(stage, { recursive: true, force: true });
-  process.once('exit', cleanup);
+  const { stage } = staged;
   try {
     const r = await fill(stage);
     const late = faultFor(out);
@@ -90,13 +86,56 @@ export async function writeDirAtomic<T>(
     publishDir(stage, out);
     return r;
   } catch (e) {
-    cleanup();
+    staged.remove();
     if (e instanceof InputError) throw e;
     const p = (e as NodeJS.ErrnoException).path;
     throw new InputError(`${p ? p.replace(stage, out) : dir}: cannot write (${errnoText(e)})`);
   } finally {
-    process.removeListener('exit', cleanup);
+    staged.done();
   }
+}
+
+/** A staging folder for the output folder `out` (stageDir). */
+export interface StagedDir {
+  stage: string;
+  /** Removes the staging folder. */
+  remove(): void;
+  /** The staging folder is published or removed: an interrupt no longer removes it. */
+  done(): void;
+}
+
+/**
+ * A hidden staging folder beside the output folder `out` (`.OUT.<pid>.<hex>.tmp`): removed when
+ * the process is interrupted (io/interrupt.ts) or exits before `done`; the staging folders of
+ * killed runs for the same `out` (their pid gone; also `.OUT.tmp-*`, as egogeo synth named them before) are
+ * removed first, so a kill leaves nothing a rerun keeps.
+ */
+export function stageDir(out: string): StagedDir {
+  const parent = dirname(out);
+  const base = basename(out);
+  mkdirSync(parent, { recursive: true });
+  const esc = base.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const ours = new RegExp(`^\\.${esc}\\.(\\d+)\\.[0-9a-f]{8}\\.tmp(\\.old)?$`);
+  const legacy = new RegExp(`^\\.${esc}\\.tmp-[A-Za-z0-9]{6}$`);
+  for (const f of readdirSync(parent)) {
+    const m = ours.exec(f);
+    if ((m && Number(m[1]) !== process.pid && !pidAlive(Number(m[1]))) || legacy.test(f)) rmSync(join(parent, f), { recursive: true, force: true });
+  }
+  const stage = join(parent, `.${base}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const fault = faultFor(stage);
+  if (fault) throw fault;
+  mkdirSync(stage);
+  const remove = () => rmSync(stage, { recursive: true, force: true });
+  const offInterrupt = onInterrupt(remove);
+  process.once('exit', remove);
+  return {
+    stage,
+    remove,
+    done: () => {
+      offInterrupt();
+      process.removeListener('exit', remove);
+    },
+  };
 }
 
 /** Moves a staging folder to `out`, replacing an existing folder only once the new one is in place. */

@@ -11,7 +11,7 @@
  * `np.savez_compressed` does for float64 arrays (version 1.0 headers, deflated members), with a
  * fixed timestamp so the same arrays always give the same bytes. May import: core/.
  */
-import { readInputBytes } from './safety.js';
+import { MAX_INPUT_BYTES, readInputBytes } from './safety.js';
 import { createRequire } from 'node:module';
 import type { Zippable } from 'fflate';
 
@@ -37,24 +37,130 @@ const MAGIC = [0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59]; // \x93NUMPY
 // Reading
 // ---------------------------------------------------------------------------------------------
 
-/** Reads every array of an `.npz` file. Errors name the file and the member. */
-export function readNpz(path: string): Record<string, NpyArray> {
-  return decodeNpz(readInputBytes(path, 'NumPy file'), path);
+/** What reading an npz inflates: only the `keys` asked for (all by default), each at most `maxBytes` inflated. */
+export interface NpzReadOptions {
+  keys?: readonly string[];
+  /** Largest inflated member (default MAX_INPUT_BYTES): a bigger one is refused before it is inflated. */
+  maxBytes?: number;
 }
 
-/** Decodes npz bytes; `where` prefixes error messages. */
-export function decodeNpz(bytes: Uint8Array, where = 'npz'): Record<string, NpyArray> {
-  let files: Record<string, Uint8Array>;
+/** Reads the arrays of an `.npz` file (see NpzReadOptions). Errors name the file and the member. */
+export function readNpz(path: string, o: NpzReadOptions = {}): Record<string, NpyArray> {
+  return decodeNpz(readInputBytes(path, 'NumPy file'), path, o);
+}
+
+/** One member of a zip, from its central directory. */
+interface ZipEntry {
+  name: string;
+  method: number;
+  compressed: number;
+  size: number;
+  /** Offset of its local header. */
+  offset: number;
+}
+
+/**
+ * The members of a zip, read from its central directory (zip64 included) without inflating any:
+ * a member nobody asks for is never inflated, whatever its size.
+ */
+function zipEntries(b: Uint8Array): ZipEntry[] {
+  const dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  let e = b.length - 22;
+  while (e >= 0 && dv.getUint32(e, true) !== 0x06054b50) {
+    if (b.length - e > 65557) e = -1;
+    else e--;
+  }
+  if (e < 0) throw new Error('no end of central directory');
+  let count = dv.getUint16(e + 10, true);
+  let cd = dv.getUint32(e + 16, true);
+  if (e >= 20 && dv.getUint32(e - 20, true) === 0x07064b50) {
+    const z = Number(dv.getBigUint64(e - 12, true));
+    if (z + 56 > b.length || dv.getUint32(z, true) !== 0x06064b50) throw new Error('bad zip64 end of central directory');
+    count = Number(dv.getBigUint64(z + 32, true));
+    cd = Number(dv.getBigUint64(z + 48, true));
+  }
+  const out: ZipEntry[] = [];
+  for (let i = 0, p = cd; i < count; i++) {
+    if (p + 46 > b.length || dv.getUint32(p, true) !== 0x02014b50) throw new Error('bad central directory entry');
+    const nameLen = dv.getUint16(p + 28, true), extraLen = dv.getUint16(p + 30, true), commentLen = dv.getUint16(p + 32, true);
+    const entry: ZipEntry = {
+      name: new TextDecoder().decode(b.subarray(p + 46, p + 46 + nameLen)),
+      method: dv.getUint16(p + 10, true),
+      compressed: dv.getUint32(p + 20, true),
+      size: dv.getUint32(p + 24, true),
+      offset: dv.getUint32(p + 42, true),
+    };
+    // zip64: the fields at 0xFFFFFFFF are in the extra field 0x0001, in this order.
+    for (let x = p + 46 + nameLen; x + 4 <= p + 46 + nameLen + extraLen; ) {
+      const id = dv.getUint16(x, true), len = dv.getUint16(x + 2, true);
+      if (id === 1) {
+        let q = x + 4;
+        const next = () => ((q += 8), Number(dv.getBigUint64(q - 8, true)));
+        if (entry.size === 0xffffffff) entry.size = next();
+        if (entry.compressed === 0xffffffff) entry.compressed = next();
+        if (entry.offset === 0xffffffff) entry.offset = next();
+      }
+      x += 4 + len;
+    }
+    out.push(entry);
+    p += 46 + nameLen + extraLen + commentLen;
+  }
+  return out;
+}
+
+/**
+ * A member's bytes: stored ones as they are, deflated ones inflated in steps, stopping as soon as
+ * the output would pass the declared size (a member that lies about it cannot take more memory
+ * or time than it declared).
+ */
+function inflateMember(b: Uint8Array, m: ZipEntry): Uint8Array {
+  const dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  if (m.offset + 30 > b.length || dv.getUint32(m.offset, true) !== 0x04034b50) throw new Error(`${m.name}: bad local header`);
+  const start = m.offset + 30 + dv.getUint16(m.offset + 26, true) + dv.getUint16(m.offset + 28, true);
+  if (start + m.compressed > b.length) throw new Error(`${m.name}: truncated`);
+  const data = b.subarray(start, start + m.compressed);
+  if (m.method === 0) {
+    if (m.compressed !== m.size) throw new Error(`${m.name}: stored size ${m.compressed} but declared ${m.size}`);
+    return data.slice();
+  }
+  if (m.method !== 8) throw new Error(`${m.name}: unknown compression method ${m.method}`);
+  const out = new Uint8Array(m.size);
+  let n = 0;
+  const inf = new (fflate().Inflate)((chunk) => {
+    if (n + chunk.length > m.size) throw new Error(`${m.name}: inflates past its declared ${m.size} bytes`);
+    out.set(chunk, n);
+    n += chunk.length;
+  });
+  const STEP = 1 << 14; // at most ~16 MiB out per step (deflate's 1032:1), checked after each
+  for (let i = 0; i < data.length; i += STEP) inf.push(data.subarray(i, Math.min(i + STEP, data.length)), i + STEP >= data.length);
+  if (data.length === 0) inf.push(data, true);
+  if (n !== m.size) throw new Error(`${m.name}: inflates to ${n} bytes, declared ${m.size}`);
+  return out;
+}
+
+/** Decodes npz bytes (see NpzReadOptions); `where` prefixes error messages. */
+export function decodeNpz(bytes: Uint8Array, where = 'npz', o: NpzReadOptions = {}): Record<string, NpyArray> {
+  const max = o.maxBytes ?? MAX_INPUT_BYTES;
+  const want = o.keys ? new Set(o.keys) : null;
+  let entries: ZipEntry[];
   try {
-    files = fflate().unzipSync(bytes);
+    entries = zipEntries(bytes);
   } catch (e) {
     throw new InputError(`${where}: not a valid npz (zip) file (${(e as Error).message})`);
   }
   const out: Record<string, NpyArray> = {};
-  for (const [name, data] of Object.entries(files)) {
-    if (!name.endsWith('.npy')) continue;
-    const key = name.slice(0, -4);
-    out[key] = decodeNpy(data, `${where}: ${name}`);
+  for (const m of entries) {
+    if (!m.name.endsWith('.npy')) continue;
+    const key = m.name.slice(0, -4);
+    if (want && !want.has(key)) continue;
+    if (m.size > max) throw new InputError(`${where}: ${m.name} declares ${m.size} bytes inflated, more than the ${max} an array may take (not inflated)`);
+    let data: Uint8Array;
+    try {
+      data = inflateMember(bytes, m);
+    } catch (e) {
+      throw new InputError(`${where}: not a valid npz (zip) file (${(e as Error).message})`);
+    }
+    out[key] = decodeNpy(data, `${where}: ${m.name}`);
   }
   return out;
 }

@@ -9,9 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InputError } from '../core/errors.js';
 import type { ClipTask } from '../run/task.js';
+import type { InputDigest, QueueEngine } from './checks.js';
 
 /** Bumped when the job data changes shape; a worker refuses jobs of another version. */
-export const JOB_VERSION = 1;
+export const JOB_VERSION = 2;
 
 export interface ClipJobData {
   v: number;
@@ -21,6 +22,9 @@ export interface ClipJobData {
   task: string;
   /** The question file's content and its sha256 (the worker writes it once to its temp folder). */
   questions: { sha256: string; text: string };
+  /** The run's engine and the clip's input files by content, which the worker's must equal (checks.ts). */
+  engine: QueueEngine;
+  inputs: InputDigest;
 }
 
 /** `<runId>.<clip id, URI-encoded>`: the same clip of the same run is one job however often it is enqueued. */

@@ -19,6 +19,7 @@ import type { ClipExecutor, ClipExecutorContext } from '../run/run.js';
 import type { ClipOutput, ClipTask } from '../run/task.js';
 import { type ClipJobData, encodeTask, JOB_VERSION, jobId } from './codec.js';
 import { probe, type QueueTarget, reachable } from './connection.js';
+import { answerRefusal, inputDigest, queueEngine } from './checks.js';
 
 export interface QueueExecutorOptions {
   target: QueueTarget;
@@ -72,6 +73,9 @@ async function runOnQueue(tasks: ClipTask[], ctx: ClipExecutorContext, qo: Queue
 
     const questionsText = readFileSync(tasks[0]?.config ?? '/dev/null', 'utf8');
     const questions = { sha256: createHash('sha256').update(questionsText).digest('hex'), text: questionsText };
+    // What every answer must come from: this run's engine, and each clip's input files as read here.
+    const runEngine = queueEngine(tasks[0]?.engine.device ?? 'cpu');
+    const digests = new Map<string, string | null>();
     const pending = new Map<string, ClipTask>(tasks.map((t) => [jobId(ctx.runId, t.clip.id), t]));
     const busy = new Set<string>();
     const t0 = Date.now();
@@ -95,7 +99,13 @@ async function runOnQueue(tasks: ClipTask[], ctx: ClipExecutorContext, qo: Queue
         if (state === 'completed') {
           if (!pending.has(id)) return;
           pending.delete(id);
-          if (isClipOutput(j.returnvalue, t)) {
+          const refused = isClipOutput(j.returnvalue, t) ? answerRefusal(j.returnvalue, j.data ?? { engine: runEngine }) : null;
+          if (refused) {
+            // Another engine or another copy of the dataset: not written; the clip fails for good (checks.ts).
+            ctx.log(`${t.clip.id}: ${refused}`);
+            ctx.onError(new Error(refused), t);
+            failed++;
+          } else if (isClipOutput(j.returnvalue, t)) {
             ctx.onResult(j.returnvalue, t);
             collected++;
           } else {
@@ -148,7 +158,7 @@ async function runOnQueue(tasks: ClipTask[], ctx: ClipExecutorContext, qo: Queue
         await queue.addBulk(
           add.slice(i, i + 500).map(({ id, t }) => ({
             name: 'clip',
-            data: { v: JOB_VERSION, run: ctx.runId, task: encodeTask(t), questions },
+            data: { v: JOB_VERSION, run: ctx.runId, task: encodeTask(t), questions, engine: runEngine, inputs: inputDigest(t.clip, digests) },
             opts: { jobId: id, attempts, backoff: { type: 'fixed', delay: qo.backoffMs ?? 1000 }, removeOnComplete: false, removeOnFail: false },
           })),
         );

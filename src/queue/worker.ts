@@ -22,6 +22,7 @@ import { unwrapResult } from '../pool/transport.js';
 import { workerUrl } from '../run/clips.js';
 import type { ClipOutput } from '../run/task.js';
 import { type ClipJobData, decodeTask, JOB_VERSION, mapTask, type PathMap, questionFile } from './codec.js';
+import { engineRefusal, inputDigest, inputsRefusal, type QueueAnswer, queueEngine } from './checks.js';
 import { probe, type QueueTarget, reachable } from './connection.js';
 
 export interface QueueWorkerOptions {
@@ -112,11 +113,20 @@ export async function runQueueWorker(o: QueueWorkerOptions): Promise<QueueWorker
       inflight--;
     }
   };
-  const answer = async (job: Job<ClipJobData>): Promise<ClipOutput> => {
+  const answer = async (job: Job<ClipJobData>): Promise<QueueAnswer> => {
     const d = job.data;
     if (d?.v !== JOB_VERSION) throw new UnrecoverableError(`job format ${String(d?.v)} but this egogeo worker reads ${JOB_VERSION} (run the same egogeo version on the coordinator and the workers)`);
     noteBack();
     const task = mapTask({ ...decodeTask(d.task), config: questionFile(d.questions) }, maps);
+    // Another engine, or other input files than the coordinator's: refused for good (checks.ts).
+    const engine = queueEngine(task.engine.device);
+    const inputs = inputDigest(task.clip);
+    const refused = engineRefusal(d.engine, engine) ?? (d.inputs ? inputsRefusal(d.inputs, inputs) : null);
+    if (refused) {
+      summary.failed++;
+      log(`${task.clip.id}: refused: ${refused}`);
+      throw new UnrecoverableError(`${task.clip.id}: refused by worker ${me}: ${refused}`);
+    }
     try {
       const refused = task.engine.device === 'gpu' ? gpuReady() : null;
       if (refused) throw new Error(refused);
@@ -124,7 +134,7 @@ export async function runQueueWorker(o: QueueWorkerOptions): Promise<QueueWorker
       const r = unwrapResult((await pool.run(task)) as ClipOutput);
       summary.done++;
       log(`${task.clip.id}: ${r.records.length} records in ${(r.ms.total / 1000).toFixed(3)} s (attempt ${job.attemptsMade + 1})`);
-      return r;
+      return { ...r, engine, inputs } satisfies QueueAnswer;
     } catch (e) {
       summary.failed++;
       const reason = ((e as Error)?.message ?? String(e)).split('\n')[0];

@@ -6,7 +6,8 @@
  * the run must be answered exactly once (missing clips are named with their reasons).
  */
 import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
-import { faultFor, guardOutputs, readInputText } from '../io/safety.js';
+import { errnoText, faultFor, guardOutputs, readInputText } from '../io/safety.js';
+import { onInterrupt } from '../io/interrupt.js';
 import { lockHolder, lockOutput } from '../io/lock.js';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -29,7 +30,11 @@ export interface MergeSummary {
 
 const sides = (p: string) => [p, sidecar.errors(p), sidecar.run(p), sidecar.manifest(p)];
 
-export function mergeShards(o: MergeOptions): MergeSummary {
+/**
+ * Merges (see the module comment). SIGINT/SIGTERM (io/interrupt.ts) at any moment leaves no merged
+ * file, no side file this merge created and no lock; a write that fails names the output's path.
+ */
+export async function mergeShards(o: MergeOptions): Promise<MergeSummary> {
   if (o.inputs.length === 0) throw new InputError('merge: no shard outputs given');
   const out = resolve(o.output);
   guardOutputs(
@@ -37,14 +42,21 @@ export function mergeShards(o: MergeOptions): MergeSummary {
     o.inputs.flatMap((p) => [...sides(p), sidecar.trajectories(p)]),
   );
   const lock = lockOutput(out, 'egogeo merge');
+  // What this merge has created so far: removed again (then the lock) when it is interrupted.
+  const created: string[] = [];
+  const offInterrupt = onInterrupt(() => {
+    for (const p of created) rmSync(p, { recursive: true, force: true });
+    lock.release();
+  });
   try {
-    return mergeLocked(o, out);
+    return await mergeLocked(o, out, created);
   } finally {
+    offInterrupt();
     lock.release();
   }
 }
 
-function mergeLocked(o: MergeOptions, out: string): MergeSummary {
+async function mergeLocked(o: MergeOptions, out: string, created: string[]): Promise<MergeSummary> {
   const shards: { path: string; rec: RunRecord }[] = [];
   for (const p of o.inputs) {
     const path = resolve(p);
@@ -126,18 +138,31 @@ function mergeLocked(o: MergeOptions, out: string): MergeSummary {
   // The side files first and the predictions file last: a failed write (full disk) leaves no
   // complete-looking merge; what this merge created is removed again.
   const trajDir = sidecar.trajectories(out);
-  const created = [...sides(out), trajDir].filter((p) => !existsSync(p));
+  created.push(...[...sides(out), trajDir].filter((p) => !existsSync(p)));
   try {
-    writeSides(o, out, shards, blocks, missing, expected, allClips, first);
+    await writeSides(o, out, shards, blocks, missing, expected, allClips, first);
     writeAtomic(out, blocks.map((b) => b.text).join(''));
   } catch (e) {
     for (const p of created) rmSync(p, { recursive: true, force: true });
     throw e;
   }
+  created.length = 0; // complete: an interrupt from here on leaves the merge as it is
   return { clips: blocks.length, missing };
 }
 
-function writeSides(
+/** Copies a shard's file into the merge; a failure (full disk) is one line naming the merge's file, not the shard's. */
+function copyOut(src: string, dest: string): void {
+  try {
+    const fault = faultFor(dest);
+    // Played as Node reports a failed copy: the error's path is the source.
+    if (fault) throw Object.assign(fault, { path: src, dest, syscall: 'copyfile' });
+    copyFileSync(src, dest);
+  } catch (e) {
+    throw new InputError(`${dest}: cannot write (${errnoText(e)})`);
+  }
+}
+
+async function writeSides(
   o: MergeOptions,
   out: string,
   shards: { path: string; rec: RunRecord }[],
@@ -146,21 +171,22 @@ function writeSides(
   expected: Map<string, ExpectedClip & { source: string }>,
   allClips: RunRecord['clips'],
   first: RunRecord,
-): void {
+): Promise<void> {
   writeAtomic(
     sidecar.errors(out),
     missing.map((m) => `${JSON.stringify({ clip_id: m.clip_id, source: expected.get(m.clip_id)!.source, reason: m.reason })}\n`).join(''),
   );
   const trajDir = sidecar.trajectories(out);
   mkdirSync(trajDir, { recursive: true });
+  let copied = 0;
   for (const { path } of shards) {
     const d = sidecar.trajectories(path);
     if (!existsSync(d)) continue;
     for (const f of readdirSync(d)) {
       if (!f.endsWith('.tum') && !f.endsWith('.signals.json')) continue;
-      const fault = faultFor(join(trajDir, f));
-      if (fault) throw fault;
-      copyFileSync(join(d, f), join(trajDir, f));
+      copyOut(join(d, f), join(trajDir, f));
+      // Let a signal in now and then: an interrupt then finds a consistent list of what to remove.
+      if (++copied % 32 === 0) await new Promise((r) => setImmediate(r));
     }
   }
   allClips.sort((a, b) => a[0] - b[0]);

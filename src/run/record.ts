@@ -3,7 +3,9 @@
  * or a merge must match, the engine included), with which clips, and how it ended. The runner
  * (run.ts), the manifest, merge, report and view read it from here.
  */
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
+import type { Clip } from '../core/clip.js';
 import { InputError } from '../core/errors.js';
 import type { CarlaDomain } from '../datasets/records.js';
 import { type Device, deviceLine, engineLine, type EngineVersion, type Photometric } from '../native/index.js';
@@ -19,6 +21,11 @@ export interface Shard {
 /** The options that must match for a rerun to resume an output (and for shards to merge). */
 export interface RunKey {
   dataset: string;
+  /**
+   * The dataset by content (datasetContent): an edited qa.jsonl or clip list under the same path
+   * is another run. Absent in records written before it was recorded (such a run cannot resume).
+   */
+  dataset_content?: DatasetContent;
   clips: string | null;
   source_label: string | null;
   limit: number | null;
@@ -47,6 +54,18 @@ export interface RunKey {
    * library's hash (a resume or merge with another build or device would mix two engines' answers).
    */
   engine: EngineVersion;
+}
+
+/** SHA-256 prefixes (16 hex digits) of a dataset's clip list (id, source, position) and of its QA records, all fields. */
+export interface DatasetContent {
+  clips: string;
+  qa: string;
+}
+
+/** The run key's dataset content of `clips` (the whole run's, before any shard). */
+export function datasetContent(clips: readonly Pick<Clip, 'id' | 'source' | 'index' | 'qa'>[]): DatasetContent {
+  const sha = (v: unknown) => createHash('sha256').update(JSON.stringify(v)).digest('hex').slice(0, 16);
+  return { clips: sha(clips.map((c) => [c.id, c.source, c.index])), qa: sha(clips.map((c) => c.qa)) };
 }
 
 /** `OUT.run.json`. */
@@ -119,6 +138,10 @@ export function keyDiff(a: RunKey, b: RunKey): string | null {
   // Both keys' fields: an optional field (resolution) is absent at its default.
   for (const k of new Set([...Object.keys(a), ...Object.keys(b)]) as Set<keyof RunKey>) {
     if (k === 'engine' || JSON.stringify(a[k]) === JSON.stringify(b[k])) continue;
+    if (k === 'dataset_content' && a.dataset === b.dataset) {
+      const what = !b.dataset_content ? 'its content (QA records, clip list) was not recorded then (an older egogeo)' : a.dataset_content?.clips !== b.dataset_content.clips ? 'its clip list changed' : 'its QA records changed';
+      return `dataset ${a.dataset}: ${what}; answers from both would mix`;
+    }
     if (k === 'config_sha256' && a.config === b.config) return `question file ${a.config}: its content changed (sha256 ${String(b[k]).slice(0, 12)}… then, ${String(a[k]).slice(0, 12)}… now)`;
     const shown = (v: unknown) => (v === undefined ? 'the default' : JSON.stringify(v));
     return `${k}: ${shown(b[k])} then, ${shown(a[k])} now`;

@@ -27,7 +27,7 @@ import { DEFAULT_QUESTIONS_PATH, questionsFromText } from '../oracle/index.js';
 import { engineVersion } from '../native/index.js';
 import { type EngineConfig, engineRecord } from '../vo/config.js';
 import { buildManifest, type ManifestClip, resolveModel } from './manifest.js';
-import { keyDiff, readRunRecord, RUN_VERSION, type RunKey, type RunRecord, type Shard, sidecar } from './record.js';
+import { datasetContent, keyDiff, readRunRecord, RUN_VERSION, type RunKey, type RunRecord, type Shard, sidecar } from './record.js';
 
 export { keyDiff, readRunRecord, RUN_VERSION, type RunKey, type RunRecord, type Shard, sidecar } from './record.js';
 import { type ClipBlock, type ExpectedClip, PredictionsOutput } from './output.js';
@@ -196,6 +196,7 @@ async function runLocked(o: RunOptions, lock: OutputLock, sig0: RunSignals): Pro
 
   const key: RunKey = {
     dataset: bench.dir,
+    dataset_content: datasetContent(all),
     clips: o.clips ? resolve(o.clips) : null,
     source_label: o.sourceLabel ?? null,
     limit: o.limit ?? null,

@@ -16,11 +16,11 @@
  * Rendering runs one clip per pool worker (src/pool). Everything is written into a staging
  * folder next to DIR and renamed into place at the end, so DIR is either complete or untouched.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { InputError } from '../core/errors.js';
-import { publishDir } from '../io/atomic.js';
+import { publishDir, stageDir } from '../io/atomic.js';
 import { writeNpz } from '../io/npz.js';
 import { native } from '../native/index.js';
 import { DEFAULT_QUESTIONS_PATH, loadQuestions, type QuestionSet } from '../oracle/index.js';
@@ -152,21 +152,12 @@ export async function synthesize(o: SynthOptions): Promise<SynthSummary> {
   const t0 = Date.now();
   const clips = planDataset({ clips: o.clips, seed: o.seed, preset: o.preset, profile: o.profile, speed: o.speed, questions });
 
-  const parent = dirname(out);
-  mkdirSync(parent, { recursive: true });
-  const stage = mkdtempSync(join(parent, `.${basename(out)}.tmp-`));
+  // Removed on SIGINT/SIGTERM; a killed run's is removed by the next run (io/atomic.ts).
+  const staged = stageDir(out);
+  const { stage } = staged;
   const timing = { world: 0, render: 0, encode: 0, video: 0 };
   let frames = 0;
   let bytes = 0;
-  // Interrupted: remove the staging folder, then let the signal do what it would have done.
-  const onSignal = (sig: NodeJS.Signals) => {
-    rmSync(stage, { recursive: true, force: true });
-    process.removeListener('SIGINT', onSignal);
-    process.removeListener('SIGTERM', onSignal);
-    process.kill(process.pid, sig);
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
   try {
     mkdirSync(join(stage, 'arrays'));
     const video = !!o.video;
@@ -228,14 +219,13 @@ export async function synthesize(o: SynthOptions): Promise<SynthSummary> {
     writeFileSync(join(stage, 'clips_index.jsonl'), `${index.join('\n')}\n`);
     publishDir(stage, out);
   } catch (e) {
-    rmSync(stage, { recursive: true, force: true });
+    staged.remove();
     // A write that failed in a render worker (full disk) reaches here as a message: name the output.
     const m = /^(E[A-Z]+): ([^,]+)/.exec((e as Error)?.message ?? '');
     if (m && !(e instanceof InputError)) throw new InputError(`${o.out}: cannot write (${m[1]}: ${m[2]}); nothing was written`);
     throw e;
   } finally {
-    process.removeListener('SIGINT', onSignal);
-    process.removeListener('SIGTERM', onSignal);
+    staged.done();
   }
   return { dir: out, clips, frames, bytes, seconds: (Date.now() - t0) / 1000, timing, questions };
 }

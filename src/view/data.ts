@@ -11,14 +11,17 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { InputError } from '../core/errors.js';
 import type { Clip } from '../core/clip.js';
 import { type BenchmarkOptions, readDataset } from '../datasets/benchmark.js';
-import { groundTruthArrays } from '../datasets/groundtruth.js';
+import { groundTruthArrays, NPZ_ARRAYS, npzArrays } from '../datasets/groundtruth.js';
+import { decodeNpz } from '../io/npz.js';
 import type { Prediction } from '../core/prediction.js';
 import { readPredictions } from '../io/predictions.js';
-import { type ClipQuality, qualityFromTum, readTum } from '../io/trajectories.js';
+import { type ClipQuality, parseTum, qualityFromTum } from '../io/trajectories.js';
+import { ConfinedError, type ConfinedHooks, readConfinedSync, realRoots } from '../io/confined.js';
+import { isSafeFileName } from '../io/safety.js';
 import { clipData, computeDynamics, DEFAULT_QUESTIONS_PATH, type DynamicsArrays, labelClip, loadQuestions, type Question, type QuestionSet, summaryFeatures } from '../oracle/index.js';
 import { domainTable } from '../report/domains.js';
 import { decisionMargin, isNearThreshold, type Margin } from '../report/margins.js';
@@ -37,6 +40,8 @@ export interface ViewOptions extends Pick<BenchmarkOptions, 'nuscenesRoot' | 'ca
   /** A disagreement within this relative distance of the threshold is near-threshold (report's --near). */
   near?: number;
   log?: (line: string) => void;
+  /** Test hook: runs between naming a file the viewer reads and opening it (io/confined.ts). */
+  hooks?: ConfinedHooks;
 }
 
 export interface PredictionRun {
@@ -47,6 +52,8 @@ export interface PredictionRun {
   trajectories: string | null;
   /** Made with `--abstain` (its run record says so): a failed clip's scale-dependent answers are null. */
   abstain: boolean;
+  /** The trajectories folder's real path when the viewer started: what its files must lie inside. */
+  trajectoriesReal: string[];
   warning?: string;
 }
 
@@ -188,14 +195,18 @@ export class ViewData {
   readonly settings: EngineConfig;
   private queue: Promise<unknown> = Promise.resolve();
   private log: (line: string) => void;
+  private hooks: ConfinedHooks;
+  private arrayDirs: Set<string>;
 
   constructor(o: ViewOptions) {
     this.log = o.log ?? (() => {});
+    this.hooks = o.hooks ?? {};
     if (!existsSync(o.dataset)) throw new InputError(`${o.dataset}: no such dataset directory`);
     const b = readDataset(o.dataset, { nuscenesRoot: o.nuscenesRoot, carlaDomain: o.carlaDomain, cameras: o.cameras, needFrames: o.nuscenesRoot !== undefined, log: this.log });
     this.root = b.dir;
     this.clips = b.clips;
     this.byId = new Map(b.clips.map((c) => [c.id, c]));
+    this.arrayDirs = new Set(realRoots([...new Set(b.clips.flatMap((c) => (c.arrays ? [dirname(c.arrays)] : [])))]));
     this.questions = loadQuestions(o.config ?? DEFAULT_QUESTIONS_PATH);
     this.near = o.near ?? 0.15;
     this.runs = (o.predictions ?? []).map((f) => this.readRun(f));
@@ -280,7 +291,7 @@ export class ViewData {
     const ids = [...byClip.keys()];
     const missing = ids.filter((id) => !this.byId.has(id));
     const trajDir = sidecar.trajectories(file);
-    const run: PredictionRun = { name: basename(file), file, byClip, trajectories: existsSync(trajDir) ? trajDir : null, abstain: readRunRecord(file)?.key.abstain === true };
+    const run: PredictionRun = { name: basename(file), file, byClip, trajectories: existsSync(trajDir) ? trajDir : null, trajectoriesReal: realRoots([trajDir]), abstain: readRunRecord(file)?.key.abstain === true };
     if (ids.length === 0) run.warning = `${file}: no predictions`;
     else if (missing.length === ids.length) run.warning = `${file}: none of its ${ids.length} clips is in the dataset ${this.root} (a predictions file for other clips? e.g. '${missing[0]}')`;
     else if (missing.length > 0) run.warning = `${file}: ${missing.length} of its ${ids.length} clips are not in the dataset (e.g. '${missing[0]}')`;
@@ -288,12 +299,15 @@ export class ViewData {
     return run;
   }
 
+  /** A clip's npz, read open-then-verify inside the folders the dataset's npz files lie in (fixed at start). */
+  private readArrays = (p: string): DynamicsArrays => npzArrays(decodeNpz(readConfinedSync(p, (real) => this.arrayDirs.has(dirname(real)), this.hooks), p, { keys: NPZ_ARRAYS }), p);
+
   /** The ground-truth arrays of a clip (npz, else KITTI poses), cached; null when none or unreadable. */
   groundTruth(c: Clip): DynamicsArrays | null {
     if (!this.gtCache.has(c.id)) {
       let g: DynamicsArrays | null = null;
       try {
-        g = groundTruthArrays(c)?.arrays ?? null;
+        g = groundTruthArrays(c, this.readArrays)?.arrays ?? null;
       } catch (e) {
         this.log(`warning: clip ${c.id}: ground truth unreadable (${(e as Error).message.split('\n')[0]})`);
       }
@@ -310,24 +324,35 @@ export class ViewData {
     });
   }
 
-  /** The verdict a run's trajectory file carries for a clip (null: none, or no file). */
-  runQuality(run: PredictionRun, id: string): ClipQuality | null {
-    if (!run.trajectories) return null;
+  /**
+   * A run's file of a clip (`<trajectories>/<id>.tum`) as text, null when there is none. Read
+   * open-then-verify inside that run's trajectories folder (io/confined.ts): a clip id that is not
+   * a safe file name ('../x') names no file, and a folder swapped for a symlink leading out is refused.
+   */
+  private runFile(run: PredictionRun, id: string): string | null {
+    if (!run.trajectories || !isSafeFileName(id)) return null;
     const p = join(run.trajectories, `${id}.tum`);
     try {
-      return existsSync(p) ? qualityFromTum(readFileSync(p, 'utf8')) : null;
-    } catch {
+      return readConfinedSync(p, run.trajectoriesReal, this.hooks).toString('utf8');
+    } catch (e) {
+      if (e instanceof ConfinedError && e.code !== 'ENOENT') this.log(`warning: ${e.message}`);
       return null;
     }
   }
 
+  /** The verdict a run's trajectory file carries for a clip (null: none, or no file). */
+  runQuality(run: PredictionRun, id: string): ClipQuality | null {
+    const text = this.runFile(run, id);
+    return text === null ? null : qualityFromTum(text);
+  }
+
   /** The run's estimated trajectory of a clip as oracle arrays (null without its TUM file). */
   runEstimate(run: PredictionRun, id: string): DynamicsArrays | null {
-    if (!run.trajectories) return null;
-    const p = join(run.trajectories, `${id}.tum`);
-    if (!existsSync(p)) return null;
+    const text = this.runFile(run, id);
+    if (text === null) return null;
+    const p = join(run.trajectories!, `${id}.tum`);
     try {
-      return computeDynamics(readTum(p));
+      return computeDynamics(parseTum(text, p));
     } catch (e) {
       this.log(`warning: ${p}: ${(e as Error).message.split('\n')[0]}`);
       return null;

@@ -2,15 +2,15 @@
  * `egogeo view`'s local web server (Node's http module): the page (src/view/page.ts, everything
  * inline, works offline), the clip list and a clip's detail as JSON, the frames as images (image
  * files as they are; video frames, decoded by the engine, encoded as JPEG with sharp), and files
- * of the dataset folder under /files/ — nothing outside it (403). Binds to 127.0.0.1 by default.
+ * of the dataset folder under /files/ — nothing outside it (403), checked on the opened file
+ * (io/confined.ts), so no folder swapped for a symlink meanwhile leads out. Binds to 127.0.0.1 by default.
  */
-import { constants, realpathSync } from 'node:fs';
-import { open } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { isIP, type AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
-import { extname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { dirname, extname, isAbsolute, resolve } from 'node:path';
+import { type Allowed, ConfinedError, type ConfinedHooks, openConfined, realRoots } from '../io/confined.js';
 import { PAGE } from './page.js';
 import { ViewData, type ViewOptions } from './data.js';
 
@@ -63,16 +63,21 @@ function imageType(head: Buffer): string | null {
 }
 
 /**
- * Streams a regular file. Opened without blocking (a FIFO or device never stalls the server), then
- * checked on the open descriptor; any file error (ENOENT, EACCES, EISDIR, …) is one error response
- * and one log line, never a crash. `frame`: the file must be an image by its content.
+ * Streams a regular file inside `roots`, opened first and then verified on its descriptor
+ * (io/confined.ts: no window between the check and the open), without blocking (a FIFO or device
+ * never stalls the server); any file error (ENOENT, EACCES, EISDIR, outside, …) is one error
+ * response and one log line, never a crash. `frame`: the file must be an image by its content.
  */
-async function sendFile(res: ServerResponse, path: string, log: (l: string) => void, frame = false): Promise<void> {
+async function sendFile(res: ServerResponse, path: string, roots: Allowed, log: (l: string) => void, o: { frame?: boolean; hooks?: ConfinedHooks } = {}): Promise<void> {
   let fh;
   try {
-    fh = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    fh = await openConfined(path, roots, o.hooks);
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code ?? 'error';
+    const code = e instanceof ConfinedError ? e.code : 'error';
+    if (code === 'outside') {
+      log(`refused ${path}: outside the dataset folder`);
+      return send(res, 403, 'forbidden: outside the dataset folder');
+    }
     log(`${path}: cannot open (${code})`);
     return send(res, code === 'ENOENT' ? 404 : 403, `${code === 'ENOENT' ? 'not found' : 'forbidden'}: ${path} cannot be opened (${code})`);
   }
@@ -83,7 +88,7 @@ async function sendFile(res: ServerResponse, path: string, log: (l: string) => v
       return send(res, 403, `forbidden: ${path} is not a regular file`);
     }
     let type = TYPES[extname(path).toLowerCase()] ?? 'application/octet-stream';
-    if (frame) {
+    if (o.frame) {
       const head = Buffer.alloc(8);
       await fh.read(head, 0, 8, 0);
       const t = imageType(head);
@@ -121,12 +126,6 @@ function hostAllowed(header: string | undefined, bound: string): boolean {
   return isIP(n) !== 0 || n === 'localhost' || n.endsWith('.localhost') || n === hostname().toLowerCase() || n === bound.toLowerCase();
 }
 
-/** Whether `p` lies inside `root` (both real paths). */
-function inside(root: string, p: string): boolean {
-  const r = relative(root, p);
-  return r === '' || (!r.startsWith('..') && !isAbsolute(r) && !r.split(sep).includes('..'));
-}
-
 export async function startViewServer(o: ViewServerOptions): Promise<ViewServer> {
   const log = o.log ?? ((l: string) => process.stderr.write(`egogeo view: ${l}\n`));
   const data = new ViewData({ ...o, log });
@@ -140,7 +139,13 @@ export async function startViewServer(o: ViewServerOptions): Promise<ViewServer>
     summary: data.scores(),
     clips: list,
   });
-  const root = realpathSync(data.root);
+  // What the server may open, fixed at start (a folder swapped for a symlink later is refused): under
+  // /files/ the dataset folder; as frames, the files of the folders the dataset's frames lie in
+  // (KITTI windows name frames beside the dataset folder).
+  const root = resolve(data.root);
+  const roots = realRoots([data.root]);
+  const frameDirs = new Set(realRoots([...new Set(data.clips.flatMap((c) => (c.frames ?? []).filter((f): f is string => typeof f === 'string').map((f) => dirname(f))))]));
+  const frameAllowed = (real: string) => frameDirs.has(dirname(real));
   const sharp = loadSharp();
 
   const host = o.host ?? '127.0.0.1';
@@ -173,7 +178,7 @@ export async function startViewServer(o: ViewServerOptions): Promise<ViewServer>
       if (c.frames) {
         const f = data.frameFile(c, i);
         if (f === null) return send(res, 404, `clip ${c.id} has ${data.frameIndices(c).length} frames`);
-        return sendFile(res, f, log, true);
+        return sendFile(res, f, frameAllowed, log, { frame: true, hooks: o.hooks });
       }
       let eng;
       try {
@@ -188,20 +193,14 @@ export async function startViewServer(o: ViewServerOptions): Promise<ViewServer>
       return send(res, 200, jpg, 'image/jpeg');
     }
     if (parts[0] === 'files') {
-      // Files of the dataset folder only: anything that resolves outside it (.., absolute paths,
-      // symlinks leading out) is refused.
-      const want = resolve(root, parts.slice(1).join('/'));
-      let real: string;
-      try {
-        real = realpathSync(want);
-      } catch {
-        return inside(root, want) ? send(res, 404, 'not found') : send(res, 403, 'forbidden: outside the dataset folder');
-      }
-      if (!inside(root, real)) {
+      // Files of the dataset folder only: whatever the opened file really is (.., absolute paths,
+      // symlinks leading out, a folder swapped for one meanwhile) must lie inside it.
+      const rel = parts.slice(1).join('/');
+      if (isAbsolute(rel) || rel.split(/[\\/]/).includes('..')) {
         log(`refused ${raw}: outside the dataset folder`);
         return send(res, 403, 'forbidden: outside the dataset folder');
       }
-      return sendFile(res, real, log);
+      return sendFile(res, resolve(root, rel), roots, log, { hooks: o.hooks });
     }
     if (parts.includes('..') || path.includes('%2e%2e') || path.includes('%2E%2E')) return send(res, 403, 'forbidden');
     return send(res, 404, 'not found');

@@ -6,7 +6,7 @@
  * (SIGKILL) then restarted still give the local run's output, without duplicates; workers exit
  * cleanly on SIGTERM.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -164,6 +164,27 @@ describe.skipIf(!NATIVE_BUILT || !HAS_REDIS)('egogeo run --queue + egogeo worker
     // Collected jobs are removed: only the queue's bookkeeping keys remain.
     const keys = await redisCommand(redis.port, 'KEYS', 'bull:egogeo:*');
     expect(keys).not.toMatch(/bull:egogeo:[0-9a-f]{16}\./);
+  });
+
+  it("a worker whose --path-map leads to an edited copy of the dataset: the edited clip refused naming the file, in the errors file; the others as a local run's", async () => {
+    const copy = join(tmp, 'synth-copy');
+    execFileSync('cp', ['-r', ds, copy]);
+    const frame = readJsonl<{ clip_id: string; frame_paths: string[] }>(join(copy, 'clips_index.jsonl')).find((r) => r.clip_id === 'left')!.frame_paths[2];
+    const f = join(copy, frame);
+    const bytes = readFileSync(f);
+    bytes[bytes.length - 1] ^= 0xff; // one pixel of one frame
+    writeFileSync(f, bytes);
+    const w = start(['worker', '--queue', redis.url, '--lock-seconds', '3', '--path-map', `${ds}=${copy}`]);
+    const out = join(tmp, 'synth-copy.jsonl');
+    const c = await start(['run', '--dataset', ds, '--queue', redis.url, '--attempts', '1', '-o', out]).done;
+    expect(c.code, c.stderr).toBe(1);
+    const errors = readJsonl<{ clip_id: string; reason: string }>(`${out}.errors.jsonl`);
+    expect(errors.map((e) => e.clip_id).sort()).toEqual(['bad_frame', 'left']);
+    expect(errors.find((e) => e.clip_id === 'left')!.reason).toContain(`its frame 2 ${f} differs from the coordinator's ${join(ds, frame)}`);
+    const others = (p: string) => read(p).split('\n').filter((l) => l && !l.includes('"clip_id":"left"')).join('\n');
+    expect(others(out)).toBe(others(ref));
+    w.child.kill('SIGTERM');
+    expect((await w.done).code).toBe(0);
   });
 
   it('--method vo-proxy through the queue: the same files as a local run (predictions, per-clip signals, manifest)', async () => {
