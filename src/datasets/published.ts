@@ -43,11 +43,6 @@ export function isPublishedRoot(root: string): boolean {
   return Object.values(PARTS).some((p) => existsSync(join(root, p, 'clips_index.jsonl')));
 }
 
-export function parseCarlaDomain(s: string): CarlaDomain {
-  if (!(CARLA_DOMAINS as readonly string[]).includes(s)) throw new InputError(`--carla-domain must be ${CARLA_DOMAINS.join(' or ')}, got '${s}'`);
-  return s as CarlaDomain;
-}
-
 interface Part {
   source: 'nuscenes' | 'carla';
   dir: string;

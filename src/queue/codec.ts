@@ -43,15 +43,6 @@ export interface PathMap {
   to: string;
 }
 
-/** `FROM=TO` → a path prefix mapping (FROM and TO absolute). */
-export function parsePathMap(s: string): PathMap {
-  const i = s.indexOf('=');
-  const from = i < 0 ? '' : s.slice(0, i);
-  const to = i < 0 ? '' : s.slice(i + 1);
-  if (!from.startsWith('/') || !to.startsWith('/')) throw new InputError(`--path-map must be FROM=TO with absolute paths (/data/egodyn=/mnt/egodyn), got '${s}'`);
-  return { from: from.replace(/\/+$/, '') || '/', to: to.replace(/\/+$/, '') || '/' };
-}
-
 /** A path under the first matching FROM rewritten under its TO (whole path components only). */
 export function mapPath(p: string, maps: readonly PathMap[]): string {
   for (const m of maps) {

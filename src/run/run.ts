@@ -96,16 +96,6 @@ export interface RunSummary {
   output: string;
 }
 
-/** `i/n` → shard; InputError otherwise. */
-export function parseShard(s: string): Shard {
-  const m = /^(\d+)\/(\d+)$/.exec(s.trim());
-  if (!m) throw new InputError(`--shard must be i/n (e.g. 0/4), got '${s}'`);
-  const index = Number(m[1]), count = Number(m[2]);
-  if (count < 1 || index >= count) throw new InputError(`--shard ${s}: need 0 <= i < n`);
-  return { index, count };
-}
-
-
 /** The records a clip's block will hold (QA items of the answered questions, or the questions). */
 function answered(clip: Clip, ids: ReadonlySet<string>): number {
   return clip.qa.length > 0 ? clip.qa.filter((q) => ids.has(q.question_id)).length : ids.size;

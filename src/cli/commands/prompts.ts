@@ -13,7 +13,7 @@
 import type { Command } from 'commander';
 import { ClipDataError, firstLine, InputError } from '../../core/errors.js';
 import { readDataset } from '../../datasets/benchmark.js';
-import { parseCarlaDomain } from '../../datasets/published.js';
+import { parseCarlaDomain } from '../options.js';
 import { JsonlParts } from '../../io/jsonlparts.js';
 import { guardOutputs } from '../../io/safety.js';
 import { EMBEDDINGS, type Embedding, selectIndices } from '../../prompts/prompt.js';

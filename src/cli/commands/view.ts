@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import { InputError } from '../../core/errors.js';
-import { parseCarlaDomain } from '../../datasets/published.js';
+import { parseCarlaDomain } from '../options.js';
 import { startViewServer } from '../../view/server.js';
 
 interface Opts {
