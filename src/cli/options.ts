@@ -119,6 +119,13 @@ export function parseFrames(s: string | undefined, flag = '--frames'): number | 
   return n;
 }
 
+/** A value that must be one of `list` (absent stays absent). */
+export function parseChoice<T extends string>(flag: string, list: readonly T[], s: string | undefined): T | undefined {
+  if (s === undefined) return undefined;
+  if (!(list as readonly string[]).includes(s)) throw new InputError(`${flag}: expected one of ${list.join(', ')}, got '${s}'`);
+  return s as T;
+}
+
 /** `--device`: one of DEVICES. */
 export function parseDevice(s: string, flag = '--device'): DeviceChoice {
   if (!(DEVICES as readonly string[]).includes(s)) throw new InputError(`${flag} must be one of ${DEVICES.join(', ')}, got '${s}'`);

@@ -25,7 +25,6 @@ import {
   type Benchmark,
   type BenchmarkOptions,
   type Clip,
-  CARLA_DOMAINS,
   type CarlaDomain,
   type QaItem,
   readJsonlRecords,

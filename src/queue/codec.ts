@@ -7,7 +7,6 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { InputError } from '../core/errors.js';
 import type { ClipTask } from '../run/task.js';
 
 /** Bumped when the job data changes shape; a worker refuses jobs of another version. */

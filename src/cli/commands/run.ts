@@ -11,7 +11,6 @@ import { defaultWorkers } from '../../pool/index.js';
 import { DEFAULT_MODEL } from '../../run/manifest.js';
 import { type RunOptions, runBenchmark, sidecar } from '../../run/run.js';
 import { decideDevice } from '../../native/device.js';
-import { DEVICES } from '../../native/index.js';
 import { ENGINE_DEFAULTS } from '../../vo/config.js';
 import { DEFAULT_QUEUE_NAME, type QueueTarget } from '../../queue/connection.js';
 import { addEngineOptions, DEVICE_HELP, engineFromFlags, parseCarlaDomains, parseDevice, parseLimit, parseQueueUrl, parseShard, parseWorkers, positiveInt, PROTOCOL_HELP } from '../options.js';
