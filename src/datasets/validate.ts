@@ -34,7 +34,7 @@ import { probeVideo } from '../native/index.js';
 import { clipData, labelClip, type QuestionSet, summaryFeatures } from '../oracle/index.js';
 import type { DynamicsArrays } from '../oracle/index.js';
 import { isPublishedRoot } from './published.js';
-import { CARLA_DOMAINS } from './records.js';
+import { CARLA_DOMAINS, type CarlaDomain } from './records.js';
 
 export const CHECKS = ['record', 'duplicate', 'reference', 'answer', 'frames', 'timestamps', 'arrays', 'finite', 'features', 'signs'] as const;
 export type Check = (typeof CHECKS)[number];
@@ -51,6 +51,10 @@ export interface ValidateOptions {
   questions: QuestionSet;
   /** Published layout: the nuScenes data root holding the nuScenes clips' frames (else they are not checked). */
   nuscenesRoot?: string;
+  /** Published layout: the CARLA videos checked (default: every domain's folder present). */
+  carlaDomains?: readonly CarlaDomain[];
+  /** The clip-by-clip checks (window, frames, videos, arrays, answers) on the first `limit` clips only; indexes, QA and selected_clips.json are read whole. */
+  limit?: number;
   /** Called with each finding as it is made (the CLI prints as it goes). */
   onFinding?: (f: Finding) => void;
   /** Called after each clip. */
@@ -248,7 +252,7 @@ export function validateDataset(dir: string, o: ValidateOptions): ValidateReport
   const published = isPublishedRoot(dir);
   const parts: Part[] = [];
   if (published) {
-    const videoDirs = CARLA_DOMAINS.map((d) => join(dir, `carla_videos_${d}`)).filter((d) => existsSync(d));
+    const videoDirs = (o.carlaDomains ?? CARLA_DOMAINS).map((d) => join(dir, `carla_videos_${d}`)).filter((d) => existsSync(d));
     if (existsSync(join(dir, 'nuscenes_clips', 'clips_index.jsonl'))) {
       parts.push({ source: 'nuscenes', dir: join(dir, 'nuscenes_clips'), frameRoot: o.nuscenesRoot ?? null, videoDirs: [] });
       if (!o.nuscenesRoot) notes.push('nuScenes frames not checked: give --nuscenes-root');
@@ -337,7 +341,9 @@ export function validateDataset(dir: string, o: ValidateOptions): ValidateReport
 
   let frames = 0, videos = 0;
   const qids = o.questions.questions.map((q) => q.id);
-  clips.forEach((c, k) => {
+  const checked = clips.slice(0, o.limit);
+  if (checked.length < clips.length) notes.push(`clip-by-clip checks on the first ${checked.length} of ${clips.length} clips (--limit)`);
+  checked.forEach((c, k) => {
     const { rec, where } = c.line;
     const id = c.id;
     // The window.
@@ -465,7 +471,7 @@ export function validateDataset(dir: string, o: ValidateOptions): ValidateReport
         if (absent.length) emit('reference', where, `clip '${id}' lacks question${absent.length > 1 ? 's' : ''} ${absent.join(', ')}`, id);
       }
     }
-    o.onClip?.(k + 1, clips.length);
+    o.onClip?.(k + 1, checked.length);
   });
 
   return { dir, layout: published ? 'published' : 'benchmark', clips: clips.length, qa_items: qaItems, frames, videos, counts, findings, notes };
