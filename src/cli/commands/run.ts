@@ -22,17 +22,13 @@ import { addEngineOptions, DEVICE_HELP, engineFromFlags, parseCarlaDomains, pars
  * `gpu` ships as asked; each worker answers such jobs only after its own GPU passed the self-check.
  */
 export function queueDevice(s: string | undefined): 'cpu' | 'gpu' {
-  if (s === undefined || s === 'cpu') return 'cpu';
-  if (s === 'gpu') return s;
-  if (s === 'auto') throw new InputError("--device auto cannot be decided for --queue: one run is answered on one device and the GPUs are the workers'; pass --device gpu (workers whose GPU fails its self-check fail those jobs) or --device cpu (the default with --queue)");
-  parseDevice(s); // not one of DEVICES: its line
-  throw new InputError(`--device: unexpected '${s}'`);
+  const d = s === undefined ? 'cpu' : parseDevice(s);
+  if (d === 'auto') throw new InputError("--device auto cannot be decided for --queue: one run is answered on one device and the GPUs are the workers'; pass --device gpu (workers whose GPU fails its self-check fail those jobs) or --device cpu (the default with --queue)");
+  return d;
 }
 
 export interface RunOpts {
   dataset: string;
-  /** Internal: a finished run of the other CARLA domain whose nuScenes clips are taken over. */
-  reuseFrom?: string;
   method?: string;
   protocol?: string;
   output: string;
