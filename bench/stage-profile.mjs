@@ -17,7 +17,7 @@ import { benchEngines } from '../dist/throughput/bench.js';
 import { STAGE_HEADER, stageLines } from '../dist/throughput/format.js';
 import { measureRun } from '../dist/throughput/measure.js';
 import { provenance } from '../dist/throughput/provenance.js';
-import { parseFrames } from '../dist/vo/config.js';
+import { parseFrames } from '../dist/cli/options.js';
 
 const { values: args } = parseArgs({
   options: {

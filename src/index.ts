@@ -42,17 +42,14 @@ export type { Intrinsics, PixelFrame, VideoFrame } from './core/clip.js';
 export { type Estimate, estimateClip, estimateClipAsync } from './vo/estimate.js';
 export {
   type EngineConfig,
-  type EngineFlags,
   type Method,
   type Scale,
   ENGINE_DEFAULTS,
   METHODS,
   SCALES,
   engineConfig,
-  engineFromFlags,
   engineInput,
   clipOptions,
-  parseFrames,
   WIDE_BASELINE,
   WIDE_BASELINE_INTERVAL,
 } from './vo/config.js';
@@ -87,7 +84,7 @@ export { readPredictions, parsePredictionsJsonl, type PredictionsFile } from './
 export { readNpz, writeNpz } from './io/npz.js';
 
 // The benchmark runner (worker pool, resumable, shardable) and shard merging
-export { type RunOptions, type RunSummary, type Shard, runBenchmark, parseShard } from './run/run.js';
+export { type RunOptions, type RunSummary, type Shard, runBenchmark } from './run/run.js';
 export { type MergeOptions, type MergeSummary, mergeShards } from './run/merge.js';
 
 // Installation checks (`egogeo doctor`)

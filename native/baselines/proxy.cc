@@ -1,5 +1,7 @@
 #include "proxy.h"
 
+#include "../default_camera.h"
+
 #include <opencv2/calib3d.hpp>
 #include <opencv2/imgproc.hpp>
 #include <opencv2/video/tracking.hpp>
@@ -35,7 +37,7 @@ VoProxySignals vo_proxy_signals(const std::vector<cv::Mat>& grey) {
   VoProxySignals s;
   if (grey.size() < 2) return s;
   const int h = grey[0].rows, w = grey[0].cols;
-  const double f = 0.9 * w;
+  const double f = kDefaultFocalPerWidth * w;
   const cv::Matx33d K(f, 0, w / 2.0, 0, f, h / 2.0, 0, 0, 1);
   cv::Mat mask = cv::Mat::zeros(h, w, CV_8U);
   const int rw = static_cast<int>(w * 0.6), rh = static_cast<int>(h * 0.6);

@@ -1,6 +1,8 @@
 // Ray casting per row (see raster.h for the geometry).
 #include "raster.h"
 
+#include "../default_camera.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -39,7 +41,7 @@ inline float periodic_coverage(float x, float on, float period, float w) {
 }  // namespace
 
 CameraModel::CameraModel(const Camera& c) : width(c.width), height(c.height) {
-  fx = c.fx > 0 ? c.fx : 0.9 * c.width;
+  fx = c.fx > 0 ? c.fx : kDefaultFocalPerWidth * c.width;
   fy = c.fy > 0 ? c.fy : fx;
   cx = c.cx >= 0 ? c.cx : c.width / 2.0;
   cy = c.cy >= 0 ? c.cy : c.height / 2.0;

@@ -1,5 +1,7 @@
 #include "camera.h"
 
+#include "../default_camera.h"
+
 #include <cmath>
 #include <string>
 
@@ -8,7 +10,7 @@ namespace egogeo::vo {
 Intrinsics clip_intrinsics(const ClipInput& in, int width, int height) {
   Intrinsics intr = in.intrinsics;
   if (!in.intrinsics_given) {
-    intr.fx = intr.fy = in.hfov_deg > 0 ? 0.5 * width / std::tan(in.hfov_deg * CV_PI / 360.0) : 0.9 * width;
+    intr.fx = intr.fy = in.hfov_deg > 0 ? 0.5 * width / std::tan(in.hfov_deg * CV_PI / 360.0) : kDefaultFocalPerWidth * width;
     intr.cx = width / 2.0;
     intr.cy = height / 2.0;
   }

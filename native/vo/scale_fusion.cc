@@ -5,6 +5,7 @@
 #include <opencv2/core.hpp>
 
 #include <cmath>
+#include <utility>
 
 namespace egogeo::vo {
 namespace {
@@ -92,7 +93,8 @@ void fuse_scales(const ScaleMeasurements& m, const SpeedPrior& prior, bool smoot
     if (m.ratios[k].valid) rho[k] = m.ratios[k].log_ratio;
   std::vector<double> vs = v;
   SpeedPosterior post;
-  fit = smooth_speed(vs, m.moving, m.timestamps, road, wr, rho, wq, prior, &post);
+  const SpeedMeasurements sm{m.moving, m.timestamps, std::move(road), std::move(wr), std::move(rho), std::move(wq)};
+  fit = smooth_speed(vs, sm, prior, &post);
   if (!fit.ok) return;
   v = vs;
   for (size_t k = 0; k < np; ++k) {

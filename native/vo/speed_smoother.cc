@@ -91,96 +91,136 @@ class BandedCholesky {
   std::vector<double> a_, l_;
 };
 
-}  // namespace
+// The per-clip grids: q log-spaced in [q_min, q_max] (kGridQ points); noise-variance scales 1/64 ..
+// 64 of the nominal ones (sd x 1/8 .. 8): rendered clips' road distances err by 0.5% (MAD) against
+// the nominal 6%, KITTI's at 10 frames by 10%; a floor of 1/4 (the grid before) held rendered
+// roads at 3% and made the smoother follow the ratios' drift instead (speed RMSE 0.127 -> 0.110
+// m/s CARLA-like, 0.119 -> 0.082 nuScenes-like, white road errors).
+constexpr int kScaleLo = 6;
+constexpr int kGridQ = 25, kGridScale = 2 * kScaleLo + 1;
+// The normal matrix's bandwidth: x_k = log distance of pair k at 2k, the chain offset o_k at 2k + 1.
+constexpr int kBand = 4, kBandW = kBand + 1;
 
-SpeedFit smooth_speed(std::vector<double>& v, const std::vector<bool>& moving, const std::vector<double>& ts,
-                      const std::vector<double>& road, const std::vector<double>& wr0, const std::vector<double>& rho,
-                      const std::vector<double>& wq0, const SpeedPrior& prior, SpeedPosterior* post) {
-  const int n = static_cast<int>(v.size());
-  SpeedFit fit;
-  if (post) {
-    post->var.assign(n, 0.0);
-    post->cov_prev.assign(n, 0.0);
-  }
-  std::vector<double> logdt(n), tm(n);
-  for (int k = 0; k < n; ++k) {
-    logdt[k] = std::log(ts[k + 1] - ts[k]);
-    tm[k] = 0.5 * (ts[k] + ts[k + 1]);
-  }
-  int anchors = 0;
-  std::vector<double> levels;
-  for (int k = 0; k < n; ++k)
-    if (moving[k] && wr0[k] > 0) {
-      ++anchors;
-      levels.push_back(road[k] - logdt[k]);
+/// A least-squares term: weight * (c . z[idx] - rhs)^2.
+struct Term {
+  int i[3];
+  double c[3];
+  int m;
+  double w, rhs;
+  TermKind kind;
+  int tau = 0;  // road terms: which correlation time they model
+};
+
+/// One pass's normal equations, split into parts linear in the inverse noise scales (the road, one
+/// per correlation time; the ratios; the jerk prior), each with the constant sum of weight * rhs^2
+/// that the residual needs; plus the fixed ridge (a0, b0, c0). Every grid point only combines them.
+struct NormalParts {
+  std::vector<double> a0, b0, ak, bk, ck;
+  double c0 = 0;
+  int counts[kTermKinds] = {0, 0, 0, 0};  // terms per kind (a road pair once, whatever its correlation times)
+  std::vector<double> ar_logvar;           // per correlation time: the AR(1) road terms' log variances beyond the white ones
+};
+
+/// The smoother over one clip: its measurements, the current estimate (x, the reweighted road
+/// weights, the rejected links) and the grid choice, carried from pass to pass.
+class Smoother {
+ public:
+  Smoother(int n, const SpeedMeasurements& m, const SpeedPrior& prior)
+      : m_(m), prior_(prior), n_(n), N_(2 * n_), f_(prior.ratio_drift),
+        taus_(prior.road_corr_time >= 0 ? std::vector<double>{prior.road_corr_time} : std::vector<double>{0.0, kRoadCorrTime}),
+        nt_(static_cast<int>(taus_.size())), logdt_(n_), tm_(n_), wr_(m.wr), x_(n_, 0.0), broken_(n_, 0), chol_(N_, kBand), zs_(N_) {
+    for (int k = 0; k < n_; ++k) {
+      logdt_[k] = std::log(m.timestamps[k + 1] - m.timestamps[k]);
+      tm_[k] = 0.5 * (m.timestamps[k] + m.timestamps[k + 1]);
     }
-  if (anchors == 0) return fit;
-  const double level = median(levels);  // log speed for a tiny ridge (segments without a road anchor)
-  // The relative scales' errors. The ratio of pair k's distance to pair k-1's comes from the
-  // triplet of frames k-1, k, k+1, so consecutive ratios share pair k's error: against ground
-  // truth their errors correlate at lag 1 by -0.3 to -0.5 (KITTI; -0.5 is a difference of white
-  // noise), less where other errors dominate. So a ratio's error is modelled as u_k - u_{k-1} + e_k:
-  // white noise u on each pair's log distance, which the running sum of the ratios along a chain
-  // carries without accumulating (a slow speed change shows in the sum as clearly as it happened),
-  // plus independent steps e, which accumulate (a drift of the chain's offset o_k). A ratio's
-  // nominal variance s^2 is split as 2 var(u) = (1 - f) s^2 and var(e) = f s^2 with f =
-  // SpeedPrior::ratio_drift = 1 + 2 x (lag-1 correlation), calibrated against ground truth: per
-  // clip, maximum likelihood cannot tell a slow speed change from a slow drift and takes the drift
-  // (f near 1, the model of independent ratios, which smooths real braking away). A link that is
-  // missing, or that the profile rejects (below), lets the offset jump.
-  //
-  // Unknowns, interleaved so that the normal matrix is banded (bandwidth 4): x_k = log distance of
-  // pair k at 2k, the chain offset o_k at 2k + 1. Terms: weight * (c . z[idx] - rhs)^2.
-  struct Term {
-    int i[3];
-    double c[3];
-    int m;
-    double w, rhs;
-    TermKind kind;
-    int tau = 0;  // road terms: which correlation time they model
-  };
-  constexpr int B = 4, W = B + 1;
-  const int N = 2 * n;
-  std::vector<double> wr = wr0, x(n, 0.0);
-  std::vector<char> broken(n, 0);  // link k (pair k-1 to k) rejected: the offset may jump there
-  for (int k = 0; k < n; ++k) x[k] = moving[k] && v[k] > 0 ? std::log(v[k]) + logdt[k] : 0.0;
-  BandedCholesky chol(N, B);
-  std::vector<double>& a = chol.matrix();
-  std::vector<double> zs(N);
-  // Grids of the per-clip choices: q log-spaced in [q_min, q_max]; noise-variance scales 1/64 .. 64
-  // of the nominal ones (sd x 1/8 .. 8): rendered clips' road distances err by 0.5% (MAD) against
-  // the nominal 6%, KITTI's at 10 frames by 10%; a floor of 1/4 (the grid before) held rendered
-  // roads at 3% and made the smoother follow the ratios' drift instead (speed RMSE 0.127 -> 0.110
-  // m/s CARLA-like, 0.119 -> 0.082 nuScenes-like, white road errors).
-  const int lo_s = 6;
-  const int nq = 25, ns = 2 * lo_s + 1;
-  const double f = prior.ratio_drift;
-  auto q_at = [&](int i) { return prior.jerk_psd > 0 ? prior.jerk_psd : prior.q_min * std::pow(prior.q_max / prior.q_min, i / double(nq - 1)); };
-  auto s_at = [&](int i) { return std::pow(2.0, i - lo_s); };
-  // The road errors' correlation time: fixed, or chosen per clip between white errors and 0.1 s
-  // (road_scale.h).
-  const std::vector<double> taus = prior.road_corr_time >= 0 ? std::vector<double>{prior.road_corr_time}
-                                                             : std::vector<double>{0.0, kRoadCorrTime};
-  const int nt = static_cast<int>(taus.size());
-  int g[4] = {0, lo_s, lo_s, 0};  // grid choice (q, road scale, ratio scale, correlation time)
-  for (int outer = 0; outer < 3; ++outer) {
+    std::vector<double> levels;
+    for (int k = 0; k < n_; ++k)
+      if (m.moving[k] && m.wr[k] > 0) {
+        ++anchors_;
+        levels.push_back(m.road[k] - logdt_[k]);
+      }
+    if (anchors_ > 0) level_ = median(levels);  // log speed for a tiny ridge (segments without a road anchor)
+  }
+
+  /// False when no moving pair has a road distance: nothing anchors the profile.
+  bool anchored() const { return anchors_ > 0; }
+
+  /// The initial estimate from the per-pair speeds.
+  void start(const std::vector<double>& v) {
+    for (int k = 0; k < n_; ++k) x_[k] = m_.moving[k] && v[k] > 0 ? std::log(v[k]) + logdt_[k] : 0.0;
+  }
+
+  /// One pass: the terms under the current weights, the grid search, the posterior mean, the
+  /// reweighting. False when no grid point gives a positive definite system.
+  bool pass(int outer, SpeedFit& fit) {
+    std::vector<char> used;
+    const std::vector<Term> terms = build_terms(used);
+    const NormalParts parts = assemble(terms, used);
+    const double best = search(parts, outer);
+    if (!std::isfinite(best)) return false;
+    evaluate(parts, g_[0], g_[1], g_[2], g_[3]);
+    chol_.backward(zs_);  // the second half of the solve: the posterior mean
+    for (int k = 0; k < n_; ++k) x_[k] = zs_[2 * k];
+    fit.jerk_psd = q_at(g_[0]);
+    fit.road_scale = s_at(g_[1]);
+    fit.ratio_scale = s_at(g_[2]);
+    fit.road_corr_time = taus_[g_[3]];
+    reweight(fit);
+    return true;
+  }
+
+  /// The posterior mean as per-pair speeds (0 standing still).
+  void speeds(std::vector<double>& v) const {
+    for (int k = 0; k < n_; ++k) v[k] = m_.moving[k] ? std::exp(x_[k] - logdt_[k]) : 0.0;
+  }
+
+  /// The posterior's variances, from the last evaluation's factor.
+  void posterior(SpeedPosterior& post) const {
+    // The normal matrix of the last evaluation is still factored: its inverse is the posterior
+    // covariance (the pairs' columns). Plus the road's common bias: a level error shared by all of
+    // a clip's road distances (their errors correlate at lag 1 by +0.4 to +0.8 against ground
+    // truth). Everything else is blind to a common shift of the log distances (the chains have
+    // offsets, the jerk term's coefficients sum to zero), so that bias adds its variance to every
+    // pair's and every covariance exactly, and leaves the mean alone.
+    const double bias2 = prior_.road_bias * prior_.road_bias;
+    std::vector<double> e(N_);
+    for (int k = 0; k < n_; ++k) {
+      if (!m_.moving[k]) continue;
+      std::fill(e.begin(), e.end(), 0.0);
+      e[2 * k] = 1.0;
+      chol_.solve(e);
+      post.var[k] = e[2 * k] + bias2;
+      if (k >= 1 && m_.moving[k - 1]) post.cov_prev[k] = e[2 * k - 2] + bias2;
+    }
+  }
+
+ private:
+  double q_at(int i) const { return prior_.jerk_psd > 0 ? prior_.jerk_psd : prior_.q_min * std::pow(prior_.q_max / prior_.q_min, i / double(kGridQ - 1)); }
+  static double s_at(int i) { return std::pow(2.0, i - kScaleLo); }
+
+  /// The terms under the current weights and rejected links; used[k]: o_k is in a term.
+  std::vector<Term> build_terms(std::vector<char>& used) const {
+    const auto& moving = m_.moving;
+    const auto &road = m_.road, &rho = m_.rho, &wq0 = m_.wq;
+    const auto &wr = wr_, &x = x_, &logdt = logdt_, &tm = tm_;
+    const int n = n_;
     std::vector<Term> terms;
     // Chains: runs of moving pairs joined by valid, unrejected ratios; c_k the running sum.
     std::vector<double> csum(n, 0.0);
     std::vector<char> linked(n, 0);
     for (int k = 0; k < n; ++k) {
       if (!moving[k]) continue;
-      linked[k] = k >= 1 && moving[k - 1] && wq0[k] > 0 && !broken[k];
+      linked[k] = k >= 1 && moving[k - 1] && wq0[k] > 0 && !broken_[k];
       csum[k] = linked[k] ? csum[k - 1] + rho[k] : 0.0;
     }
-    std::vector<char> used(n, 0);  // o_k in a term
+    used.assign(n, 0);
     for (int k = 0; k < n; ++k) {
       if (!moving[k]) continue;
-      for (int ti = 0; ti < nt && wr[k] > 0; ++ti) {
+      for (int ti = 0; ti < nt_ && wr[k] > 0; ++ti) {
         // Road errors as AR(1) along a run of road pairs, prewhitened: with e_k = (road_k - x_k) /
         // sigma_k, the innovation e_k - r e_{k-1} has variance 1 - r^2 (r = exp(-dt / tau) between
         // the pairs' midpoints). A run's first pair keeps its plain term.
-        const double r = taus[ti] > 0 && k >= 1 && moving[k - 1] && wr[k - 1] > 0 ? std::exp(-(tm[k] - tm[k - 1]) / taus[ti]) : 0.0;
+        const double r = taus_[ti] > 0 && k >= 1 && moving[k - 1] && wr[k - 1] > 0 ? std::exp(-(tm[k] - tm[k - 1]) / taus_[ti]) : 0.0;
         if (r > 1e-3) {
           const double a1 = std::sqrt(wr[k]), a0 = r * std::sqrt(wr[k - 1]);
           terms.push_back({{2 * k, 2 * k - 2, 0}, {a1, -a0, 0}, 2, 1 / (1 - r * r), a1 * road[k] - a0 * road[k - 1], TermKind::Road, ti});
@@ -206,12 +246,19 @@ SpeedFit smooth_speed(std::vector<double>& v, const std::vector<bool>& moving, c
                          c0 * logdt[k - 1] + c1 * logdt[k] + c2 * logdt[k + 1], TermKind::Jerk});
       }
     }
-    int counts[kTermKinds] = {0, 0, 0, 0};  // terms per kind (a road pair once, whatever its correlation times)
-    for (const auto& t : terms) counts[index(t.kind)] += t.kind != TermKind::Road || t.tau == 0;
-    // The normal equations are linear in the inverse noise scales. Chained ratios and drift share
-    // the ratio scale (their split f is fixed), so the parts are: the road (one per correlation
-    // time), the ratios and the jerk prior. Each is assembled once (with the constant sum of
-    // weight * rhs^2 that the residual needs); every grid point only combines them.
+    return terms;
+  }
+
+  /// The normal equations' parts (see NormalParts). Chained ratios and drift share the ratio
+  /// scale (their split f is fixed).
+  NormalParts assemble(const std::vector<Term>& terms, const std::vector<char>& used) const {
+    constexpr int W = kBandW;
+    const int n = n_, N = N_, nt = nt_;
+    const auto& moving = m_.moving;
+    const auto& logdt = logdt_;
+    const double level = level_, f = f_;
+    NormalParts P;
+    for (const auto& t : terms) P.counts[index(t.kind)] += t.kind != TermKind::Road || t.tau == 0;
     const int np_ = nt + 2;
     auto part = [&](const Term& t) { return t.kind == TermKind::Road ? t.tau : t.kind == TermKind::Jerk ? nt + 1 : nt; };
     double split[kTermKinds];  // each kind's share of its part's nominal variance
@@ -219,59 +266,74 @@ SpeedFit smooth_speed(std::vector<double>& v, const std::vector<bool>& moving, c
     split[index(TermKind::ChainedRatio)] = 1 / (1 - f);
     split[index(TermKind::Jerk)] = 1;
     split[index(TermKind::OffsetDrift)] = 1 / f;
-    std::vector<double> a0(W * N, 0.0), b0(N, 0.0), ak(np_ * W * N, 0.0), bk(np_ * N, 0.0), ck(np_, 0.0);
-    double c0 = 0;
+    P.a0.assign(W * N, 0.0);
+    P.b0.assign(N, 0.0);
+    P.ak.assign(np_ * W * N, 0.0);
+    P.bk.assign(np_ * N, 0.0);
+    P.ck.assign(np_, 0.0);
     for (int k = 0; k < n; ++k) {
-      a0[W * 2 * k] = moving[k] ? 1e-8 : 1.0;  // a tiny ridge to the clip's road level
-      b0[2 * k] = moving[k] ? 1e-8 * (level + logdt[k]) : 0.0;
-      c0 += moving[k] ? 1e-8 * (level + logdt[k]) * (level + logdt[k]) : 0.0;
-      a0[W * (2 * k + 1)] = used[k] ? 1e-8 : 1.0;  // offsets: flat prior
+      P.a0[W * 2 * k] = moving[k] ? 1e-8 : 1.0;  // a tiny ridge to the clip's road level
+      P.b0[2 * k] = moving[k] ? 1e-8 * (level + logdt[k]) : 0.0;
+      P.c0 += moving[k] ? 1e-8 * (level + logdt[k]) * (level + logdt[k]) : 0.0;
+      P.a0[W * (2 * k + 1)] = used[k] ? 1e-8 : 1.0;  // offsets: flat prior
     }
     for (const auto& t : terms) {
       const int pk = part(t);
       const double w = t.w * split[index(t.kind)];
-      double* A = &ak[W * N * pk];
-      double* Bk = &bk[N * pk];
-      ck[pk] += w * t.rhs * t.rhs;
+      double* A = &P.ak[W * N * pk];
+      double* Bk = &P.bk[N * pk];
+      P.ck[pk] += w * t.rhs * t.rhs;
       for (int p = 0; p < t.m; ++p) {
         Bk[t.i[p]] += w * t.c[p] * t.rhs;
         for (int r = 0; r < t.m; ++r)
           if (t.i[p] >= t.i[r]) A[W * t.i[p] + (t.i[p] - t.i[r])] += w * t.c[p] * t.c[r];
       }
     }
-    // -2 log marginal likelihood at grid point (q, road scale, ratio scale): the weighted residual
-    // at the optimum (c - b . x, by the normal equations), log det of the posterior precision, and
-    // the measurements' and prior's log variances.
     // The AR(1) road terms' log variances differ from the white ones by sum log(1 - r^2).
-    std::vector<double> ar_logvar(nt, 0.0);
+    P.ar_logvar.assign(nt, 0.0);
     for (const auto& t : terms)
-      if (t.kind == TermKind::Road && t.m == 2) ar_logvar[t.tau] -= std::log(t.w);
-    auto evaluate = [&](int iq, int ir, int is, int it) {
-      const double q = q_at(iq), sr2 = s_at(ir), sq2 = s_at(is);
-      const int pr = it, pq = nt, pj = nt + 1;
-      const double sr = 1 / sr2, sq = 1 / sq2, sj = 1 / q;
-      const double log_terms = counts[index(TermKind::Road)] * std::log(sr2) + ar_logvar[it] +
-                               counts[index(TermKind::ChainedRatio)] * std::log((1 - f) * sq2) +
-                               counts[index(TermKind::OffsetDrift)] * std::log(f * sq2) + counts[index(TermKind::Jerk)] * std::log(q);
-      const double *Ar = &ak[W * N * pr], *Aq = &ak[W * N * pq], *Aj = &ak[W * N * pj];
-      for (int i = 0; i < W * N; ++i) a[i] = a0[i] + sr * Ar[i] + sq * Aq[i] + sj * Aj[i];
-      double c = c0 + sr * ck[pr] + sq * ck[pq] + sj * ck[pj];
-      for (int i = 0; i < N; ++i) zs[i] = b0[i] + sr * bk[N * pr + i] + sq * bk[N * pq + i] + sj * bk[N * pj + i];
-      double logdet;
-      if (!chol.factor(logdet)) return std::numeric_limits<double>::infinity();
-      // c - b . A^-1 b = c - |L^-1 b|^2: half a solve.
-      chol.forward(zs);
-      for (int i = 0; i < N; ++i) c -= zs[i] * zs[i];
-      // The optional log-normal prior on q (MAP instead of maximum likelihood).
-      const double lp = prior.q_prior > 0 && prior.jerk_psd <= 0 ? std::pow(std::log(q / prior.q_prior) / prior.q_prior_width, 2) : 0.0;
-      // Correlated road errors only when the data demand them: a likelihood-ratio test of AR(1)
-      // against white errors at the 1% level (chi-square, one degree of freedom: 6.63).
-      const double test = nt > 1 && taus[it] > 0 ? kRoadCorrTest : 0.0;
-      return c + logdet + log_terms + lp + test;
-    };
-    // The whole grid on the first pass; later passes (weights changed by the reweighting) search a
-    // window of +-2 steps around the last choice, moved until the best lies inside it.
-    const int size[4] = {prior.jerk_psd > 0 ? 1 : nq, ns, ns, nt};
+      if (t.kind == TermKind::Road && t.m == 2) P.ar_logvar[t.tau] -= std::log(t.w);
+    return P;
+  }
+
+  /// -2 log marginal likelihood at grid point (q, road scale, ratio scale, correlation time): the
+  /// weighted residual at the optimum (c - b . x, by the normal equations), log det of the
+  /// posterior precision, and the measurements' and prior's log variances. Leaves the system
+  /// factored and zs = L^-1 b (half a solve).
+  double evaluate(const NormalParts& P, int iq, int ir, int is, int it) {
+    constexpr int W = kBandW;
+    const int N = N_, nt = nt_;
+    const double f = f_;
+    std::vector<double>& a = chol_.matrix();
+    const double q = q_at(iq), sr2 = s_at(ir), sq2 = s_at(is);
+    const int pr = it, pq = nt, pj = nt + 1;
+    const double sr = 1 / sr2, sq = 1 / sq2, sj = 1 / q;
+    const double log_terms = P.counts[index(TermKind::Road)] * std::log(sr2) + P.ar_logvar[it] +
+                             P.counts[index(TermKind::ChainedRatio)] * std::log((1 - f) * sq2) +
+                             P.counts[index(TermKind::OffsetDrift)] * std::log(f * sq2) + P.counts[index(TermKind::Jerk)] * std::log(q);
+    const double *Ar = &P.ak[W * N * pr], *Aq = &P.ak[W * N * pq], *Aj = &P.ak[W * N * pj];
+    for (int i = 0; i < W * N; ++i) a[i] = P.a0[i] + sr * Ar[i] + sq * Aq[i] + sj * Aj[i];
+    double c = P.c0 + sr * P.ck[pr] + sq * P.ck[pq] + sj * P.ck[pj];
+    for (int i = 0; i < N; ++i) zs_[i] = P.b0[i] + sr * P.bk[N * pr + i] + sq * P.bk[N * pq + i] + sj * P.bk[N * pj + i];
+    double logdet;
+    if (!chol_.factor(logdet)) return std::numeric_limits<double>::infinity();
+    // c - b . A^-1 b = c - |L^-1 b|^2: half a solve.
+    chol_.forward(zs_);
+    for (int i = 0; i < N; ++i) c -= zs_[i] * zs_[i];
+    // The optional log-normal prior on q (MAP instead of maximum likelihood).
+    const double lp = prior_.q_prior > 0 && prior_.jerk_psd <= 0 ? std::pow(std::log(q / prior_.q_prior) / prior_.q_prior_width, 2) : 0.0;
+    // Correlated road errors only when the data demand them: a likelihood-ratio test of AR(1)
+    // against white errors at the 1% level (chi-square, one degree of freedom: 6.63).
+    const double test = nt > 1 && taus_[it] > 0 ? kRoadCorrTest : 0.0;
+    return c + logdet + log_terms + lp + test;
+  }
+
+  /// The grid search: the whole grid on the first pass; later passes (weights changed by the
+  /// reweighting) search a window of +-2 steps around the last choice, moved until the best lies
+  /// inside it. Sets g_; returns the best value (infinite: none).
+  double search(const NormalParts& P, int outer) {
+    int* g = g_;
+    const int size[4] = {prior_.jerk_psd > 0 ? 1 : kGridQ, kGridScale, kGridScale, nt_};
     double best = std::numeric_limits<double>::infinity();
     for (int moves = 0; moves < 8; ++moves) {
       // The first pass starts on every other grid point (q and both noise scales), then refines
@@ -288,7 +350,7 @@ SpeedFit smooth_speed(std::vector<double>& v, const std::vector<bool>& moving, c
         for (int iq = lo[0]; iq <= hi[0]; iq += step)
           for (int ir = lo[1]; ir <= hi[1]; ir += step)
             for (int is = lo[2]; is <= hi[2]; is += step) {
-              const double v2 = evaluate(iq, ir, is, it);
+              const double v2 = evaluate(P, iq, ir, is, it);
               if (v2 < best) {
                 best = v2;
                 g[0] = iq;
@@ -303,42 +365,71 @@ SpeedFit smooth_speed(std::vector<double>& v, const std::vector<bool>& moving, c
       if (coarse) continue;
       if (inside || (g[0] == centre[0] && g[1] == centre[1] && g[2] == centre[2] && g[3] == centre[3])) break;
     }
-    if (!std::isfinite(best)) return fit;
-    evaluate(g[0], g[1], g[2], g[3]);
-    chol.backward(zs);  // the second half of the solve: the posterior mean
-    for (int k = 0; k < n; ++k) x[k] = zs[2 * k];
-    fit.jerk_psd = q_at(g[0]);
-    fit.road_scale = s_at(g[1]);
-    fit.ratio_scale = s_at(g[2]);
-    fit.road_corr_time = taus[g[3]];
-    // Robust reweighting against the smooth profile: a road distance that the motion model cannot
-    // explain loses weight (Cauchy, 2.5 sigma of its own calibrated noise); a ratio that far out
-    // lets its chain's offset jump, so that it cannot shift the rest of the chain.
-    for (int k = 0; k < n; ++k) {
-      if (!moving[k]) continue;
-      if (wr0[k] > 0) wr[k] = wr0[k] * cauchy((x[k] - road[k]) * std::sqrt(wr0[k] / fit.road_scale), 2.5);
-      if (k >= 1 && wq0[k] > 0) broken[k] = cauchy((x[k] - x[k - 1] - rho[k]) * std::sqrt(wq0[k] / fit.ratio_scale), 2.5) < 0.5;
+    return best;
+  }
+
+  /// Robust reweighting against the smooth profile: a road distance that the motion model cannot
+  /// explain loses weight (Cauchy, 2.5 sigma of its own calibrated noise); a ratio that far out
+  /// lets its chain's offset jump, so that it cannot shift the rest of the chain.
+  void reweight(const SpeedFit& fit) {
+    const auto &road = m_.road, &rho = m_.rho, &wr0 = m_.wr, &wq0 = m_.wq;
+    for (int k = 0; k < n_; ++k) {
+      if (!m_.moving[k]) continue;
+      if (wr0[k] > 0) wr_[k] = wr0[k] * cauchy((x_[k] - road[k]) * std::sqrt(wr0[k] / fit.road_scale), 2.5);
+      if (k >= 1 && wq0[k] > 0) broken_[k] = cauchy((x_[k] - x_[k - 1] - rho[k]) * std::sqrt(wq0[k] / fit.ratio_scale), 2.5) < 0.5;
     }
   }
-  for (int k = 0; k < n; ++k) v[k] = moving[k] ? std::exp(x[k] - logdt[k]) : 0.0;
+
+  const SpeedMeasurements& m_;
+  const SpeedPrior& prior_;
+  const int n_, N_;
+  const double f_;
+  // The road errors' correlation time: fixed, or chosen per clip between white errors and 0.1 s
+  // (road_scale.h).
+  const std::vector<double> taus_;
+  const int nt_;
+  std::vector<double> logdt_, tm_;
+  int anchors_ = 0;
+  double level_ = 0;
+  std::vector<double> wr_, x_;
+  std::vector<char> broken_;  // link k (pair k-1 to k) rejected: the offset may jump there
+  BandedCholesky chol_;
+  std::vector<double> zs_;
+  int g_[4] = {0, kScaleLo, kScaleLo, 0};  // grid choice (q, road scale, ratio scale, correlation time)
+};
+
+}  // namespace
+
+// The relative scales' errors. The ratio of pair k's distance to pair k-1's comes from the triplet
+// of frames k-1, k, k+1, so consecutive ratios share pair k's error: against ground truth their
+// errors correlate at lag 1 by -0.3 to -0.5 (KITTI; -0.5 is a difference of white noise), less
+// where other errors dominate. So a ratio's error is modelled as u_k - u_{k-1} + e_k: white noise u
+// on each pair's log distance, which the running sum of the ratios along a chain carries without
+// accumulating (a slow speed change shows in the sum as clearly as it happened), plus independent
+// steps e, which accumulate (a drift of the chain's offset o_k). A ratio's nominal variance s^2 is
+// split as 2 var(u) = (1 - f) s^2 and var(e) = f s^2 with f = SpeedPrior::ratio_drift = 1 + 2 x
+// (lag-1 correlation), calibrated against ground truth: per clip, maximum likelihood cannot tell a
+// slow speed change from a slow drift and takes the drift (f near 1, the model of independent
+// ratios, which smooths real braking away). A link that is missing, or that the profile rejects
+// (Smoother::reweight), lets the offset jump.
+//
+// Unknowns, interleaved so that the normal matrix is banded (bandwidth 4): x_k = log distance of
+// pair k at 2k, the chain offset o_k at 2k + 1. Three passes: terms under the current weights, the
+// grid search of the noise levels and q, the posterior mean, the reweighting.
+SpeedFit smooth_speed(std::vector<double>& v, const SpeedMeasurements& m, const SpeedPrior& prior, SpeedPosterior* post) {
+  const int n = static_cast<int>(v.size());
+  SpeedFit fit;
   if (post) {
-    // The normal matrix of the last evaluation is still factored: its inverse is the posterior
-    // covariance (the pairs' columns). Plus the road's common bias: a level error shared by all of
-    // a clip's road distances (their errors correlate at lag 1 by +0.4 to +0.8 against ground
-    // truth). Everything else is blind to a common shift of the log distances (the chains have
-    // offsets, the jerk term's coefficients sum to zero), so that bias adds its variance to every
-    // pair's and every covariance exactly, and leaves the mean alone.
-    const double bias2 = prior.road_bias * prior.road_bias;
-    std::vector<double> e(N);
-    for (int k = 0; k < n; ++k) {
-      if (!moving[k]) continue;
-      std::fill(e.begin(), e.end(), 0.0);
-      e[2 * k] = 1.0;
-      chol.solve(e);
-      post->var[k] = e[2 * k] + bias2;
-      if (k >= 1 && moving[k - 1]) post->cov_prev[k] = e[2 * k - 2] + bias2;
-    }
+    post->var.assign(n, 0.0);
+    post->cov_prev.assign(n, 0.0);
   }
+  Smoother s(n, m, prior);
+  if (!s.anchored()) return fit;
+  s.start(v);
+  for (int outer = 0; outer < 3; ++outer)
+    if (!s.pass(outer, fit)) return fit;
+  s.speeds(v);
+  if (post) s.posterior(*post);
   fit.ok = true;
   return fit;
 }

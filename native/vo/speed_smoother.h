@@ -37,14 +37,17 @@ struct SpeedPosterior {
   std::vector<double> var, cov_prev;
 };
 
+/// A clip's per-pair measurements. moving: pairs whose speed is unknown (others are held at 0 and
+/// break the chain); timestamps: one per frame; road/wr: log road distance per pair and its weight
+/// (1/variance, 0 = none); rho/wq: log ratio of pair k's distance to pair k-1's and its weight.
+struct SpeedMeasurements {
+  std::vector<bool> moving;
+  std::vector<double> timestamps, road, wr, rho, wq;
+};
+
 /// Jerk-driven speed smoother. v: per-pair mean speed (in: initial estimate, out: the posterior
-/// mean); moving: pairs whose speed is unknown (others are held at 0 and break the chain);
-/// road/wr: log road distance per pair and its weight (1/variance, 0 = none); rho/wq: log ratio of
-/// pair k's distance to pair k-1's and its weight. Noise scales and q are chosen by maximum
-/// marginal likelihood on a grid (the clip's own residuals). post (optional): the posterior's
-/// variances.
-SpeedFit smooth_speed(std::vector<double>& v, const std::vector<bool>& moving, const std::vector<double>& timestamps,
-                      const std::vector<double>& road, const std::vector<double>& wr, const std::vector<double>& rho,
-                      const std::vector<double>& wq, const SpeedPrior& prior, SpeedPosterior* post);
+/// mean). Noise scales and q are chosen by maximum marginal likelihood on a grid (the clip's own
+/// residuals). post (optional): the posterior's variances.
+SpeedFit smooth_speed(std::vector<double>& v, const SpeedMeasurements& m, const SpeedPrior& prior, SpeedPosterior* post);
 
 }  // namespace egogeo::vo

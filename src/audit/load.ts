@@ -134,10 +134,9 @@ export function loadAuditPath(path: string): AuditClip[] {
   return fromSelected(path);
 }
 
-/** `--clips a,b`: the clips of every path, concatenated; a clip id given twice is an error. */
-export function loadAuditClips(spec: string): AuditClip[] {
-  const paths = spec.split(',').map((s) => s.trim()).filter(Boolean);
-  if (paths.length === 0) throw new InputError('--clips: expected a file or folder');
+/** The clips of every path, concatenated; a clip id given twice is an error. */
+export function loadAuditClips(paths: readonly string[]): AuditClip[] {
+  if (paths.length === 0) throw new InputError('no clips given: expected a file or folder');
   const out: AuditClip[] = [];
   const seen = new Map<string, string>();
   for (const p of paths) {
@@ -148,7 +147,7 @@ export function loadAuditClips(spec: string): AuditClip[] {
       out.push(c);
     }
   }
-  if (out.length === 0) throw new InputError(`${spec}: no clips`);
+  if (out.length === 0) throw new InputError(`${paths.join(', ')}: no clips`);
   return out;
 }
 

@@ -25,7 +25,6 @@ import {
   type Benchmark,
   type BenchmarkOptions,
   type Clip,
-  CARLA_DOMAINS,
   type CarlaDomain,
   type QaItem,
   readJsonlRecords,
@@ -41,11 +40,6 @@ export const CARLA_FPS = 10;
 /** True for a published root: it holds nuscenes_clips/ or carla_clips/ with a clips_index.jsonl. */
 export function isPublishedRoot(root: string): boolean {
   return Object.values(PARTS).some((p) => existsSync(join(root, p, 'clips_index.jsonl')));
-}
-
-export function parseCarlaDomain(s: string): CarlaDomain {
-  if (!(CARLA_DOMAINS as readonly string[]).includes(s)) throw new InputError(`--carla-domain must be ${CARLA_DOMAINS.join(' or ')}, got '${s}'`);
-  return s as CarlaDomain;
 }
 
 interface Part {

@@ -36,7 +36,7 @@ import { savgolCoeffs } from '../oracle/savgol.js';
 import type { DynamicsArrays } from '../oracle/index.js';
 import { clipMedia } from './benchmark.js';
 import { isPublishedRoot } from './published.js';
-import { CARLA_DOMAINS } from './records.js';
+import { CARLA_DOMAINS, type CarlaDomain } from './records.js';
 
 export const CHECKS = ['record', 'duplicate', 'reference', 'answer', 'frames', 'timestamps', 'arrays', 'finite', 'features', 'signs'] as const;
 export type Check = (typeof CHECKS)[number];
@@ -53,6 +53,10 @@ export interface ValidateOptions {
   questions: QuestionSet;
   /** Published layout: the nuScenes data root holding the nuScenes clips' frames (else they are not checked). */
   nuscenesRoot?: string;
+  /** Published layout: the CARLA videos checked (default: every domain's folder present). */
+  carlaDomains?: readonly CarlaDomain[];
+  /** The clip-by-clip checks (window, frames, videos, arrays, answers) on the first `limit` clips only; indexes, QA and selected_clips.json are read whole. */
+  limit?: number;
   /** Called with each finding as it is made (the CLI prints as it goes). */
   onFinding?: (f: Finding) => void;
   /** Called after each clip. */
@@ -262,7 +266,28 @@ function answerText(v: unknown): string {
   return String(v).toLowerCase();
 }
 
-/** Validates a dataset folder: EgoDyn-Bench as published, or the benchmark layout (clips_index.jsonl). */
+/** One clip of an index, where its record is and the part it belongs to. */
+interface IndexedClip {
+  line: Line;
+  part: Part;
+  id: string;
+}
+
+/** What the clip-by-clip checks read besides the clip: the QA items by clip, selected_clips.json's entries, the question ids. */
+interface ClipContext {
+  o: ValidateOptions;
+  emit: Emit;
+  qaOf: ReadonlyMap<string, Line[]>;
+  selected: ReadonlyMap<string, { entry: Record<string, unknown>; where: string }>;
+  qids: readonly string[];
+  counted: { frames: number; videos: number };
+}
+
+/**
+ * Validates a dataset folder: EgoDyn-Bench as published, or the benchmark layout (clips_index.jsonl).
+ * Every index first (ids, duplicates), then the QA (so references resolve), then selected_clips.json,
+ * then clip by clip.
+ */
 export function validateDataset(dir: string, o: ValidateOptions): ValidateReport {
   if (!existsSync(dir)) throw new InputError(`${dir}: no such dataset folder`);
   const counts = Object.fromEntries(CHECKS.map((c) => [c, 0])) as Record<Check, number>;
@@ -274,11 +299,27 @@ export function validateDataset(dir: string, o: ValidateOptions): ValidateReport
     findings.push(f);
     o.onFinding?.(f);
   };
+  const { published, parts } = datasetParts(dir, o, notes);
+  const { clips, clipAt } = readIndexes(parts, emit);
+  const { qaOf, qaItems } = readQa(parts, clipAt, emit, notes);
+  const selected = published ? readSelected(dir, clips, clipAt, emit) : new Map();
+  const ctx: ClipContext = { o, emit, qaOf, selected, qids: o.questions.questions.map((q) => q.id), counted: { frames: 0, videos: 0 } };
+  const checked = clips.slice(0, o.limit);
+  if (checked.length < clips.length) notes.push(`clip-by-clip checks on the first ${checked.length} of ${clips.length} clips (--limit)`);
+  checked.forEach((c, k) => {
+    checkClip(c, ctx);
+    o.onClip?.(k + 1, checked.length);
+  });
+  const { frames, videos } = ctx.counted;
+  return { dir, layout: published ? 'published' : 'benchmark', clips: clips.length, qa_items: qaItems, frames, videos, counts, findings, notes };
+}
 
+/** The parts of a dataset folder: the published root's nuScenes and CARLA folders, or the folder itself. */
+function datasetParts(dir: string, o: ValidateOptions, notes: string[]): { published: boolean; parts: Part[] } {
   const published = isPublishedRoot(dir);
   const parts: Part[] = [];
   if (published) {
-    const videoDirs = CARLA_DOMAINS.map((d) => join(dir, `carla_videos_${d}`)).filter((d) => existsSync(d));
+    const videoDirs = (o.carlaDomains ?? CARLA_DOMAINS).map((d) => join(dir, `carla_videos_${d}`)).filter((d) => existsSync(d));
     if (existsSync(join(dir, 'nuscenes_clips', 'clips_index.jsonl'))) {
       parts.push({ source: 'nuscenes', dir: join(dir, 'nuscenes_clips'), frameRoot: o.nuscenesRoot ?? null, videoDirs: [] });
       if (!o.nuscenesRoot) notes.push('nuScenes frames not checked: give --nuscenes-root');
@@ -292,9 +333,12 @@ export function validateDataset(dir: string, o: ValidateOptions): ValidateReport
   } else {
     throw new InputError(`${dir}: not a dataset folder (no clips_index.jsonl, nuscenes_clips/ or carla_clips/)`);
   }
+  return { published, parts };
+}
 
-  // Every index first (ids, duplicates), then the QA (so references resolve), then clip by clip.
-  const clips: { line: Line; part: Part; id: string }[] = [];
+/** Every index's clips (ids checked, duplicates found), in order. */
+function readIndexes(parts: readonly Part[], emit: Emit): { clips: IndexedClip[]; clipAt: Map<string, string> } {
+  const clips: IndexedClip[] = [];
   const clipAt = new Map<string, string>();
   for (const p of parts) {
     for (const line of jsonl(join(p.dir, 'clips_index.jsonl'), emit)) {
@@ -311,7 +355,11 @@ export function validateDataset(dir: string, o: ValidateOptions): ValidateReport
       clips.push({ line, part: p, id });
     }
   }
+  return { clips, clipAt };
+}
 
+/** Every part's QA items by clip (fields, duplicate qa_ids, references to the indexes). */
+function readQa(parts: readonly Part[], clipAt: ReadonlyMap<string, string>, emit: Emit, notes: string[]): { qaOf: Map<string, Line[]>; qaItems: number } {
   const qaOf = new Map<string, Line[]>();
   let qaItems = 0;
   for (const p of parts) {
@@ -342,11 +390,14 @@ export function validateDataset(dir: string, o: ValidateOptions): ValidateReport
       list.push(line);
     }
   }
+  return { qaOf, qaItems };
+}
 
-  // selected_clips.json (published): the same clips as the indexes, its answers and features theirs.
+/** selected_clips.json (published): the same clips as the indexes, its answers and features theirs. */
+function readSelected(dir: string, clips: readonly IndexedClip[], clipAt: ReadonlyMap<string, string>, emit: Emit): Map<string, { entry: Record<string, unknown>; where: string }> {
   const selected = new Map<string, { entry: Record<string, unknown>; where: string }>();
   const selPath = join(dir, 'selected_clips.json');
-  if (published && existsSync(selPath)) {
+  if (existsSync(selPath)) {
     let doc: unknown;
     try {
       doc = JSON.parse(readInputText(selPath, 'selected_clips.json'));
@@ -364,156 +415,183 @@ export function validateDataset(dir: string, o: ValidateOptions): ValidateReport
     });
     for (const c of clips) if (!selected.has(c.id)) emit('reference', c.line.where, `clip '${c.id}' is not in selected_clips.json`, c.id);
   }
+  return selected;
+}
 
-  let frames = 0, videos = 0;
-  const qids = o.questions.questions.map((q) => q.id);
-  clips.forEach((c, k) => {
-    const { rec, where } = c.line;
-    const id = c.id;
-    // The window.
-    const t0 = rec.t_start, t1 = rec.t_end;
-    let duration = WINDOW;
-    if (isNum(t0) && isNum(t1)) {
-      duration = t1 - t0;
-      if (!(t1 > t0)) emit('timestamps', where, `t_end (${t1}) is not after t_start (${t0})`, id);
-      else if (Math.abs(duration - WINDOW) > TOL) emit('timestamps', where, `window of ${duration.toFixed(3)} s, expected ${WINDOW} s`, id);
-    } else if (isNum(t1) && t0 === undefined) {
-      duration = t1; // CARLA records: t_end only, times from 0
-    }
+/** One clip's checks, in order: its window, frames, arrays, features, QA items. */
+function checkClip(c: IndexedClip, ctx: ClipContext): void {
+  const duration = checkWindow(c, ctx.emit);
+  checkFrames(c, duration, ctx);
+  const { arrays, computed } = checkFeatures(c, checkArrays(c, duration, ctx.emit), ctx);
+  checkClipQa(c, arrays, computed, ctx);
+}
 
-    // Frames: files (benchmark, nuScenes), a video (benchmark: as `run` reads the record, one
-    // place: clipMedia) or the domains' videos (CARLA).
-    const checkVideo = (v: string, tokens?: unknown) => {
-      videos++;
-      if (!existsSync(v)) return emit('frames', where, `${v}: missing`, id);
-      try {
-        const info = probeVideo(v);
-        const span = (info.frames - 1) / (typeof rec.fps === 'number' && rec.fps > 0 ? rec.fps : info.fps || 10);
-        if (info.frames < MIN_FRAMES) emit('frames', where, `${v}: ${info.frames} frames, expected at least ${MIN_FRAMES}`, id);
-        else if (Array.isArray(tokens) && tokens.length > 0 && tokens.length !== info.frames) emit('frames', where, `${tokens.length} frame_tokens but ${v} has ${info.frames} frames`, id);
-        else if (Math.abs(span - duration) > FRAME_TOL) emit('timestamps', where, `${v}: frames span ${span.toFixed(2)} s of a ${duration.toFixed(3)} s window`, id);
-      } catch (e) {
-        emit('frames', where, `${v}: unreadable (${firstLine(e).slice(0, 100)})`, id);
-      }
-    };
-    let paths = rec.frame_paths;
-    const tokens = rec.frame_tokens;
-    let video: string | null = null;
-    if (c.part.source === '') {
-      try {
-        const media = clipMedia(c.part.dir, rec, id, where);
-        if ('video' in media) video = media.video;
-      } catch (e) {
-        emit('record', where, firstLine(e).replace(`${where}: `, ''), id);
-        paths = undefined;
-      }
-    }
-    if (video !== null) checkVideo(video, tokens);
-    else if (Array.isArray(paths)) {
-      if (Array.isArray(tokens) && tokens.length !== paths.length) emit('frames', where, `${tokens.length} frame_tokens but ${paths.length} frame_paths`, id);
-      if (paths.length < MIN_FRAMES) emit('frames', where, `${paths.length} frames, expected at least ${MIN_FRAMES}`, id);
-      if (c.part.frameRoot !== null) {
-        const bad: string[] = [];
-        for (const p of paths) {
-          frames++;
-          const problem = typeof p === 'string' && p ? imageProblem(p.startsWith('/') ? p : join(c.part.frameRoot, p)) : 'not a path';
-          if (problem) bad.push(`${p} (${problem})`);
-        }
-        if (bad.length) emit('frames', where, `${bad.length} of ${paths.length} frames unreadable: ${bad.slice(0, 2).join(', ')}${bad.length > 2 ? ', …' : ''}`, id);
-      }
-      // Frame times: the record's, else nuScenes file names' microseconds.
-      let ts: number[] | null = Array.isArray(rec.frame_timestamps) ? (rec.frame_timestamps as unknown[]).map(Number) : null;
-      if (!ts && paths.every((p) => typeof p === 'string' && /__\d{10,}\.\w+$/.test(p))) ts = (paths as string[]).map((p) => Number(/__(\d+)\.\w+$/.exec(p)![1]) / 1e6);
-      if (ts && ts.length === paths.length && ts.length > 1) {
-        const back = ts.findIndex((t, i) => i > 0 && !(t > ts![i - 1]));
-        if (back > 0) emit('timestamps', where, `frame times not increasing at frame ${back} (${ts[back - 1]} then ${ts[back]})`, id);
-        else if (Math.abs(ts[ts.length - 1] - ts[0] - duration) > FRAME_TOL) emit('timestamps', where, `frames span ${(ts[ts.length - 1] - ts[0]).toFixed(3)} s of a ${duration.toFixed(3)} s window`, id);
-        else if (isNum(t0) && Math.abs(ts[0] - t0) > FRAME_TOL && Math.abs(ts[0]) > FRAME_TOL) emit('timestamps', where, `first frame at ${ts[0]}, window starts at ${t0}`, id);
-      }
-    } else if (c.part.source === 'carla') {
-      for (const vd of c.part.videoDirs) checkVideo(join(vd, `${id}.mp4`));
-    }
+/** The record's window (t_start, t_end): its duration, WINDOW when it states none. */
+function checkWindow(c: IndexedClip, emit: Emit): number {
+  const { rec, where } = c.line;
+  const id = c.id;
+  const t0 = rec.t_start, t1 = rec.t_end;
+  let duration = WINDOW;
+  if (isNum(t0) && isNum(t1)) {
+    duration = t1 - t0;
+    if (!(t1 > t0)) emit('timestamps', where, `t_end (${t1}) is not after t_start (${t0})`, id);
+    else if (Math.abs(duration - WINDOW) > TOL) emit('timestamps', where, `window of ${duration.toFixed(3)} s, expected ${WINDOW} s`, id);
+  } else if (isNum(t1) && t0 === undefined) {
+    duration = t1; // CARLA records: t_end only, times from 0
+  }
+  return duration;
+}
 
-    // Arrays: structure, values, timestamps, conventions.
-    let arrays: DynamicsArrays | null = null;
-    const ref = rec.array_ref;
-    if (typeof ref !== 'string' || !ref) emit('record', where, "missing field 'array_ref'", id);
-    else if (!existsSync(join(c.part.dir, ref))) emit('arrays', where, `${join(c.part.dir, ref)}: missing`, id);
-    else arrays = readArrays(join(c.part.dir, ref), where, emit, id);
-    if (arrays) {
-      const t = arrays.timestamps;
-      const back = t.findIndex((v, i) => i > 0 && !(v > t[i - 1]));
-      if (back > 0) {
-        emit('timestamps', where, `${ref}: timestamps not strictly increasing at sample ${back} (${t[back - 1]} then ${t[back]})`, id);
-        arrays = null;
-      } else if (Math.abs(t[0]) > TOL || Math.abs(t[t.length - 1] - t[0] - duration) > TOL) {
-        emit('timestamps', where, `${ref}: timestamps run ${t[0].toFixed(3)}…${t[t.length - 1].toFixed(3)} s, expected 0…${duration.toFixed(3)} s`, id);
-        arrays = null;
-      } else {
-        const sign = signProblem(arrays);
-        if (sign) {
-          emit('signs', where, `${ref}: ${sign}`, id);
-          arrays = null;
-        }
-      }
-    }
-
-    // Features: present, finite, equal to the arrays' (and selected_clips.json's).
-    const feats = rec.features && typeof rec.features === 'object' ? (rec.features as Record<string, unknown>) : null;
-    let computed: Record<string, number> | null = null;
+/** Frames: files (benchmark, nuScenes), a video (benchmark) or the domains' videos (CARLA), and their times against the window. */
+function checkFrames(c: IndexedClip, duration: number, ctx: ClipContext): void {
+  const { rec, where } = c.line;
+  const { emit } = ctx;
+  const id = c.id, t0 = rec.t_start;
+  const checkVideo = (v: string, tokens?: unknown) => {
+    ctx.counted.videos++;
+    if (!existsSync(v)) return emit('frames', where, `${v}: missing`, id);
     try {
-      computed = arrays ? (summaryFeatures(arrays, ref as string) as unknown as Record<string, number>) : null;
+      const info = probeVideo(v);
+      const span = (info.frames - 1) / (typeof rec.fps === 'number' && rec.fps > 0 ? rec.fps : info.fps || 10);
+      if (info.frames < MIN_FRAMES) emit('frames', where, `${v}: ${info.frames} frames, expected at least ${MIN_FRAMES}`, id);
+      else if (Array.isArray(tokens) && tokens.length > 0 && tokens.length !== info.frames) emit('frames', where, `${tokens.length} frame_tokens but ${v} has ${info.frames} frames`, id);
+      else if (Math.abs(span - duration) > FRAME_TOL) emit('timestamps', where, `${v}: frames span ${span.toFixed(2)} s of a ${duration.toFixed(3)} s window`, id);
     } catch (e) {
-      emit('finite', where, firstLine(e), id);
+      emit('frames', where, `${v}: unreadable (${firstLine(e).slice(0, 100)})`, id);
+    }
+  };
+  let paths = rec.frame_paths;
+  const tokens = rec.frame_tokens;
+  // A benchmark-layout record's frames as `run` reads them (one place: clipMedia): files or a video.
+  let video: string | null = null;
+  if (c.part.source === '') {
+    try {
+      const media = clipMedia(c.part.dir, rec, id, where);
+      if ('video' in media) video = media.video;
+    } catch (e) {
+      emit('record', where, firstLine(e).replace(`${where}: `, ''), id);
+      paths = undefined;
+    }
+  }
+  if (video !== null) checkVideo(video, tokens);
+  else if (Array.isArray(paths)) {
+    if (Array.isArray(tokens) && tokens.length !== paths.length) emit('frames', where, `${tokens.length} frame_tokens but ${paths.length} frame_paths`, id);
+    if (paths.length < MIN_FRAMES) emit('frames', where, `${paths.length} frames, expected at least ${MIN_FRAMES}`, id);
+    if (c.part.frameRoot !== null) {
+      const bad: string[] = [];
+      for (const p of paths) {
+        ctx.counted.frames++;
+        const problem = typeof p === 'string' && p ? imageProblem(p.startsWith('/') ? p : join(c.part.frameRoot, p)) : 'not a path';
+        if (problem) bad.push(`${p} (${problem})`);
+      }
+      if (bad.length) emit('frames', where, `${bad.length} of ${paths.length} frames unreadable: ${bad.slice(0, 2).join(', ')}${bad.length > 2 ? ', …' : ''}`, id);
+    }
+    // Frame times: the record's, else nuScenes file names' microseconds.
+    let ts: number[] | null = Array.isArray(rec.frame_timestamps) ? (rec.frame_timestamps as unknown[]).map(Number) : null;
+    if (!ts && paths.every((p) => typeof p === 'string' && /__\d{10,}\.\w+$/.test(p))) ts = (paths as string[]).map((p) => Number(/__(\d+)\.\w+$/.exec(p)![1]) / 1e6);
+    if (ts && ts.length === paths.length && ts.length > 1) {
+      const back = ts.findIndex((t, i) => i > 0 && !(t > ts![i - 1]));
+      if (back > 0) emit('timestamps', where, `frame times not increasing at frame ${back} (${ts[back - 1]} then ${ts[back]})`, id);
+      else if (Math.abs(ts[ts.length - 1] - ts[0] - duration) > FRAME_TOL) emit('timestamps', where, `frames span ${(ts[ts.length - 1] - ts[0]).toFixed(3)} s of a ${duration.toFixed(3)} s window`, id);
+      else if (isNum(t0) && Math.abs(ts[0] - t0) > FRAME_TOL && Math.abs(ts[0]) > FRAME_TOL) emit('timestamps', where, `first frame at ${ts[0]}, window starts at ${t0}`, id);
+    }
+  } else if (c.part.source === 'carla') {
+    for (const vd of c.part.videoDirs) checkVideo(join(vd, `${id}.mp4`));
+  }
+}
+
+/** Arrays: structure, values, timestamps, conventions; null when they fail (then no answer is checked against them). */
+function checkArrays(c: IndexedClip, duration: number, emit: Emit): DynamicsArrays | null {
+  const { rec, where } = c.line;
+  const id = c.id;
+  let arrays: DynamicsArrays | null = null;
+  const ref = rec.array_ref;
+  if (typeof ref !== 'string' || !ref) emit('record', where, "missing field 'array_ref'", id);
+  else if (!existsSync(join(c.part.dir, ref))) emit('arrays', where, `${join(c.part.dir, ref)}: missing`, id);
+  else arrays = readArrays(join(c.part.dir, ref), where, emit, id);
+  if (arrays) {
+    const t = arrays.timestamps;
+    const back = t.findIndex((v, i) => i > 0 && !(v > t[i - 1]));
+    if (back > 0) {
+      emit('timestamps', where, `${ref}: timestamps not strictly increasing at sample ${back} (${t[back - 1]} then ${t[back]})`, id);
       arrays = null;
+    } else if (Math.abs(t[0]) > TOL || Math.abs(t[t.length - 1] - t[0] - duration) > TOL) {
+      emit('timestamps', where, `${ref}: timestamps run ${t[0].toFixed(3)}…${t[t.length - 1].toFixed(3)} s, expected 0…${duration.toFixed(3)} s`, id);
+      arrays = null;
+    } else {
+      const sign = signProblem(arrays);
+      if (sign) {
+        emit('signs', where, `${ref}: ${sign}`, id);
+        arrays = null;
+      }
     }
-    if (!feats) emit('record', where, "missing field 'features'", id);
+  }
+  return arrays;
+}
+
+/** Features: present, finite, equal to the arrays' (and selected_clips.json's). Arrays whose features are not finite are a finding and not used further (null). */
+function checkFeatures(c: IndexedClip, arrays: DynamicsArrays | null, ctx: ClipContext): { arrays: DynamicsArrays | null; computed: Record<string, number> | null } {
+  const { rec, where } = c.line;
+  const { emit } = ctx;
+  const id = c.id, ref = rec.array_ref;
+  const feats = rec.features && typeof rec.features === 'object' ? (rec.features as Record<string, unknown>) : null;
+  let computed: Record<string, number> | null = null;
+  try {
+    computed = arrays ? (summaryFeatures(arrays, ref as string) as unknown as Record<string, number>) : null;
+  } catch (e) {
+    emit('finite', where, firstLine(e), id);
+    arrays = null;
+  }
+  if (!feats) emit('record', where, "missing field 'features'", id);
+  else {
+    const missing = REQUIRED_FEATURES.filter((f) => feats[f] === undefined);
+    const nonFinite = Object.entries(feats).filter(([, v]) => !(isNum(v) && Number.isFinite(v)));
+    if (missing.length) emit('record', where, `features lack ${missing.map((f) => `'${f}'`).join(', ')}`, id);
+    if (nonFinite.length) emit('finite', where, `features not finite: ${nonFinite.map(([f, v]) => `${f} = ${v}`).join(', ')}`, id);
+    else if (computed) {
+      const off = Object.keys(feats).filter((f) => f in computed && !close(feats[f] as number, computed[f]));
+      if (off.length) emit('features', where, `features unlike those of ${ref}: ${off.map((f) => `${f} ${feats[f]} vs ${computed[f]}`).slice(0, 3).join(', ')}`, id);
+    }
+  }
+  const sel = ctx.selected.get(id);
+  if (sel && feats && sel.entry.features && typeof sel.entry.features === 'object') {
+    const sf = sel.entry.features as Record<string, unknown>;
+    const off = Object.keys(sf).filter((f) => !(isNum(sf[f]) && isNum(feats[f]) && close(sf[f] as number, feats[f] as number, 1e-12, 0)));
+    if (off.length) emit('features', sel.where, `clip '${id}': features ${off.slice(0, 3).join(', ')} unlike ${where}'s`, id);
+  }
+  return { arrays, computed };
+}
+
+/** QA: choices, duplicates, completeness, answers against the oracle over the arrays. */
+function checkClipQa(c: IndexedClip, arrays: DynamicsArrays | null, computed: Record<string, number> | null, ctx: ClipContext): void {
+  const { where } = c.line;
+  const { emit, o, qaOf, qids } = ctx;
+  const id = c.id, ref = c.line.rec.array_ref;
+  const sel = ctx.selected.get(id);
+  const items = qaOf.get(id) ?? [];
+  const labels = arrays && computed ? labelClip(clipData(arrays, computed as never), o.questions) : null;
+  const asked = new Map<string, string>();
+  for (const { rec: q, where: qw } of items) {
+    const qid = String(q.question_id);
+    const question = o.questions.byId.get(qid);
+    if (!question) {
+      emit('reference', qw, `unknown question_id '${qid}' (not in the question file)`, id);
+      continue;
+    }
+    if (asked.has(qid)) emit('duplicate', qw, `clip '${id}' question '${qid}' is also at ${asked.get(qid)}`, id);
+    asked.set(qid, qw);
+    const ans = answerText(q.answer);
+    const choices = Array.isArray(q.choices) ? q.choices.map(answerText) : question.choices;
+    if (question.answerType !== 'numeric' && choices && !choices.includes(ans)) emit('answer', qw, `answer '${q.answer}' is not one of ${choices.join(', ')}`, id);
+    else if (labels && labels[qid] !== undefined && labels[qid] !== ans) emit('answer', qw, `answer '${q.answer}' but the oracle over ${ref} says '${labels[qid]}'`, id);
+    const sa = sel?.entry.answers as Record<string, unknown> | undefined;
+    if (sa && sa[qid] !== undefined && answerText(sa[qid]) !== ans) emit('answer', sel!.where, `clip '${id}' question '${qid}': '${sa[qid]}' here, '${q.answer}' at ${qw}`, id);
+  }
+  if (qaOf.size > 0 || items.length > 0) {
+    if (items.length === 0) emit('reference', where, `clip '${id}' has no QA items`, id);
     else {
-      const missing = REQUIRED_FEATURES.filter((f) => feats[f] === undefined);
-      const nonFinite = Object.entries(feats).filter(([, v]) => !(isNum(v) && Number.isFinite(v)));
-      if (missing.length) emit('record', where, `features lack ${missing.map((f) => `'${f}'`).join(', ')}`, id);
-      if (nonFinite.length) emit('finite', where, `features not finite: ${nonFinite.map(([f, v]) => `${f} = ${v}`).join(', ')}`, id);
-      else if (computed) {
-        const off = Object.keys(feats).filter((f) => f in computed && !close(feats[f] as number, computed[f]));
-        if (off.length) emit('features', where, `features unlike those of ${ref}: ${off.map((f) => `${f} ${feats[f]} vs ${computed[f]}`).slice(0, 3).join(', ')}`, id);
-      }
+      const absent = qids.filter((q) => !asked.has(q));
+      if (absent.length) emit('reference', where, `clip '${id}' lacks question${absent.length > 1 ? 's' : ''} ${absent.join(', ')}`, id);
     }
-    const sel = selected.get(id);
-    if (sel && feats && sel.entry.features && typeof sel.entry.features === 'object') {
-      const sf = sel.entry.features as Record<string, unknown>;
-      const off = Object.keys(sf).filter((f) => !(isNum(sf[f]) && isNum(feats[f]) && close(sf[f] as number, feats[f] as number, 1e-12, 0)));
-      if (off.length) emit('features', sel.where, `clip '${id}': features ${off.slice(0, 3).join(', ')} unlike ${where}'s`, id);
-    }
-
-    // QA: choices, duplicates, completeness, answers against the oracle over the arrays.
-    const items = qaOf.get(id) ?? [];
-    const labels = arrays && computed ? labelClip(clipData(arrays, computed as never), o.questions) : null;
-    const asked = new Map<string, string>();
-    for (const { rec: q, where: qw } of items) {
-      const qid = String(q.question_id);
-      const question = o.questions.byId.get(qid);
-      if (!question) {
-        emit('reference', qw, `unknown question_id '${qid}' (not in the question file)`, id);
-        continue;
-      }
-      if (asked.has(qid)) emit('duplicate', qw, `clip '${id}' question '${qid}' is also at ${asked.get(qid)}`, id);
-      asked.set(qid, qw);
-      const ans = answerText(q.answer);
-      const choices = Array.isArray(q.choices) ? q.choices.map(answerText) : question.choices;
-      if (question.answerType !== 'numeric' && choices && !choices.includes(ans)) emit('answer', qw, `answer '${q.answer}' is not one of ${choices.join(', ')}`, id);
-      else if (labels && labels[qid] !== undefined && labels[qid] !== ans) emit('answer', qw, `answer '${q.answer}' but the oracle over ${ref} says '${labels[qid]}'`, id);
-      const sa = sel?.entry.answers as Record<string, unknown> | undefined;
-      if (sa && sa[qid] !== undefined && answerText(sa[qid]) !== ans) emit('answer', sel!.where, `clip '${id}' question '${qid}': '${sa[qid]}' here, '${q.answer}' at ${qw}`, id);
-    }
-    if (qaOf.size > 0 || items.length > 0) {
-      if (items.length === 0) emit('reference', where, `clip '${id}' has no QA items`, id);
-      else {
-        const absent = qids.filter((q) => !asked.has(q));
-        if (absent.length) emit('reference', where, `clip '${id}' lacks question${absent.length > 1 ? 's' : ''} ${absent.join(', ')}`, id);
-      }
-    }
-    o.onClip?.(k + 1, clips.length);
-  });
-
-  return { dir, layout: published ? 'published' : 'benchmark', clips: clips.length, qa_items: qaItems, frames, videos, counts, findings, notes };
+  }
 }

@@ -237,11 +237,3 @@ export function isSafeFileName(id: string): boolean {
   return id.length > 0 && Buffer.byteLength(id, 'utf8') <= MAX_ID_BYTES && id !== '.' && id !== '..' && !/[/\\\u0000-\u001f\u007f]/.test(id);
 }
 
-/** `--workers N`: an integer in [1, MAX_WORKERS]. */
-export function parseWorkers(s: string, flag = '--workers'): number {
-  const v = Number(s);
-  if (s.trim() === '' || !Number.isInteger(v) || v < 1 || v > MAX_WORKERS) {
-    throw new InputError(`${flag} must be an integer in [1, ${MAX_WORKERS}] (4 per core on this machine), got '${s}'`);
-  }
-  return v;
-}

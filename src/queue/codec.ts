@@ -7,7 +7,6 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { InputError } from '../core/errors.js';
 import type { ClipTask } from '../run/task.js';
 import type { InputDigest, QueueEngine } from './checks.js';
 
@@ -45,15 +44,6 @@ export function decodeTask(s: string): ClipTask {
 export interface PathMap {
   from: string;
   to: string;
-}
-
-/** `FROM=TO` → a path prefix mapping (FROM and TO absolute). */
-export function parsePathMap(s: string): PathMap {
-  const i = s.indexOf('=');
-  const from = i < 0 ? '' : s.slice(0, i);
-  const to = i < 0 ? '' : s.slice(i + 1);
-  if (!from.startsWith('/') || !to.startsWith('/')) throw new InputError(`--path-map must be FROM=TO with absolute paths (/data/egodyn=/mnt/egodyn), got '${s}'`);
-  return { from: from.replace(/\/+$/, '') || '/', to: to.replace(/\/+$/, '') || '/' };
 }
 
 /** A path under the first matching FROM rewritten under its TO (whole path components only). */

@@ -20,33 +20,6 @@ export interface QueueTarget {
   name: string;
 }
 
-/** `redis://[user:password@]host[:port][/db]` (or `rediss://` for TLS) → BullMQ connection options. */
-export function parseQueueUrl(url: string, name = DEFAULT_QUEUE_NAME): QueueTarget {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    throw new InputError(`--queue must be a Redis URL such as redis://127.0.0.1:6379/0, got '${url}'`);
-  }
-  if (u.protocol !== 'redis:' && u.protocol !== 'rediss:') throw new InputError(`--queue must be a redis:// or rediss:// URL, got '${url}'`);
-  if (!u.hostname) throw new InputError(`--queue ${url}: no host`);
-  const port = u.port ? Number(u.port) : 6379;
-  const path = u.pathname.replace(/^\//, '');
-  const db = path === '' ? 0 : Number(path);
-  if (!Number.isInteger(db) || db < 0) throw new InputError(`--queue ${url}: the database must be a number (redis://host:port/0), got '${path}'`);
-  if (!/^[A-Za-z0-9_.-]{1,100}$/.test(name)) throw new InputError(`--queue-name must be letters, digits, '_', '.', '-', got '${name}'`);
-  const host = u.hostname.replace(/^\[(.*)\]$/, '$1');
-  const connection: QueueTarget['connection'] = {
-    host,
-    port,
-    db,
-    ...(u.username ? { username: decodeURIComponent(u.username) } : {}),
-    ...(u.password ? { password: decodeURIComponent(u.password) } : {}),
-    ...(u.protocol === 'rediss:' ? { tls: {} } : {}),
-  };
-  const shown = u.password ? url.replace(`:${u.password}@`, ':***@') : url;
-  return { shown, connection, name };
-}
 
 /** Resolves when `ready` does, else InputError after `ms` naming the URL and the last connection error. */
 export async function reachable(t: QueueTarget, ready: Promise<unknown>, lastError: () => string | null, ms = 10_000): Promise<void> {

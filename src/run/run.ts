@@ -98,16 +98,6 @@ export interface RunSummary {
   output: string;
 }
 
-/** `i/n` → shard; InputError otherwise. */
-export function parseShard(s: string): Shard {
-  const m = /^(\d+)\/(\d+)$/.exec(s.trim());
-  if (!m) throw new InputError(`--shard must be i/n (e.g. 0/4), got '${s}'`);
-  const index = Number(m[1]), count = Number(m[2]);
-  if (count < 1 || index >= count) throw new InputError(`--shard ${s}: need 0 <= i < n`);
-  return { index, count };
-}
-
-
 /** The records a clip's block will hold (QA items of the answered questions, or the questions). */
 function answered(clip: Clip, ids: ReadonlySet<string>): number {
   return clip.qa.length > 0 ? clip.qa.filter((q) => ids.has(q.question_id)).length : ids.size;
@@ -243,28 +233,8 @@ async function runLocked(o: RunOptions, lock: OutputLock, sig0: RunSignals): Pro
     started: new Date().toISOString(),
   };
 
-  const file = new PredictionsOutput(out, expected);
-  // A finished clip whose trajectory file is gone is redone, so a resume regenerates side files.
-  const trajDir = sidecar.trajectories(out);
-  const rec = file.recover((id) => existsSync(sidecar.clipFile(out, id, engine.method)));
-  const done = new Set(rec.blocks.map((b) => b.id));
-  if (rec.dropped.length > 0) {
-    process.stderr.write(`egogeo: ${o.output}: dropped the incomplete records of ${rec.dropped.join(', ')} (redoing ${rec.dropped.length === 1 ? 'it' : 'them'})\n`);
-  }
-  writeAtomic(sidecar.run(out), `${JSON.stringify(record, null, 1)}\n`);
-  mkdirSync(trajDir, { recursive: true });
-  for (const f of readdirSync(trajDir)) if (f.endsWith('.tmp')) unlinkSync(`${trajDir}/${f}`);
-  // Errors: appended as clips fail (one line each), rewritten in canonical order at the end.
-  const errorsPath = sidecar.errors(out);
-  const failed: { clip_id: string; source: string; reason: string; index: number }[] = [];
-  const errorLine = (f: { clip_id: string; source: string; reason: string }) => `${JSON.stringify({ clip_id: f.clip_id, source: f.source, reason: f.reason })}\n`;
-  const writeErrors = () => writeAtomic(errorsPath, failed.slice().sort((a, b) => a.index - b.index).map(errorLine).join(''));
-  writeErrors();
-  const fail = (c: Clip, reason: string) => {
-    const f = { clip_id: c.id, source: c.source, reason, index: c.index };
-    failed.push(f);
-    appendFileSync(errorsPath, errorLine(f));
-  };
+  const output = openOutput(o.output, out, expected, record, engine.method);
+  const { file, done, failed, fail } = output;
 
   if (o.reuseFrom) {
     const n = reuseClips(o.reuseFrom, key, out, mine.filter((c) => !c.video && !done.has(c.id)), engine.method, file);
@@ -274,19 +244,112 @@ async function runLocked(o: RunOptions, lock: OutputLock, sig0: RunSignals): Pro
 
   const cancel = new Int32Array(new SharedArrayBuffer(4));
   const todo = mine.filter((c) => !done.has(c.id) && expected.get(c.id)!.count > 0);
-  // Clips known to be bad before any decoding (listed but not indexed) fail without a task.
-  // A clip id names its trajectory file: one that is not a safe file name ('../x') is refused.
+  const tasks = runnableTasks(todo, fail, { questions: o.questions, engine, config, questionSet: questions, cancel, abstain: o.abstain });
+  const interrupted = watchSignals(o.output, out, record, file, cancel, sig0);
+
+  let finished = 0;
+  try {
+    if (tasks.length > 0) {
+      const runId = createHash('sha256').update(JSON.stringify({ key, shard, out, host: hostname() })).digest('hex').slice(0, 16);
+      finished = await executeTasks(o, tasks, output, { runId, out, method: engine.method, cancel, log });
+    }
+  } finally {
+    file.close();
+  }
+
+  const seconds = (Date.now() - t0) / 1000;
+  const summary: RunSummary = {
+    clips: mine.length,
+    done: done.size + finished,
+    flagged: [],
+    resumed: done.size,
+    failed: failed.sort((a, b) => a.index - b.index).map(({ clip_id, reason }) => ({ clip_id, reason })),
+    interrupted: interrupted(),
+    seconds,
+    clipsPerSecond: finished / Math.max(seconds, 1e-3),
+    output: out,
+  };
+  if (summary.interrupted) {
+    writeAtomic(sidecar.run(out), `${JSON.stringify({ ...record, status: 'interrupted', counts: { done: summary.done, failed: failed.length, resumed: done.size } }, null, 1)}\n`);
+    return summary;
+  }
+  finishRun(out, output, record, engine.method, summary);
+  return summary;
+}
+
+/** A failed clip as the errors file lists it (index: its canonical position). */
+interface FailedClip {
+  clip_id: string;
+  source: string;
+  reason: string;
+  index: number;
+}
+
+/** The run's output opened for writing: the predictions (recovered), the clips already done, the errors file. */
+interface RunOutput {
+  file: PredictionsOutput;
+  done: Set<string>;
+  trajDir: string;
+  failed: FailedClip[];
+  /** A clip failed: listed, and appended to the errors file at once. */
+  fail: (c: Clip, reason: string) => void;
+  /** The errors file rewritten in canonical order. */
+  writeErrors: () => void;
+}
+
+/**
+ * Opens the output: recovers the predictions a previous run wrote (a finished clip whose
+ * trajectory file is gone is redone, so a resume regenerates side files), writes the run record
+ * (status running), clears temporary trajectory files, starts the errors file.
+ */
+function openOutput(shown: string, out: string, expected: ReadonlyMap<string, ExpectedClip>, record: RunRecord, method: string): RunOutput {
+  const file = new PredictionsOutput(out, expected);
+  const trajDir = sidecar.trajectories(out);
+  const rec = file.recover((id) => existsSync(sidecar.clipFile(out, id, method)));
+  const done = new Set(rec.blocks.map((b) => b.id));
+  if (rec.dropped.length > 0) {
+    process.stderr.write(`egogeo: ${shown}: dropped the incomplete records of ${rec.dropped.join(', ')} (redoing ${rec.dropped.length === 1 ? 'it' : 'them'})\n`);
+  }
+  writeAtomic(sidecar.run(out), `${JSON.stringify(record, null, 1)}\n`);
+  mkdirSync(trajDir, { recursive: true });
+  for (const f of readdirSync(trajDir)) if (f.endsWith('.tmp')) unlinkSync(`${trajDir}/${f}`);
+  // Errors: appended as clips fail (one line each), rewritten in canonical order at the end.
+  const errorsPath = sidecar.errors(out);
+  const failed: FailedClip[] = [];
+  const errorLine = (f: { clip_id: string; source: string; reason: string }) => `${JSON.stringify({ clip_id: f.clip_id, source: f.source, reason: f.reason })}\n`;
+  const writeErrors = () => writeAtomic(errorsPath, failed.slice().sort((a, b) => a.index - b.index).map(errorLine).join(''));
+  writeErrors();
+  const fail = (c: Clip, reason: string) => {
+    const f = { clip_id: c.id, source: c.source, reason, index: c.index };
+    failed.push(f);
+    appendFileSync(errorsPath, errorLine(f));
+  };
+  return { file, done, trajDir, failed, fail, writeErrors };
+}
+
+/**
+ * The clips to answer as tasks. Clips known to be bad before any decoding (listed but not
+ * indexed) fail without a task; a clip id names its trajectory file: one that is not a safe file
+ * name ('../x') is refused.
+ */
+function runnableTasks(todo: readonly Clip[], fail: RunOutput['fail'], o: Parameters<typeof clipTasks>[1]): ClipTask[] {
   const unsafe = (c: Clip) => (isSafeFileName(c.id) ? undefined : `clip id ${JSON.stringify(c.id)} is not a safe file name (no '/', '\\', control characters, '.' or '..'; at most ${MAX_ID_BYTES} bytes in UTF-8)`);
   for (const c of todo) if (c.problem || unsafe(c)) fail(c, (c.problem ?? unsafe(c))!);
-  const tasks = clipTasks(todo.filter((c) => !c.problem && !unsafe(c)), { questions: o.questions, engine, config, questionSet: questions, cancel, abstain: o.abstain });
+  return clipTasks(todo.filter((c) => !c.problem && !unsafe(c)), o);
+}
 
+/**
+ * The run's signal handling from here on: the first SIGINT/SIGTERM (or one seen before) cancels
+ * (the clips in flight finish); a second stops now. Returns what interrupted the run, if anything.
+ */
+function watchSignals(shown: string, out: string, record: RunRecord, file: PredictionsOutput, cancel: Int32Array, sig0: RunSignals): () => NodeJS.Signals | null {
   let interrupted: NodeJS.Signals | null = null;
   const onSignal = (sig: NodeJS.Signals) => {
     if (interrupted) {
       // Stop now without tearing down workers inside native calls (that aborts): flush what is
       // written, mark the run interrupted, and let the signal's default action end the process
       // (exit status 128 + signal, as a shell reports it). A torn last block is redone on resume.
-      process.stderr.write(`egogeo: ${sig} again: stopping now; ${o.output} keeps every finished clip (rerun to resume)\n`);
+      process.stderr.write(`egogeo: ${sig} again: stopping now; ${shown} keeps every finished clip (rerun to resume)\n`);
       try {
         file.close();
         writeAtomic(sidecar.run(out), `${JSON.stringify({ ...record, status: 'interrupted' }, null, 1)}\n`);
@@ -305,71 +368,65 @@ async function runLocked(o: RunOptions, lock: OutputLock, sig0: RunSignals): Pro
     interrupted = sig0.first;
     Atomics.store(cancel, 0, 1);
   }
+  return () => interrupted;
+}
 
+/** Runs the tasks on the executor (the local pool, or the queue); each answer written as it comes. Returns the clips answered. */
+async function executeTasks(
+  o: RunOptions,
+  tasks: ClipTask[],
+  output: RunOutput,
+  r: { runId: string; out: string; method: string; cancel: Int32Array; log: (line: string) => void },
+): Promise<number> {
+  const { file, done, trajDir, fail } = output;
+  const { out, method } = r;
   let finished = 0;
-  try {
-    if (tasks.length > 0) {
-      const runId = createHash('sha256').update(JSON.stringify({ key, shard, out, host: hostname() })).digest('hex').slice(0, 16);
-      await (o.executor ?? localExecutor)(tasks, {
-        runId,
-        done,
-        workers: o.workers,
-        label: 'run',
-        progress: o.progress,
-        cancel,
-        log,
-        onResult: (r, t) => {
-          try {
-            if (r.gtTum) writeAtomic(`${trajDir}/${r.id}.gt.tum`, r.gtTum);
-            writeAtomic(sidecar.clipFile(out, r.id, engine.method), r.tum ?? r.signals ?? '');
-          } catch (e) {
-            // A name this file system refuses is this clip's problem; a full or read-only disk stops the run.
-            const code = (e as NodeJS.ErrnoException).code;
-            if (code !== 'ENAMETOOLONG' && code !== 'EILSEQ' && code !== 'EINVAL') throw e;
-            fail(t.clip, `cannot write its file ${JSON.stringify(basename(sidecar.clipFile(out, r.id, engine.method)))} (${code})`);
-            return;
-          }
-          file.append(r.records.map((x) => `${JSON.stringify(x)}\n`).join(''));
-          finished++;
-          o.onClip?.(r.id);
-        },
-        onError: (e, t) => {
-          if (e instanceof InternalError) throw e; // a bug, not the clip's data: stop the run (exit 2)
-          if (!(e instanceof CancelledError)) fail(t.clip, firstLine(e));
-        },
-      });
-    }
-  } finally {
-    file.close();
-  }
+  await (o.executor ?? localExecutor)(tasks, {
+    runId: r.runId,
+    done,
+    workers: o.workers,
+    label: 'run',
+    progress: o.progress,
+    cancel: r.cancel,
+    log: r.log,
+    onResult: (res, t) => {
+      try {
+        if (res.gtTum) writeAtomic(`${trajDir}/${res.id}.gt.tum`, res.gtTum);
+        writeAtomic(sidecar.clipFile(out, res.id, method), res.tum ?? res.signals ?? '');
+      } catch (e) {
+        // A name this file system refuses is this clip's problem; a full or read-only disk stops the run.
+        const code = (e as NodeJS.ErrnoException).code;
+        if (code !== 'ENAMETOOLONG' && code !== 'EILSEQ' && code !== 'EINVAL') throw e;
+        fail(t.clip, `cannot write its file ${JSON.stringify(basename(sidecar.clipFile(out, res.id, method)))} (${code})`);
+        return;
+      }
+      file.append(res.records.map((x) => `${JSON.stringify(x)}\n`).join(''));
+      finished++;
+      o.onClip?.(res.id);
+    },
+    onError: (e, t) => {
+      if (e instanceof InternalError) throw e; // a bug, not the clip's data: stop the run (exit 2)
+      if (!(e instanceof CancelledError)) fail(t.clip, firstLine(e));
+    },
+  });
+  return finished;
+}
 
-  const seconds = (Date.now() - t0) / 1000;
-  const summary: RunSummary = {
-    clips: mine.length,
-    done: done.size + finished,
-    flagged: [],
-    resumed: done.size,
-    failed: failed.sort((a, b) => a.index - b.index).map(({ clip_id, reason }) => ({ clip_id, reason })),
-    interrupted,
-    seconds,
-    clipsPerSecond: finished / Math.max(seconds, 1e-3),
-    output: out,
-  };
-  if (interrupted) {
-    writeAtomic(sidecar.run(out), `${JSON.stringify({ ...record, status: 'interrupted', counts: { done: summary.done, failed: failed.length, resumed: done.size } }, null, 1)}\n`);
-    return summary;
-  }
-
-  const blocks = file.finalize();
-  writeErrors();
+/**
+ * A run that was not interrupted: the predictions in canonical order, the errors file, the
+ * manifest, every answered clip's quality verdict, and the run record marked complete.
+ */
+function finishRun(out: string, output: RunOutput, record: RunRecord, method: string, summary: RunSummary): void {
+  const blocks = output.file.finalize();
+  output.writeErrors();
   writeManifest(out, blocks, record);
   // Every answered clip's verdict, from its trajectory file (resumed clips included; the published
   // baselines estimate no trajectory and have none).
   const verdicts = { ok: 0, weak: 0, failed: 0, unknown: 0 };
-  for (const b of engine.method === 'egogeo' ? blocks : []) {
+  for (const b of method === 'egogeo' ? blocks : []) {
     let q = null;
     try {
-      q = qualityFromTum(readFileSync(`${trajDir}/${b.id}.tum`, 'utf8'));
+      q = qualityFromTum(readFileSync(`${output.trajDir}/${b.id}.tum`, 'utf8'));
     } catch {
       /* counted unknown */
     }
@@ -382,9 +439,8 @@ async function runLocked(o: RunOptions, lock: OutputLock, sig0: RunSignals): Pro
   record.quality = { ...verdicts, flagged: Object.fromEntries(summary.flagged.map((f) => [f.clip_id, { verdict: f.verdict, reasons: f.reasons }])) };
   writeAtomic(
     sidecar.run(out),
-    `${JSON.stringify({ ...record, status: 'complete', finished: new Date().toISOString(), counts: { done: summary.done, failed: failed.length, resumed: done.size }, seconds }, null, 1)}\n`,
+    `${JSON.stringify({ ...record, status: 'complete', finished: new Date().toISOString(), counts: { done: summary.done, failed: output.failed.length, resumed: summary.resumed }, seconds: summary.seconds }, null, 1)}\n`,
   );
-  return summary;
 }
 
 /** Writes `OUT.manifest.json` from the canonical blocks. */

@@ -39,6 +39,8 @@ export interface ViewOptions extends Pick<BenchmarkOptions, 'nuscenesRoot' | 'ca
   config?: string;
   /** A disagreement within this relative distance of the threshold is near-threshold (report's --near). */
   near?: number;
+  /** Only the first `limit` clips of the dataset (as run's --limit). */
+  limit?: number;
   log?: (line: string) => void;
   /** Test hook: runs between naming a file the viewer reads and opening it (io/confined.ts). */
   hooks?: ConfinedHooks;
@@ -204,9 +206,9 @@ export class ViewData {
     if (!existsSync(o.dataset)) throw new InputError(`${o.dataset}: no such dataset directory`);
     const b = readDataset(o.dataset, { nuscenesRoot: o.nuscenesRoot, carlaDomain: o.carlaDomain, cameras: o.cameras, needFrames: o.nuscenesRoot !== undefined, log: this.log });
     this.root = b.dir;
-    this.clips = b.clips;
-    this.byId = new Map(b.clips.map((c) => [c.id, c]));
-    this.arrayDirs = new Set(realRoots([...new Set(b.clips.flatMap((c) => (c.arrays ? [dirname(c.arrays)] : [])))]));
+    this.clips = b.clips.slice(0, o.limit);
+    this.byId = new Map(this.clips.map((c) => [c.id, c]));
+    this.arrayDirs = new Set(realRoots([...new Set(this.clips.flatMap((c) => (c.arrays ? [dirname(c.arrays)] : [])))]));
     this.questions = loadQuestions(o.config ?? DEFAULT_QUESTIONS_PATH);
     this.near = o.near ?? 0.15;
     this.runs = (o.predictions ?? []).map((f) => this.readRun(f));

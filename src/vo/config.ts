@@ -1,7 +1,7 @@
 /**
  * The engine configuration: everything that decides what a run computes for a clip — the method,
  * the frames it sees, the metric scale, the photometric stage, the device — named, defaulted and
- * validated here once. The CLI builds it from its flags (`engineFromFlags`), the runner hands it to
+ * validated here once. The CLI builds it from its flags (cli/options.ts `engineFromFlags`), the runner hands it to
  * every clip task, the run record stores it (`engineRecord`), a resume compares it, the queue ships
  * it, the viewer re-runs clips with it and the library passes it. `clipOptions` turns it into the
  * addon's options for one clip (the camera's height and road normal, the wide-baseline preset),
@@ -91,49 +91,12 @@ export function engineConfig(given: Partial<EngineChoice> = {}, where = 'engine 
   };
 }
 
-/**
- * `--frames`: 'all' (every frame: null) or a count of at least 2 spread evenly. One parser for
- * every command that takes the option.
- */
-export function parseFrames(s: string | undefined, flag = '--frames'): number | null {
-  if (s === undefined || s === 'all') return null;
-  const n = Number(s);
-  if (!Number.isInteger(n) || n < 2) throw new InputError(`${flag} must be 'all' or an integer >= 2, got '${s}'`);
-  return n;
-}
-
-/** The engine flags as a command receives them (strings; absent = default). `--device` is resolved separately (it probes the GPU). */
-export interface EngineFlags {
-  method?: string;
-  frames?: string;
-  scale?: string;
-  photometric?: string;
-  resolution?: string;
-}
-
 /** This machine's answer to 'auto', decided once per process (the GPU self-check tracks a clip twice). */
 let machineAuto: Device | undefined;
 function resolveDevice(d: DeviceChoice, probes: DeviceProbes): Device {
   if (d !== 'auto') return d;
   if (probes !== MACHINE) return decideDevice(d, probes).device;
   return (machineAuto ??= decideDevice(d, probes).device);
-}
-
-/** Command-line flags → a configuration; a bad value is one line naming the flag. `device` as decided (the CLI resolves `auto` itself, to print its note). */
-export function engineFromFlags(f: EngineFlags, device: DeviceChoice = ENGINE_DEFAULTS.device): EngineConfig {
-  const flag = <T extends string>(list: readonly T[], v: string | undefined, name: string): T | undefined => {
-    if (v === undefined) return undefined;
-    if (!(list as readonly string[]).includes(v)) throw new InputError(`${name} must be one of ${list.join(', ')}, got '${v}'`);
-    return v as T;
-  };
-  return engineConfig({
-    method: flag(METHODS, f.method, '--method'),
-    frames: parseFrames(f.frames),
-    scale: flag(SCALES, f.scale, '--scale'),
-    photometric: flag(PHOTOMETRIC, f.photometric, '--photometric'),
-    resolution: flag(RESOLUTIONS, f.resolution, '--resolution'),
-    device,
-  });
 }
 
 /**

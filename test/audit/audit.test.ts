@@ -144,7 +144,7 @@ describe.skipIf(!needsShared('audit shortcut on the published list', 'reference/
   });
 
   it('a KITTI sequence folder, as egogeo run reads it: its windows, answered as the benchmark folder answers them', () => {
-    const clips = loadAuditClips(sharedPath('data/kitti/06'));
+    const clips = loadAuditClips([sharedPath('data/kitti/06')]);
     const qa = readFileSync(sharedPath('data/egodyn_kitti/qa.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { clip_id: string; question_id: string; answer: unknown });
     const ids = clips.map((c) => c.id);
     expect(ids).toEqual([...new Set(qa.filter((q) => q.clip_id.startsWith('kitti06_')).map((q) => q.clip_id))]);

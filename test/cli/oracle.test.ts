@@ -51,10 +51,10 @@ describe('egogeo oracle', () => {
     expect(readdirSync(tmp).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 
-  it('--scale 10 multiplies every threshold (the turn becomes straight), --scale 1 changes nothing', async () => {
+  it('--threshold-scale 10 multiplies every threshold (the turn becomes straight), --threshold-scale 1 changes nothing', async () => {
     const base = (await cli('oracle', good)).out;
-    expect((await cli('oracle', good, '--scale', '1')).out).toBe(base);
-    const big = (await cli('oracle', good, '--scale', '10')).out.trim().split('\n').map((l) => JSON.parse(l));
+    expect((await cli('oracle', good, '--threshold-scale', '1')).out).toBe(base);
+    const big = (await cli('oracle', good, '--threshold-scale', '10')).out.trim().split('\n').map((l) => JSON.parse(l));
     // 0.2 rad/s < 0.4; 0.6 rad < 2.618; speed 10 < 50 → slow regime
     expect(big[1].labels.yaw_rate_turn_direction).toBe('straight');
     expect(big[1].labels.significant_heading_change).toBe('no');
@@ -119,8 +119,8 @@ describe('egogeo oracle: bad input → exit 1, one stderr line naming file:line 
     });
   }
 
-  it('a bad --scale, --duration or --tum-frame is one line and exit 1', async () => {
-    for (const args of [['--scale', 'abc'], ['--scale', '0'], ['--scale', '-1'], ['--duration', 'long'], ['--tum-frame', 'enu']]) {
+  it('a bad --threshold-scale, --duration or --tum-frame is one line and exit 1', async () => {
+    for (const args of [['--threshold-scale', 'abc'], ['--threshold-scale', '0'], ['--threshold-scale', '-1'], ['--duration', 'long'], ['--tum-frame', 'enu']]) {
       const outPath = join(tmp, 'never.jsonl');
       const { code, err } = await cli('oracle', good, ...args, '-o', outPath);
       expect(code, args.join(' ')).toBe(1);

@@ -15,6 +15,7 @@ import { type GpuInfo, gpuInfo, nativePath, type PairMatches, processClip } from
 import { drivingClip } from '../helpers/render.js';
 import { cli, ensureDist, NATIVE_BUILT, syntheticDataset } from '../run/fixtures.js';
 import { thrown } from '../helpers/throws.js';
+import { parseDevice } from '../../src/cli/options.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'egogeo-gpu-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -66,7 +67,7 @@ describe.skipIf(!NATIVE_BUILT)('the GPU path without a GPU', () => {
     expect(decideDevice(undefined).device).toBe('cpu');
     expect(decideDevice('cpu')).toEqual({ device: 'cpu', note: null, check: null });
     expect(() => decideDevice('gpu')).toThrow(/^--device gpu: no CUDA device \(/);
-    expect(() => decideDevice('bogus')).toThrow("--device must be one of auto, cpu, gpu, got 'bogus'");
+    expect(() => parseDevice('bogus')).toThrow("--device must be one of auto, cpu, gpu, got 'bogus'"); // the CLI's edge (cli/options.ts)
   });
 
   it('the self-check clip tracks the same on the CPU twice: all tracks kept by both, end points equal', () => {

@@ -105,7 +105,7 @@ describe.skipIf(!NATIVE_BUILT)('prompts from estimated trajectories, and the Ope
   it('--format openai-batch: the reference\'s request lines, frames as data URIs of the files', async () => {
     const ds = syntheticDataset(join(tmp, 'batch'), [{ id: 'c', speed: 8, yawRate: 0, seed: 4, frames: 12 }]);
     const out = join(tmp, 'batch.jsonl');
-    expect((await cli('prompts', '--dataset', ds, '--embedding', 'none', '--format', 'openai-batch', '--num-frames', '3', '-o', out)).code).toBe(0);
+    expect((await cli('prompts', '--dataset', ds, '--embedding', 'none', '--format', 'openai-batch', '--frames', '3', '-o', out)).code).toBe(0);
     const lines = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     expect(lines).toHaveLength(2); // the fixture's two QA items
     const l = lines[0];

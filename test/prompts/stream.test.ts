@@ -43,7 +43,7 @@ describe.skipIf(!NATIVE_BUILT)('egogeo prompts streams its output in parts', () 
     { id: 'c', speed: 12, yawRate: -0.1, seed: 3, frames: 12 },
     { id: 'd', speed: 3, yawRate: 0.1, seed: 4, frames: 12 },
   ], { arrays: true });
-  const args = ['prompts', '--dataset', ds, '--embedding', 'full', '--format', 'openai-batch', '--num-frames', '3'];
+  const args = ['prompts', '--dataset', ds, '--embedding', 'full', '--format', 'openai-batch', '--frames', '3'];
   const whole = join(fresh('whole'), 'batch.jsonl');
   let all: string[] = [];
   let longest = 0;
@@ -144,7 +144,7 @@ describe.skipIf(!NATIVE_BUILT)('video frames are not left behind', () => {
       { id: 'Town01__Default__w1', source: 'carla', speed: 9, yawRate: 0.1, seed: 5, frames: 31 },
     ]);
     if (!pub.videos) return; // no mp4 writer here (opencv4nodejs): nothing to extract
-    const base = ['prompts', '--dataset', pub.root, '--embedding', 'none', '--num-frames', '3'];
+    const base = ['prompts', '--dataset', pub.root, '--embedding', 'none', '--frames', '3'];
     const ok = fresh('video-ok');
     const r = await cli(...base, '--format', 'openai-batch', '-o', join(ok, 'batch.jsonl'));
     expect(r.code, r.err).toBe(0);

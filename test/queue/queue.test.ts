@@ -11,7 +11,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeTask, encodeTask, jobId, mapPath, mapTask, parsePathMap, parseQueueUrl } from '../../src/queue/index.js';
+import { decodeTask, encodeTask, jobId, mapPath, mapTask } from '../../src/queue/index.js';
+import { parsePathMap, parseQueueUrl } from '../../src/cli/options.js';
 import type { ClipTask } from '../../src/run/task.js';
 import { engineConfig } from '../../src/vo/config.js';
 import { queueDevice } from '../../src/cli/commands/run.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type ExpectedClip, parseBlocks, PredictionsOutput } from '../../src/run/output.js';
-import { parseShard } from '../../src/run/run.js';
+import { parseShard } from '../../src/cli/options.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'egogeo-output-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));

@@ -2,8 +2,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Clip } from '../../src/core/clip.js';
 import { InputError } from '../../src/core/errors.js';
-import { PHOTOMETRIC } from '../../src/native/index.js';
-import { clipOptions, ENGINE_DEFAULTS, engineConfig, engineFromFlags, engineInput, engineRecord, WIDE_BASELINE, WIDE_BASELINE_FULL } from '../../src/vo/config.js';
+import { optionTable, PHOTOMETRIC } from '../../src/native/index.js';
+import { engineFromFlags } from '../../src/cli/options.js';
+import { clipOptions, ENGINE_DEFAULTS, engineConfig, engineInput, RESOLUTIONS, engineRecord, WIDE_BASELINE, WIDE_BASELINE_FULL } from '../../src/vo/config.js';
 import { loadFrames } from '../../src/vo/frames.js';
 import type { DeviceProbes, GpuCheck } from '../../src/native/device.js';
 import { cli } from '../helpers/cli.js';
@@ -103,5 +104,17 @@ describe('what a clip hands the engine', () => {
     // Dense frames: one size; other scales: half size only (their speeds carry no uncertainty to compare).
     expect(engineInput(full, engineConfig()).alternative).toBeUndefined();
     expect(engineInput(full, engineConfig({ frames: 10, scale: 'none' })).alternative).toBeUndefined();
+  });
+  it("photometric: the addon's default is 'none', a run's 'pair', and every run passes its own, so the addon's never reaches a run", () => {
+    // The addon's: a raw processClip call changes no pixel unless asked (native/vo/types.h).
+    expect(optionTable().find((o) => o.name === 'photometric')?.default).toBe('none');
+    expect(ENGINE_DEFAULTS.photometric).toBe('pair');
+    const full = loadFrames(clip);
+    for (const frames of [null, 10]) for (const resolution of RESOLUTIONS) for (const scale of ['road', 'none'] as const) for (const photometric of ['pair', 'none', 'gain'] as const) {
+      const e = engineInput(full, engineConfig({ frames, resolution, scale, photometric }));
+      expect(e.options.photometric).toBe(photometric);
+      if (e.alternative) expect(e.alternative.photometric).toBe(photometric);
+    }
+    expect(clipOptions(clip, ts(0.1)).photometric).toBe(ENGINE_DEFAULTS.photometric);
   });
 });

@@ -6,7 +6,7 @@
 import type { Command } from 'commander';
 import { InputError } from '../../core/errors.js';
 import { readDataset } from '../../datasets/benchmark.js';
-import { parseCarlaDomain } from '../../datasets/published.js';
+import { parseCarlaDomain } from '../options.js';
 import { readJsonlRecords } from '../../datasets/records.js';
 import { evaluate } from '../../grade/index.js';
 import { writeFileAtomic } from '../../io/atomic.js';

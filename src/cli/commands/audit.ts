@@ -17,6 +17,7 @@ import { turnGeometry, type TurnReport } from '../../audit/turn.js';
 import { writeFileAtomic } from '../../io/atomic.js';
 import { guardOutputs } from '../../io/safety.js';
 import { DEFAULT_QUESTIONS_PATH, loadQuestions } from '../../oracle/index.js';
+import { parseLimit, parseList } from '../options.js';
 
 const f3 = (x: number): string => (Number.isNaN(x) ? '-' : x.toFixed(3));
 const f4 = (x: number): string => (Number.isNaN(x) ? '-' : x.toFixed(4));
@@ -135,20 +136,24 @@ export function registerAudit(program: Command): void {
     .option('--dataset <dir>', 'the clips of a dataset folder: EgoDyn-Bench as published, the benchmark layout (qa.jsonl + clips_index.jsonl) or a KITTI sequence')
     .option('--clips <file>', 'the same from files: selected_clips.json, a benchmark folder or its qa.jsonl (with clips_index.jsonl beside it); several comma-separated')
     .requiredOption('--by <fields>', 'comma-separated record fields that make a cell (e.g. source, behavior, features.x)')
+    .option('--limit <n>', 'only the first n clips')
     .option('--metric <m>', 'bacc (balanced accuracy, the published grader) or acc', 'bacc')
     .option('--leaderboard <file>', 'count the published rows that score at or below the bound')
     .option('--config <yaml>', "question file: the questions' choices (chance is a uniform guess over them; an answer outside them is an error)", DEFAULT_QUESTIONS_PATH)
     .option('--json <out>', 'also write the report as JSON (atomically)')
-    .action((o: { dataset?: string; clips?: string; by: string; metric: string; leaderboard?: string; config: string; json?: string }) => {
+    .action((o: { dataset?: string; clips?: string; limit?: string; by: string; metric: string; leaderboard?: string; config: string; json?: string }) => {
       if (o.dataset !== undefined && o.clips !== undefined) throw new InputError('--dataset and --clips name the clips twice: give one');
       if (o.dataset === undefined && o.clips === undefined) throw new InputError('missing the clips: --dataset DIR (or --clips FILES)');
       if (o.dataset !== undefined && !isFolder(o.dataset)) throw new InputError(`--dataset ${o.dataset}: not a folder (a selected_clips.json or qa.jsonl is given with --clips)`);
-      const spec = (o.dataset ?? o.clips)!;
+      const paths = o.dataset !== undefined ? [o.dataset] : parseList(o.clips!);
+      if (paths.length === 0) throw new InputError('--clips: expected a file or folder');
+      const spec = paths.join(',');
+      const limit = parseLimit(o.limit);
       if (o.metric !== 'bacc' && o.metric !== 'acc') throw new InputError(`--metric: expected bacc or acc, got '${o.metric}'`);
-      guardOutputs([o.json !== undefined ? { path: o.json, flag: '--json' } : undefined], [...spec.split(','), o.leaderboard]);
-      const by = o.by.split(',').map((s) => s.trim()).filter(Boolean);
+      guardOutputs([o.json !== undefined ? { path: o.json, flag: '--json' } : undefined], [...paths, o.leaderboard]);
+      const by = parseList(o.by);
       if (by.length === 0) throw new InputError('--by: expected a comma-separated list of fields');
-      const clips = loadAuditClips(spec);
+      const clips = loadAuditClips(paths).slice(0, limit);
       for (const f of by) {
         if (!clips.some((c) => c.fields[f] !== undefined || f.includes('.'))) throw new InputError(`--by: no clip in ${spec} has the field '${f}'`);
       }
@@ -178,7 +183,7 @@ export function registerAudit(program: Command): void {
     .action((o: { width: string; height: string; vfov: string; turns: string; sectors: string; json?: string }) => {
       guardOutputs([o.json !== undefined ? { path: o.json, flag: '--json' } : undefined], []);
       if (o.sectors !== '4' && o.sectors !== '8') throw new InputError(`--sectors: expected 4 or 8, got '${o.sectors}'`);
-      const turns = o.turns.split(',').map((s) => s.trim()).filter(Boolean).map((s) => num(s, '--turns'));
+      const turns = parseList(o.turns).map((s) => num(s, '--turns'));
       const r = turnGeometry({ width: num(o.width, '--width'), height: num(o.height, '--height'), vfovDeg: num(o.vfov, '--vfov') }, turns, Number(o.sectors) as 4 | 8);
       if (o.json) writeFileAtomic(o.json, `${JSON.stringify(r, null, 2)}\n`);
       process.stdout.write(`${formatTurns(r)}\n`);

@@ -9,10 +9,10 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { InputError } from '../../core/errors.js';
-import { parseCarlaDomain } from '../../datasets/published.js';
+import { parseCarlaDomain, parseFrames, parseWorkers } from '../options.js';
 import { readDataset } from '../../datasets/benchmark.js';
 import { writeFileAtomic } from '../../io/atomic.js';
-import { guardOutputs, parseWorkers } from '../../io/safety.js';
+import { guardOutputs } from '../../io/safety.js';
 import { decideDevice } from '../../native/device.js';
 import type { Device } from '../../native/index.js';
 import { DEFAULT_QUESTIONS_PATH, loadQuestions, type QuestionSet } from '../../oracle/index.js';
@@ -22,7 +22,7 @@ import { synthesize } from '../../synth/index.js';
 import { measureThroughput } from '../../throughput/bench.js';
 import { formatThroughput, scalingPlot } from '../../throughput/format.js';
 import { provenance } from '../../throughput/provenance.js';
-import { engineRecord, parseFrames } from '../../vo/config.js';
+import { engineRecord } from '../../vo/config.js';
 import { intIn } from './synth.js';
 
 interface Opts {

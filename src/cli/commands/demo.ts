@@ -15,10 +15,10 @@ import { defaultWorkers } from '../../pool/index.js';
 import { InputError } from '../../core/errors.js';
 import { readDataset } from '../../datasets/benchmark.js';
 import { answerClips } from '../../run/clips.js';
-import { engineFromFlags } from '../../vo/config.js';
 import { synthesize } from '../../synth/index.js';
 import { writeFileAtomic } from '../../io/atomic.js';
-import { guardOutputs, parseWorkers } from '../../io/safety.js';
+import { guardOutputs } from '../../io/safety.js';
+import { addEngineOptions, engineFromFlags, parseWorkers } from '../options.js';
 import { formatDistribution, intIn, parsePreset } from './synth.js';
 
 interface Opts {
@@ -27,7 +27,11 @@ interface Opts {
   seed: string;
   preset: string;
   workers?: string;
+  method: string;
   frames: string;
+  scale: string;
+  photometric: string;
+  resolution: string;
   json?: string;
   force?: boolean;
   progress?: boolean;
@@ -56,15 +60,16 @@ export function formatReport(all: GradeMetrics, subset: GradeMetrics, questions:
 }
 
 export function registerDemo(program: Command): void {
-  program
+  const cmd = program
     .command('demo')
     .description('render a small balanced synthetic set, run the geometric baseline on it and grade it (no data needed)')
     .option('--clips <n>', 'clips to render', '24')
     .option('--out <dir>', 'keep the rendered dataset here (default: a temporary folder, removed afterwards)')
     .option('--seed <s>', 'seed', '1')
     .option('--preset <name>', 'carla, nuscenes or mixed (alternating: two sources in the summary)', 'mixed')
-    .option('--workers <n>', `render workers and clips in flight for VO (default ${defaultWorkers()})`)
-    .option('--frames <n>', "frames the estimator sees per clip: 'all' or an evenly spaced count", 'all')
+    .option('--workers <n>', `render workers and clips in flight for VO (default ${defaultWorkers()})`);
+  // The engine's flags and defaults, as egogeo run's (cli/options.ts ENGINE_OPTIONS).
+  addEngineOptions(cmd)
     .option('--json <path>', 'also write the grader metrics (all questions and subset) as JSON')
     .option('--force', 'replace a non-empty --out folder')
     .option('--no-progress', 'no progress bar')
@@ -74,7 +79,7 @@ export function registerDemo(program: Command): void {
       const preset = parsePreset(o.preset, true);
       guardOutputs([o.out !== undefined ? { path: o.out, flag: '--out', kind: 'dir' } : undefined, o.json !== undefined ? { path: o.json, flag: '--json' } : undefined], []);
       const workers = o.workers === undefined ? defaultWorkers() : parseWorkers(o.workers);
-      const engine = engineFromFlags({ frames: o.frames });
+      const engine = engineFromFlags({ method: o.method, frames: o.frames, scale: o.scale, photometric: o.photometric, resolution: o.resolution });
       const tmp = o.out ? undefined : mkdtempSync(join(tmpdir(), 'egogeo-demo-'));
       const dir = o.out ?? join(tmp!, 'data');
       try {

@@ -7,9 +7,10 @@
 import type { Command } from 'commander';
 import { InputError } from '../../core/errors.js';
 import { loadPredictions, loadQuestionFile } from '../../egogears/load.js';
-import { formatScore, questionId, type ResultRow, resultRow, scoreGears, shuffledView } from '../../egogears/score.js';
+import { DATASETS, formatScore, questionId, type ResultRow, resultRow, scoreGears, shuffledView } from '../../egogears/score.js';
 import { writeFileAtomic } from '../../io/atomic.js';
 import { guardOutputs } from '../../io/safety.js';
+import { parseChoice } from '../options.js';
 
 const BY = ['unit', 'question_type', 'category'] as const;
 
@@ -25,7 +26,7 @@ export function registerEgogears(program: Command): void {
     .action((o: { questions: string; predictions: string; by: string; dataset?: string; json?: string }) => {
       if (!(BY as readonly string[]).includes(o.by)) throw new InputError(`--by: expected one of ${BY.join(', ')}, got '${o.by}'`);
       guardOutputs([o.json !== undefined ? { path: o.json, flag: '--json' } : undefined], [o.questions, o.predictions]);
-      const qf = loadQuestionFile(o.questions, o.dataset);
+      const qf = loadQuestionFile(o.questions, parseChoice('--dataset', DATASETS, o.dataset));
       const preds = loadPredictions(o.predictions);
       const results = new Map<string, ResultRow>();
       for (const q of qf.questions) {
@@ -55,7 +56,7 @@ export function registerEgogears(program: Command): void {
         process.stdout.write(line(o.id, opts));
         return;
       }
-      const qf = loadQuestionFile(o.questions, o.dataset);
+      const qf = loadQuestionFile(o.questions, parseChoice('--dataset', DATASETS, o.dataset));
       let qs = qf.questions;
       if (o.id !== undefined) {
         qs = qs.filter((q) => questionId(q, qf.dataset) === o.id);

@@ -24,6 +24,7 @@ import {
 import { readDataset } from '../../datasets/benchmark.js';
 import { groundTruthArrays } from '../../datasets/groundtruth.js';
 import { isPublishedRoot } from '../../datasets/published.js';
+import { addDeprecated, parseLimit, type Renamed, takeRenamed } from '../options.js';
 
 /** The options every trajectory-reading command accepts. */
 export interface InputOpts {
@@ -36,6 +37,7 @@ export interface InputOpts {
   windows?: boolean;
   config?: string;
   duration: string;
+  limit?: string;
 }
 
 export const INPUT_HELP = `
@@ -83,7 +85,8 @@ export function addInputOptions(cmd: Command): Command {
     .option('--tum-frame <frame>', 'TUM pose convention: camera (x right, y down, z forward, like KITTI) or world-flu (x forward, y left, z up)', 'camera')
     .option('--windows', "split each trajectory into the benchmark's 31-frame windows every 5 frames (the default for a KITTI sequence folder, as egogeo run reads it)")
     .option('--config <yaml>', 'question file (rules and thresholds; default: the published EgoDyn-Bench thresholds)')
-    .option('--duration <S|span>', 'clip duration in seconds, or "span" for each trajectory\'s own span', '3.0');
+    .option('--duration <S|span>', 'clip duration in seconds, or "span" for each trajectory\'s own span', '3.0')
+    .option('--limit <n>', 'only the first n trajectories or clips');
 }
 
 /** The files a trajectory-reading command reads (a KITTI folder: its poses and times). */
@@ -120,7 +123,7 @@ export function loadInput(file: string, o: InputOpts): Trajectory[] {
   };
   const trajs = readTrajectories(file, ro);
   if (trajs.length === 0) throw new InputError(`${file}: no trajectories`);
-  return trajs;
+  return trajs.slice(0, parseLimit(o.limit));
 }
 
 /**
@@ -155,7 +158,8 @@ export function labelInput(file: string, o: InputOpts, questions: QuestionSet, d
     const trajs = loadInput(file, o);
     return { ids: trajs.map((t) => t.id), results: runAll(trajs, questions, duration) };
   }
-  const { clips } = readDataset(file, { needFrames: false });
+  // Ground truth only: the CARLA domains' videos differ, their clips' ground truth does not.
+  const clips = readDataset(file, { needFrames: false }).clips.slice(0, parseLimit(o.limit));
   const ids: string[] = [], results: OracleResult[] = [];
   let missing = 0;
   for (const c of clips) {
@@ -238,9 +242,14 @@ export function oracleRecord(id: string, r: OracleResult, withArrays: boolean): 
 
 interface OracleOpts extends InputOpts {
   output?: string;
+  thresholdScale?: string;
+  /** Deprecated name of --threshold-scale. */
   scale?: string;
   arrays?: boolean;
 }
+
+/** oracle's threshold multiplier, once `--scale` (issue 53: one meaning per flag name). */
+const THRESHOLD_SCALE: Renamed = { old: '--scale <alpha>', now: '--threshold-scale' };
 
 export function registerOracle(program: Command): void {
   const cmd = program
@@ -248,14 +257,15 @@ export function registerOracle(program: Command): void {
     .description("label trajectories with the benchmark's physics oracle: JSONL {id, features, labels} per trajectory")
     .argument('[FILE]', `${INPUT_ARG_HELP}: its clips' ground truth`);
   addInputOptions(cmd)
-    .option('--scale <alpha>', 'multiply every classification threshold by alpha (the reference\'s perturb_params)')
+    .option('--threshold-scale <alpha>', 'multiply every classification threshold by alpha (the reference\'s perturb_params)')
     .option('--arrays', 'include the 10 Hz dynamics arrays in each record')
     .option('-o, --output <path>', 'write JSONL here (atomically) instead of stdout')
-    .addHelpText('after', INPUT_HELP)
+    .addHelpText('after', INPUT_HELP);
+  addDeprecated(cmd, THRESHOLD_SCALE) // `--scale` is run's metric-scale mode
     .action((arg: string | undefined, o: OracleOpts) => {
       const file = inputPath(arg, o);
       guardInputOutputs(file, o, [o.output !== undefined ? { path: o.output, flag: '-o' } : undefined]);
-      const scale = parsePositive('--scale', o.scale, 1);
+      const scale = parsePositive('--threshold-scale', takeRenamed(o as unknown as Record<string, unknown>, THRESHOLD_SCALE), 1);
       const duration = parseDuration(o.duration);
       const questions = loadQuestions(o.config ?? DEFAULT_QUESTIONS_PATH, scale);
       const { ids, results } = labelInput(file, o, questions, duration);

@@ -5,16 +5,15 @@
  */
 import type { Command } from 'commander';
 import { InputError } from '../../core/errors.js';
-import { parseWorkers } from '../../io/safety.js';
+import type { CarlaDomain } from '../../datasets/records.js';
 import { DEFAULT_QUESTIONS_PATH } from '../../oracle/index.js';
 import { defaultWorkers } from '../../pool/index.js';
 import { DEFAULT_MODEL } from '../../run/manifest.js';
-import { parseShard, runBenchmark, sidecar } from '../../run/run.js';
-import { parseCarlaDomain } from '../../datasets/published.js';
+import { type RunOptions, runBenchmark, sidecar } from '../../run/run.js';
 import { decideDevice } from '../../native/device.js';
-import { DEVICES, PHOTOMETRIC } from '../../native/index.js';
-import { ENGINE_DEFAULTS, engineFromFlags, RESOLUTIONS } from '../../vo/config.js';
-import { DEFAULT_QUEUE_NAME, parseQueueUrl } from '../../queue/connection.js';
+import { ENGINE_DEFAULTS } from '../../vo/config.js';
+import { DEFAULT_QUEUE_NAME, type QueueTarget } from '../../queue/connection.js';
+import { addEngineOptions, DEVICE_HELP, engineFromFlags, parseCarlaDomains, parseDevice, parseLimit, parseQueueUrl, parseShard, parseWorkers, positiveInt, PROTOCOL_HELP } from '../options.js';
 
 /**
  * `--device` with --queue. A run is answered on one device (its record and manifest name it, and a
@@ -23,19 +22,16 @@ import { DEFAULT_QUEUE_NAME, parseQueueUrl } from '../../queue/connection.js';
  * `gpu` ships as asked; each worker answers such jobs only after its own GPU passed the self-check.
  */
 export function queueDevice(s: string | undefined): 'cpu' | 'gpu' {
-  if (s === undefined || s === 'cpu') return 'cpu';
-  if (s === 'gpu') return s;
-  if (s === 'auto') throw new InputError("--device auto cannot be decided for --queue: one run is answered on one device and the GPUs are the workers'; pass --device gpu (workers whose GPU fails its self-check fail those jobs) or --device cpu (the default with --queue)");
-  throw new InputError(`--device must be one of ${DEVICES.join(', ')}, got '${s}'`);
+  const d = s === undefined ? 'cpu' : parseDevice(s);
+  if (d === 'auto') throw new InputError("--device auto cannot be decided for --queue: one run is answered on one device and the GPUs are the workers'; pass --device gpu (workers whose GPU fails its self-check fail those jobs) or --device cpu (the default with --queue)");
+  return d;
 }
 
-/** --device's help (run and baseline). */
-export const DEVICE_HELP = `where pyramids, FAST and KLT run: ${DEVICES.join(', ')} (auto: the GPU when libegogeo_gpu loads, sees a device and its tracks pass a self-check against the CPU's, else the CPU with a note; gpu: the same check, an error when it fails); pose and scale always run on the CPU (default: ${ENGINE_DEFAULTS.device}; with --queue: cpu, and auto is refused, since the GPUs are the workers')`;
+/** --abstain's help. */
+export const ABSTAIN_HELP = "leave a clip's scale-dependent answers null when its scale failed (the verdict 'failed'), instead of answering them from its estimate; the grader leaves null answers out, so grade and report show coverage and rank such a run with them counted as wrong; recorded in the run record and manifest";
 
 export interface RunOpts {
   dataset: string;
-  /** Internal: a finished run of the other CARLA domain whose nuScenes clips are taken over. */
-  reuseFrom?: string;
   method?: string;
   protocol?: string;
   abstain?: boolean;
@@ -66,79 +62,80 @@ export interface RunOpts {
   attempts: string;
 }
 
-/** --method's help (run and baseline). */
-export const METHOD_HELP =
-  "how clips are answered: 'egogeo' (this engine: metric ego-motion, all 14 questions), or a published geometric baseline computed as the reference's Python computes it, answering its 6 questions from 10 evenly spaced frames: 'vo-proxy' (baselines/vo_proxy_baseline.py), 'flow-heuristic' (baselines/flow_heuristic.py). The learned baselines (raft-flow-heuristic, tartanvo) need network weights downloaded at run time and are not offered";
-
-/** --abstain's help. */
-export const ABSTAIN_HELP = "leave a clip's scale-dependent answers null when its scale failed (the verdict 'failed'), instead of answering them from its estimate; the grader leaves null answers out, so grade and report show coverage and rank such a run with them counted as wrong; recorded in the run record and manifest";
-
-/** --protocol's help (run and baseline). */
-export const RESOLUTION_HELP = `the tracker's resolution for frames far apart (the published 10 frames): ${RESOLUTIONS.join(', ')} (default ${ENGINE_DEFAULTS.resolution}: both sizes, full size's estimate kept unless its scale failed or the sizes disagree grossly on the distance, about 3x the time of half alone on such clips; half: half size, the fastest; full: the frames' own size; see the README)`;
-export const PROTOCOL_HELP = "'published': what the leaderboard's geometric rows used, for any method: 10 evenly spaced frames and the 6-question subset (overrides --frames and --questions); the run record, manifest and report name it";
-
-const positiveInt = (name: string, s: string): number => {
-  const v = Number(s);
-  if (!Number.isInteger(v) || v < 1) throw new InputError(`${name} must be a positive integer, got '${s}'`);
-  return v;
-};
-
-/** What `egogeo run` does with its parsed options (also `egogeo baseline`, its alias over a KITTI sequence). */
-export async function runCommand(o: RunOpts): Promise<void> {
-  // Both CARLA domains in one command: one run (one output, one leaderboard entry) each, the second
-  // taking the nuScenes clips (the same frames in both) over from the first.
-  const domains = (o.carlaDomain ?? 'simulation').split(',').map((d) => d.trim());
-  if (domains.length > 1) {
-    domains.forEach((d) => parseCarlaDomain(d));
-    if (domains.length !== 2 || domains[0] === domains[1]) throw new InputError(`--carla-domain: one domain, or both (simulation,transferred), got '${o.carlaDomain}'`);
-    if (!o.output.includes('{domain}')) throw new InputError(`-o: with two CARLA domains, name both outputs with {domain} (e.g. -o preds.{domain}.jsonl), got '${o.output}'`);
-    if (o.shard !== undefined || o.queue !== undefined) throw new InputError('--carla-domain with both domains runs locally and unsharded; run each domain on its own for --shard or --queue');
-    let first: string | undefined;
-    for (const d of domains) {
-      const output = o.output.replaceAll('{domain}', d);
-      await runCommand({ ...o, carlaDomain: d, output, reuseFrom: first });
-      if (process.exitCode !== undefined && process.exitCode !== 0) return;
-      first = output;
-    }
-    return;
-  }
+/**
+ * A run's flags → the run's typed options (the one place they are parsed; runBenchmark takes
+ * these). The device is resolved here: 'auto' probes the GPU and prints its note.
+ */
+export function runOptions(o: RunOpts, carlaDomain: CarlaDomain, output: string, reuseFrom?: string): Omit<RunOptions, 'executor'> & { queue?: { target: QueueTarget; attempts: number } } {
   if (o.protocol !== undefined && o.protocol !== 'published') throw new InputError(`--protocol must be 'published', got '${o.protocol}'`);
   // The published geometric rows' protocol: 10 evenly spaced frames, the 6-question subset.
   if (o.protocol === 'published') o = { ...o, frames: '10', questions: 'subset' };
   if (o.questions !== 'subset' && o.questions !== 'all') throw new InputError(`--questions must be 'subset' or 'all', got '${o.questions}'`);
   const flags = { method: o.method, frames: o.frames, scale: o.scale, photometric: o.photometric, resolution: o.resolution };
   engineFromFlags(flags, 'cpu'); // a bad flag is one line before the GPU is probed
+  const limit = parseLimit(o.limit);
+  const workers = o.workers === undefined ? undefined : parseWorkers(o.workers);
+  const shard = o.shard === undefined ? undefined : parseShard(o.shard);
+  const queue = o.queue === undefined ? undefined : { target: parseQueueUrl(o.queue, o.queueName), attempts: positiveInt('--attempts', o.attempts) };
   // Resolved once here (one clear error for a missing or failing GPU, not one per clip); recorded in the manifest.
   let device: 'cpu' | 'gpu';
-  if (o.queue === undefined) {
-    const d = decideDevice(o.device ?? ENGINE_DEFAULTS.device);
+  if (queue === undefined) {
+    const d = decideDevice(parseDevice(o.device ?? ENGINE_DEFAULTS.device));
     if (d.note) process.stderr.write(`egogeo: ${d.note}\n`);
     device = d.device;
   } else {
     device = queueDevice(o.device);
   }
-  const s = await runBenchmark({
+  return {
     dataset: o.dataset,
-    output: o.output,
+    output,
     sourceLabel: o.sourceLabel,
     clips: o.clips,
-    limit: o.limit === undefined ? undefined : positiveInt('--limit', o.limit),
-    workers: o.workers === undefined ? undefined : parseWorkers(o.workers),
+    limit,
+    workers,
     questions: o.questions,
     engine: engineFromFlags(flags, device),
-    shard: o.shard === undefined ? undefined : parseShard(o.shard),
+    shard,
     config: o.config,
     model: o.model,
     protocol: o.protocol === 'published' ? 'published' : null,
     abstain: o.abstain === true,
     nuscenesRoot: o.nuscenesRoot,
-    carlaDomain: parseCarlaDomain(o.carlaDomain ?? 'simulation'),
-    reuseFrom: o.reuseFrom,
+    carlaDomain,
+    reuseFrom,
     cameras: o.cameras,
     cacheDir: o.cache === false ? null : typeof o.cache === 'string' ? o.cache : undefined,
     progress: o.progress === false ? false : undefined,
+    ...(queue ? { queue } : {}),
+  };
+}
+
+/** What `egogeo run` does with its parsed options (also `egogeo baseline`, its alias over a KITTI sequence). */
+export async function runCommand(o: RunOpts): Promise<void> {
+  const domains = parseCarlaDomains(o.carlaDomain);
+  // Both CARLA domains in one command: one run (one output, one leaderboard entry) each, the second
+  // taking the nuScenes clips (the same frames in both) over from the first.
+  if (domains.length > 1) {
+    if (!o.output.includes('{domain}')) throw new InputError(`-o: with two CARLA domains, name both outputs with {domain} (e.g. -o preds.{domain}.jsonl), got '${o.output}'`);
+    if (o.shard !== undefined || o.queue !== undefined) throw new InputError('--carla-domain with both domains runs locally and unsharded; run each domain on its own for --shard or --queue');
+    let first: string | undefined;
+    for (const d of domains) {
+      const output = o.output.replaceAll('{domain}', d);
+      await runOne(o, runOptions(o, d, output, first));
+      if (process.exitCode !== undefined && process.exitCode !== 0) return;
+      first = output;
+    }
+    return;
+  }
+  await runOne(o, runOptions(o, domains[0], o.output));
+}
+
+async function runOne(o: RunOpts, r: ReturnType<typeof runOptions>): Promise<void> {
+  const { queue, ...options } = r;
+  const s = await runBenchmark({
+    ...options,
     // BullMQ loads only for a queued run (it alone costs a fifth of a second at every start).
-    executor: o.queue === undefined ? undefined : (await import('../../queue/coordinator.js')).queueExecutor({ target: parseQueueUrl(o.queue, o.queueName), attempts: positiveInt('--attempts', o.attempts) }),
+    executor: queue === undefined ? undefined : (await import('../../queue/coordinator.js')).queueExecutor(queue),
   });
   const ran = s.done - s.resumed;
   const rate = `${ran} clip${ran === 1 ? '' : 's'} in ${s.seconds.toFixed(1)} s (${s.clipsPerSecond.toFixed(2)} clips/s)`;
@@ -148,22 +145,22 @@ export async function runCommand(o: RunOpts): Promise<void> {
     return;
   }
   const resumed = s.resumed > 0 ? `, ${s.resumed} from an earlier run` : '';
-  process.stderr.write(`egogeo: ${s.done}/${s.clips} clips → ${o.output}: ${rate}${resumed}\n`);
+  process.stderr.write(`egogeo: ${s.done}/${s.clips} clips → ${r.output}: ${rate}${resumed}\n`);
   if (s.flagged.length > 0) {
     const failed = s.flagged.filter((f) => f.verdict === 'failed');
     const first = failed[0] ?? s.flagged[0];
     process.stderr.write(
-      `egogeo: ${s.flagged.length} clip${s.flagged.length > 1 ? 's' : ''} flagged (${failed.length} failed: scale-dependent answers ${o.abstain ? 'withheld (--abstain)' : 'answered from the estimate'}, ${s.flagged.length - failed.length} weak; see "quality" in ${sidecar.run(o.output)}), e.g. ${first.clip_id}: ${first.reasons.join('; ')}\n`,
+      `egogeo: ${s.flagged.length} clip${s.flagged.length > 1 ? 's' : ''} flagged (${failed.length} failed: scale-dependent answers ${o.abstain ? 'withheld (--abstain)' : 'answered from the estimate'}, ${s.flagged.length - failed.length} weak; see "quality" in ${sidecar.run(r.output)}), e.g. ${first.clip_id}: ${first.reasons.join('; ')}\n`,
     );
   }
   if (s.failed.length > 0) {
-    process.stderr.write(`egogeo: ${s.failed.length} clip${s.failed.length > 1 ? 's' : ''} failed (see ${sidecar.errors(o.output)}): ${s.failed.slice(0, 3).map((f) => `${f.clip_id}: ${f.reason}`).join('; ')}${s.failed.length > 3 ? '; …' : ''}\n`);
+    process.stderr.write(`egogeo: ${s.failed.length} clip${s.failed.length > 1 ? 's' : ''} failed (see ${sidecar.errors(r.output)}): ${s.failed.slice(0, 3).map((f) => `${f.clip_id}: ${f.reason}`).join('; ')}${s.failed.length > 3 ? '; …' : ''}\n`);
     process.exitCode = 1;
   }
 }
 
 export function registerRun(program: Command): void {
-  program
+  const cmd = program
     .command('run')
     .description('answer the benchmark questions for every clip of a dataset (benchmark layout) on a worker pool; resumable')
     .requiredOption('--dataset <dir>', 'EgoDyn-Bench as published (selected_clips.json, nuscenes_clips/, carla_clips/, carla_videos_*/), a folder in the benchmark layout (clips_index.jsonl, qa.jsonl, arrays/, frames or mp4 videos), or a KITTI sequence (its 31-frame windows)')
@@ -171,12 +168,11 @@ export function registerRun(program: Command): void {
     .option('--carla-domain <domain>', "published layout: the CARLA videos to read, 'simulation' or 'transferred' (one leaderboard entry each), or 'simulation,transferred': both, one output each (-o with {domain}), the nuScenes clips computed once", 'simulation')
     .option('--cameras <json>', 'per-source cameras over what the dataset says: {"carla": {"hfov_deg": 90, "height": 1.65}} or {"<source>": {fx, fy, cx, cy, height}}')
     .option('--cache <dir>', 'where the nuScenes table join is cached (default: $EGOGEO_CACHE_DIR or ~/.cache/egogeo)')
-    .option('--no-cache', 'do not cache the nuScenes table join')
-    .option('--method <m>', METHOD_HELP, 'egogeo')
+    .option('--no-cache', 'do not cache the nuScenes table join');
+  // The engine's flags and defaults: cli/options.ts ENGINE_OPTIONS, the library's defaults.
+  addEngineOptions(cmd)
     .option('--protocol <p>', PROTOCOL_HELP)
     .option('--abstain', ABSTAIN_HELP)
-    .option('--photometric <mode>', `the tracker's photometric stage: ${PHOTOMETRIC.join(', ')} (default ${ENGINE_DEFAULTS.photometric}: gain-compensated KLT per frame pair)`)
-    .option('--resolution <r>', RESOLUTION_HELP)
     .option('--device <mode>', DEVICE_HELP)
     .requiredOption('-o, --output <path>', 'predictions JSONL (appended per clip while running, canonical order when complete)')
     .option('--source-label <label>', 'source recorded on every prediction (default: the record\'s source, else inferred from the clip id)')
@@ -184,10 +180,8 @@ export function registerRun(program: Command): void {
     .option('--limit <n>', 'only the first n clips')
     .option('--workers <n>', `worker threads (default: the machine's cores, here ${defaultWorkers()})`)
     .option('--questions <set>', "'subset' (the 6 geometric questions) or 'all' (14)", 'all')
-    .option('--frames <n>', "frames per clip the estimator sees: 'all' or a count spread evenly (published baselines: 10)", 'all')
     .option('--shard <i/n>', 'run only the clips whose index % n == i (merge the shards with egogeo merge)')
     .option('--config <yaml>', 'question file', DEFAULT_QUESTIONS_PATH)
-    .option('--scale <mode>', "metric scale: 'road' (camera height), 'gt' (ground-truth speeds from KITTI poses, diagnosis) or 'none'", 'road')
     .option('--model <name>', `model name in the results manifest, {domain} standing for the run's CARLA domain (e.g. mine_{domain}; default: <method>_<carla domain> on the published layout, as the leaderboard names its rows: egogeo_simulation, vo_proxy_transferred; else ${DEFAULT_MODEL}, vo_proxy, flow_heuristic)`)
     .option('--no-progress', 'no progress bar (default: shown on a terminal)')
     .option('--queue <url>', 'hand the clips to `egogeo worker` processes through Redis (redis://HOST:PORT[/db]) instead of answering them here; the same files as a local run')

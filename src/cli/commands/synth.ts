@@ -4,7 +4,8 @@
  */
 import type { Command } from 'commander';
 import { InputError } from '../../core/errors.js';
-import { guardOutputs, parseWorkers } from '../../io/safety.js';
+import { guardOutputs } from '../../io/safety.js';
+import { parseWorkers } from '../options.js';
 import { DEFAULT_QUESTIONS_PATH } from '../../oracle/index.js';
 import { defaultWorkers } from '../../pool/index.js';
 import { isPresetName, PRESET_NAMES } from '../../synth/presets.js';

@@ -9,10 +9,13 @@ import { CHECKS, type Finding, validateDataset } from '../../datasets/validate.j
 import { writeFileAtomic } from '../../io/atomic.js';
 import { guardOutputs } from '../../io/safety.js';
 import { DEFAULT_QUESTIONS_PATH, loadQuestions } from '../../oracle/questions.js';
+import { parseCarlaDomains, parseLimit } from '../options.js';
 
 interface Opts {
   dataset?: string;
   nuscenesRoot?: string;
+  carlaDomain?: string;
+  limit?: string;
   config: string;
   json?: string;
   progress?: boolean;
@@ -27,6 +30,8 @@ export function registerValidate(program: Command): void {
     .argument('[DIR]', 'the dataset folder (same as --dataset)')
     .option('--dataset <dir>', 'EgoDyn-Bench as published (selected_clips.json, nuscenes_clips/, carla_clips/, carla_videos_*/) or the benchmark layout (clips_index.jsonl, qa.jsonl, arrays/)')
     .option('--nuscenes-root <dir>', "published layout: the nuScenes data root, to check the nuScenes clips' frames")
+    .option('--carla-domain <domains>', "published layout: the CARLA videos checked, 'simulation', 'transferred' or both comma-separated (default: every carla_videos_*/ present)")
+    .option('--limit <n>', 'clip-by-clip checks on the first n clips only (indexes and QA are read whole)')
     .option('--config <yaml>', 'question file the answers are checked against', DEFAULT_QUESTIONS_PATH)
     .option('--json <path>', 'also write every finding and the counts as JSON (atomically)')
     .option('--no-progress', 'no progress bar (default: shown on a terminal)')
@@ -51,6 +56,8 @@ summary to stderr. Exit 0 when nothing is found, 1 otherwise.`,
       const r = validateDataset(dir, {
         questions,
         nuscenesRoot: o.nuscenesRoot,
+        carlaDomains: o.carlaDomain === undefined ? undefined : parseCarlaDomains(o.carlaDomain),
+        limit: parseLimit(o.limit),
         onFinding: (f) => {
           bar?.stop();
           process.stdout.write(`${findingLine(f)}\n`);

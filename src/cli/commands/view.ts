@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import { InputError } from '../../core/errors.js';
-import { parseCarlaDomain } from '../../datasets/published.js';
+import { parseCarlaDomain, parseLimit } from '../options.js';
 import { startViewServer } from '../../view/server.js';
 
 interface Opts {
@@ -13,6 +13,7 @@ interface Opts {
   nuscenesRoot?: string;
   carlaDomain?: string;
   cameras?: string;
+  limit?: string;
   predictions?: string[];
   port: string;
   host: string;
@@ -27,6 +28,7 @@ export function registerView(program: Command): void {
     .option('--nuscenes-root <dir>', "published layout: the nuScenes data root (without it nuScenes clips are listed but have no frames)")
     .option('--carla-domain <domain>', "published layout: the CARLA videos to show, 'simulation' or 'transferred'", 'simulation')
     .option('--cameras <json>', 'per-source cameras over what the dataset says (as egogeo run)')
+    .option('--limit <n>', 'only the first n clips')
     .option('--predictions <file...>', 'predictions JSONL files (egogeo run -o; their .trajectories/ folders give the estimates)')
     .option('--port <n>', 'port (0: any free one)', '8421')
     .option('--host <host>', 'address to bind (default loopback only)', '127.0.0.1')
@@ -43,6 +45,7 @@ export function registerView(program: Command): void {
           nuscenesRoot: o.nuscenesRoot,
           carlaDomain: parseCarlaDomain(o.carlaDomain ?? 'simulation'),
           cameras: o.cameras,
+          limit: parseLimit(o.limit),
           predictions: o.predictions,
           port,
           host: o.host,

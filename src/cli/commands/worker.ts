@@ -5,9 +5,8 @@
  */
 import type { Command } from 'commander';
 import { InputError } from '../../core/errors.js';
-import { parseWorkers } from '../../io/safety.js';
-import { DEFAULT_QUEUE_NAME, parseQueueUrl } from '../../queue/connection.js';
-import { parsePathMap } from '../../queue/codec.js';
+import { DEFAULT_QUEUE_NAME } from '../../queue/connection.js';
+import { parsePathMap, parseQueueUrl, parseWorkers } from '../options.js';
 
 interface Opts {
   queue: string;

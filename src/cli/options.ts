@@ -1,0 +1,235 @@
+/**
+ * Every option string a command receives is parsed and checked here, once, at the CLI's edge: the
+ * library below cli/ takes typed values (numbers, lists, CarlaDomain, QueueTarget, EngineConfig)
+ * and never splits or validates a flag string (test/cli/options-edge.test.ts holds it so).
+ *
+ * The engine's flags come from one table (ENGINE_OPTIONS): their names, help and defaults, the
+ * defaults formatted from the library's own (vo/config.ts ENGINE_DEFAULTS), so `run`, `baseline`
+ * and `demo` cannot drift from what a library caller or a run record gets.
+ */
+import { type Command, Option } from 'commander';
+import { InputError } from '../core/errors.js';
+import { CARLA_DOMAINS, type CarlaDomain } from '../datasets/records.js';
+import { MAX_WORKERS } from '../io/safety.js';
+import { DEVICES, PHOTOMETRIC, type DeviceChoice } from '../native/index.js';
+import { DEFAULT_QUEUE_NAME, type QueueTarget } from '../queue/connection.js';
+import type { PathMap } from '../queue/codec.js';
+import type { Shard } from '../run/record.js';
+import { ENGINE_DEFAULTS, type EngineChoice, type EngineConfig, engineConfig, METHODS, RESOLUTIONS, SCALES } from '../vo/config.js';
+
+// ---------------------------------------------------------------------------------------------
+// Single values
+// ---------------------------------------------------------------------------------------------
+
+/** A positive integer (`--limit`, `--attempts`, …). */
+export function positiveInt(flag: string, s: string): number {
+  const v = Number(s);
+  if (s.trim() === '' || !Number.isInteger(v) || v < 1) throw new InputError(`${flag} must be a positive integer, got '${s}'`);
+  return v;
+}
+
+/** `--limit N`: the first N clips (absent: all). */
+export function parseLimit(s: string | undefined, flag = '--limit'): number | undefined {
+  return s === undefined ? undefined : positiveInt(flag, s);
+}
+
+/** `--workers N`: an integer in [1, MAX_WORKERS]. */
+export function parseWorkers(s: string, flag = '--workers'): number {
+  const v = Number(s);
+  if (s.trim() === '' || !Number.isInteger(v) || v < 1 || v > MAX_WORKERS) {
+    throw new InputError(`${flag} must be an integer in [1, ${MAX_WORKERS}] (4 per core on this machine), got '${s}'`);
+  }
+  return v;
+}
+
+/** `--shard i/n` → the shard; InputError otherwise. */
+export function parseShard(s: string): Shard {
+  const m = /^(\d+)\/(\d+)$/.exec(s.trim());
+  if (!m) throw new InputError(`--shard must be i/n (e.g. 0/4), got '${s}'`);
+  const index = Number(m[1]), count = Number(m[2]);
+  if (count < 1 || index >= count) throw new InputError(`--shard ${s}: need 0 <= i < n`);
+  return { index, count };
+}
+
+/** A comma-separated list (`a,b`, spaces around items ignored, empty items dropped). */
+export function parseList(s: string): string[] {
+  return s.split(',').map((x) => x.trim()).filter(Boolean);
+}
+
+/** `--carla-domain simulation|transferred`: one domain. */
+export function parseCarlaDomain(s: string): CarlaDomain {
+  if (!(CARLA_DOMAINS as readonly string[]).includes(s)) throw new InputError(`--carla-domain must be ${CARLA_DOMAINS.join(' or ')}, got '${s}'`);
+  return s as CarlaDomain;
+}
+
+/** `--carla-domain a[,b]`: one domain or both, each once. */
+export function parseCarlaDomains(s: string | undefined): CarlaDomain[] {
+  const list = parseList(s ?? 'simulation').map(parseCarlaDomain);
+  if (list.length === 0 || list.length > CARLA_DOMAINS.length || new Set(list).size !== list.length) {
+    throw new InputError(`--carla-domain: one domain, or both (simulation,transferred), got '${s}'`);
+  }
+  return list;
+}
+
+/** `--queue URL` (`redis://[user:password@]host[:port][/db]`, `rediss://` for TLS) and `--queue-name` → BullMQ's target. */
+export function parseQueueUrl(url: string, name = DEFAULT_QUEUE_NAME): QueueTarget {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw new InputError(`--queue must be a Redis URL such as redis://127.0.0.1:6379/0, got '${url}'`);
+  }
+  if (u.protocol !== 'redis:' && u.protocol !== 'rediss:') throw new InputError(`--queue must be a redis:// or rediss:// URL, got '${url}'`);
+  if (!u.hostname) throw new InputError(`--queue ${url}: no host`);
+  const port = u.port ? Number(u.port) : 6379;
+  const path = u.pathname.replace(/^\//, '');
+  const db = path === '' ? 0 : Number(path);
+  if (!Number.isInteger(db) || db < 0) throw new InputError(`--queue ${url}: the database must be a number (redis://host:port/0), got '${path}'`);
+  if (!/^[A-Za-z0-9_.-]{1,100}$/.test(name)) throw new InputError(`--queue-name must be letters, digits, '_', '.', '-', got '${name}'`);
+  const host = u.hostname.replace(/^\[(.*)\]$/, '$1');
+  const connection: QueueTarget['connection'] = {
+    host,
+    port,
+    db,
+    ...(u.username ? { username: decodeURIComponent(u.username) } : {}),
+    ...(u.password ? { password: decodeURIComponent(u.password) } : {}),
+    ...(u.protocol === 'rediss:' ? { tls: {} } : {}),
+  };
+  const shown = u.password ? url.replace(`:${u.password}@`, ':***@') : url;
+  return { shown, connection, name };
+}
+
+/** `--path-map FROM=TO` → a path prefix mapping (FROM and TO absolute). */
+export function parsePathMap(s: string): PathMap {
+  const i = s.indexOf('=');
+  const from = i < 0 ? '' : s.slice(0, i);
+  const to = i < 0 ? '' : s.slice(i + 1);
+  if (!from.startsWith('/') || !to.startsWith('/')) throw new InputError(`--path-map must be FROM=TO with absolute paths (/data/egodyn=/mnt/egodyn), got '${s}'`);
+  return { from: from.replace(/\/+$/, '') || '/', to: to.replace(/\/+$/, '') || '/' };
+}
+
+/**
+ * `--frames`: 'all' (every frame: null) or a count of at least 2 spread evenly. One parser for
+ * every command that takes the option.
+ */
+export function parseFrames(s: string | undefined, flag = '--frames'): number | null {
+  if (s === undefined || s === 'all') return null;
+  const n = Number(s);
+  if (!Number.isInteger(n) || n < 2) throw new InputError(`${flag} must be 'all' or an integer >= 2, got '${s}'`);
+  return n;
+}
+
+/** A value that must be one of `list` (absent stays absent). */
+export function parseChoice<T extends string>(flag: string, list: readonly T[], s: string | undefined): T | undefined {
+  if (s === undefined) return undefined;
+  if (!(list as readonly string[]).includes(s)) throw new InputError(`${flag}: expected one of ${list.join(', ')}, got '${s}'`);
+  return s as T;
+}
+
+/** `--device`: one of DEVICES. */
+export function parseDevice(s: string, flag = '--device'): DeviceChoice {
+  if (!(DEVICES as readonly string[]).includes(s)) throw new InputError(`${flag} must be one of ${DEVICES.join(', ')}, got '${s}'`);
+  return s as DeviceChoice;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Deprecated names
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * A flag renamed so that one name means one thing across commands: the old name still works,
+ * hidden from --help, and prints one deprecation line. `take` reads the new name's value, else the
+ * old one's (both given: an error).
+ */
+export interface Renamed {
+  /** The old flag as commander spells it ('--scale <alpha>'). */
+  old: string;
+  /** The new flag's long name ('--threshold-scale'). */
+  now: string;
+}
+
+/** Adds the old name as a hidden option (no default: a given value is seen). */
+export function addDeprecated(cmd: Command, r: Renamed): Command {
+  return cmd.addOption(new Option(r.old, `deprecated: ${r.now}`).hideHelp());
+}
+
+const attr = (flag: string) => flag.replace(/^--/, '').split(' ')[0].replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+
+/**
+ * The value under the new name, else the old name's (with one line on stderr); `dflt` when
+ * neither was given. Both given is an error (they would mean one thing twice).
+ */
+export function takeRenamed(o: Record<string, unknown>, r: Renamed, dflt?: string): string | undefined {
+  const oldName = r.old.split(' ')[0];
+  const oldV = o[attr(oldName)] as string | undefined;
+  const newV = o[attr(r.now)] as string | undefined;
+  if (oldV === undefined) return newV ?? dflt;
+  if (newV !== undefined) throw new InputError(`${oldName} is the deprecated name of ${r.now}: give ${r.now} only`);
+  process.stderr.write(`egogeo: ${oldName} is deprecated here; use ${r.now}\n`);
+  return oldV;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The engine's flags: one table
+// ---------------------------------------------------------------------------------------------
+
+/** The engine flags as a command receives them (strings; absent = default). */
+export interface EngineFlags {
+  method?: string;
+  frames?: string;
+  scale?: string;
+  photometric?: string;
+  resolution?: string;
+}
+
+type Field = keyof EngineFlags;
+
+/** An EngineConfig value as a flag spells it (frames null: 'all'). */
+export function flagValue(field: Field | 'device', v: EngineChoice[Field | 'device']): string {
+  return field === 'frames' && v === null ? 'all' : String(v);
+}
+
+/** --method's help. */
+export const METHOD_HELP =
+  "how clips are answered: 'egogeo' (this engine: metric ego-motion, all 14 questions), or a published geometric baseline computed as the reference's Python computes it, answering its 6 questions from 10 evenly spaced frames: 'vo-proxy' (baselines/vo_proxy_baseline.py), 'flow-heuristic' (baselines/flow_heuristic.py). The learned baselines (raft-flow-heuristic, tartanvo) need network weights downloaded at run time and are not offered";
+export const RESOLUTION_HELP = `the tracker's resolution for frames far apart (the published 10 frames): ${RESOLUTIONS.join(', ')} (auto: both sizes, full size's estimate kept unless its scale failed or the sizes disagree grossly on the distance, about 3x the time of half alone on such clips; half: half size, the fastest; full: the frames' own size; see the README)`;
+export const PROTOCOL_HELP = "'published': what the leaderboard's geometric rows used, for any method: 10 evenly spaced frames and the 6-question subset (overrides --frames and --questions); the run record, manifest and report name it";
+/** --device's help (run and baseline). */
+export const DEVICE_HELP = `where pyramids, FAST and KLT run: ${DEVICES.join(', ')} (auto: the GPU when libegogeo_gpu loads, sees a device and its tracks pass a self-check against the CPU's, else the CPU with a note; gpu: the same check, an error when it fails); pose and scale always run on the CPU (default: ${ENGINE_DEFAULTS.device}; with --queue: cpu, and auto is refused, since the GPUs are the workers')`;
+
+/** Each engine flag: its spelling, its help; its default is the library's (ENGINE_DEFAULTS). */
+export const ENGINE_OPTIONS: Readonly<Record<Field, { flags: string; help: string; values: readonly string[] | null }>> = {
+  method: { flags: '--method <m>', help: METHOD_HELP, values: METHODS },
+  frames: { flags: '--frames <n>', help: "frames per clip the estimator sees: 'all' or a count spread evenly (published baselines: 10)", values: null },
+  scale: { flags: '--scale <mode>', help: "metric scale: 'road' (camera height), 'gt' (ground-truth speeds from KITTI poses, diagnosis) or 'none'", values: SCALES },
+  photometric: { flags: '--photometric <mode>', help: `the tracker's photometric stage: ${PHOTOMETRIC.join(', ')} (pair: gain-compensated KLT per frame pair)`, values: PHOTOMETRIC },
+  resolution: { flags: '--resolution <r>', help: RESOLUTION_HELP, values: RESOLUTIONS },
+};
+
+/**
+ * Adds the engine flags `fields` to a command, each defaulting to the library's value
+ * (ENGINE_DEFAULTS, as a flag spells it). `--device` is not among them: its absence means 'auto'
+ * locally and 'cpu' with --queue (run.ts queueDevice), so it has no single commander default.
+ */
+export function addEngineOptions(cmd: Command, fields: readonly Field[] = Object.keys(ENGINE_OPTIONS) as Field[]): Command {
+  for (const f of fields) cmd.option(ENGINE_OPTIONS[f].flags, ENGINE_OPTIONS[f].help, flagValue(f, ENGINE_DEFAULTS[f]));
+  return cmd;
+}
+
+/** Command-line flags → a configuration; a bad value is one line naming the flag. `device` as decided (the CLI resolves `auto` itself, to print its note). */
+export function engineFromFlags(f: EngineFlags, device: DeviceChoice = ENGINE_DEFAULTS.device): EngineConfig {
+  const flag = <T extends string>(field: Exclude<Field, 'frames'>, v: string | undefined): T | undefined => {
+    if (v === undefined) return undefined;
+    const list = ENGINE_OPTIONS[field].values!;
+    if (!list.includes(v)) throw new InputError(`--${field} must be one of ${list.join(', ')}, got '${v}'`);
+    return v as T;
+  };
+  return engineConfig({
+    method: flag('method', f.method),
+    frames: parseFrames(f.frames),
+    scale: flag('scale', f.scale),
+    photometric: flag('photometric', f.photometric),
+    resolution: flag('resolution', f.resolution),
+    device,
+  });
+}
