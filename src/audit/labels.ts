@@ -45,36 +45,9 @@ export const DEFAULT_SMOOTH = '3,5';
 /** A label that flips in at least this share of the draws at its source's level is noise-decided. */
 export const NOISE_DECIDED_SHARE = 0.2;
 
-/** `--noise POS_M:YAW_DEG,…`: each level; one error line naming the bad entry. */
-export function parseNoise(spec: string): Level[] {
-  return spec.split(',').map((s) => s.trim()).filter(Boolean).map((s) => {
-    const m = /^([^:]+):([^:]+)$/.exec(s);
-    const pos = m ? Number(m[1]) : NaN, yaw = m ? Number(m[2]) : NaN;
-    if (!m || !(pos >= 0 && pos <= 100) || !(yaw >= 0 && yaw <= 180)) throw new InputError(`--noise: expected POS_M:YAW_DEG (σ of position 0–100 m, of yaw 0–180°, e.g. 0.02:0.1), got '${s}'`);
-    return { kind: 'noise', posM: pos, yawDeg: yaw };
-  });
-}
-
-/** `--smooth W,…`: odd windows of at least 3 poses ('none' or '' for none). */
-export function parseSmooth(spec: string): Level[] {
-  if (spec.trim() === 'none') return [];
-  return spec.split(',').map((s) => s.trim()).filter(Boolean).map((s) => {
-    const w = Number(s);
-    if (!Number.isInteger(w) || w < 3 || w % 2 === 0 || w > 101) throw new InputError(`--smooth: expected odd window lengths from 3 to 101 poses (or 'none'), got '${s}'`);
-    return { kind: 'smooth', window: w };
-  });
-}
-
-/** `--source-level SRC=POS_M:YAW_DEG,…` over SOURCE_NOISE. */
-export function parseSourceLevels(spec: string | undefined): Record<string, { posM: number; yawDeg: number }> {
-  const out: Record<string, { posM: number; yawDeg: number }> = Object.fromEntries(Object.entries(SOURCE_NOISE).map(([k, v]) => [k, { posM: v.posM, yawDeg: v.yawDeg }]));
-  for (const s of (spec ?? '').split(',').map((x) => x.trim()).filter(Boolean)) {
-    const eq = s.indexOf('=');
-    if (eq <= 0) throw new InputError(`--source-level: expected SOURCE=POS_M:YAW_DEG, got '${s}'`);
-    const [l] = parseNoise(s.slice(eq + 1)) as [{ kind: 'noise'; posM: number; yawDeg: number }];
-    out[s.slice(0, eq)] = { posM: l.posM, yawDeg: l.yawDeg };
-  }
-  return out;
+/** Each source's noise level as SOURCE_NOISE states it (what `--source-level` overrides). */
+export function sourceLevels(): Record<string, { posM: number; yawDeg: number }> {
+  return Object.fromEntries(Object.entries(SOURCE_NOISE).map(([k, v]) => [k, { posM: v.posM, yawDeg: v.yawDeg }]));
 }
 
 export interface LabelClip {
@@ -172,7 +145,7 @@ const idSeed = (id: string): number => hashSeeds(...Array.from(id, (c) => c.code
 export function auditLabels(clips: readonly LabelClip[], questions: QuestionSet, o: LabelAuditOptions): LabelAudit {
   if (clips.length === 0) throw new InputError('audit labels: no clip with ground truth');
   if (!Number.isInteger(o.draws) || o.draws < 1) throw new InputError(`--draws must be a positive integer, got ${o.draws}`);
-  const srcLevels = o.sourceLevels ?? parseSourceLevels(undefined);
+  const srcLevels = o.sourceLevels ?? sourceLevels();
   // Levels: exact first, then the given ones, then any source's own level not among them.
   const levels: Level[] = [{ kind: 'noise', posM: 0, yawDeg: 0 }];
   const add = (l: Level) => {

@@ -9,6 +9,7 @@
  */
 import { type Command, Option } from 'commander';
 import { InputError } from '../core/errors.js';
+import { type Level, sourceLevels } from '../audit/labels.js';
 import { CARLA_DOMAINS, type CarlaDomain } from '../datasets/records.js';
 import { MAX_WORKERS } from '../io/safety.js';
 import { DEVICES, PHOTOMETRIC, type DeviceChoice } from '../native/index.js';
@@ -232,4 +233,38 @@ export function engineFromFlags(f: EngineFlags, device: DeviceChoice = ENGINE_DE
     resolution: flag('resolution', f.resolution),
     device,
   });
+}
+
+// egogeo audit labels
+
+/** `--noise POS_M:YAW_DEG,…`: each level; one error line naming the bad entry. */
+export function parseNoise(spec: string): Level[] {
+  return spec.split(',').map((s) => s.trim()).filter(Boolean).map((s) => {
+    const m = /^([^:]+):([^:]+)$/.exec(s);
+    const pos = m ? Number(m[1]) : NaN, yaw = m ? Number(m[2]) : NaN;
+    if (!m || !(pos >= 0 && pos <= 100) || !(yaw >= 0 && yaw <= 180)) throw new InputError(`--noise: expected POS_M:YAW_DEG (σ of position 0–100 m, of yaw 0–180°, e.g. 0.02:0.1), got '${s}'`);
+    return { kind: 'noise', posM: pos, yawDeg: yaw };
+  });
+}
+
+/** `--smooth W,…`: odd windows of at least 3 poses ('none' or '' for none). */
+export function parseSmooth(spec: string): Level[] {
+  if (spec.trim() === 'none') return [];
+  return spec.split(',').map((s) => s.trim()).filter(Boolean).map((s) => {
+    const w = Number(s);
+    if (!Number.isInteger(w) || w < 3 || w % 2 === 0 || w > 101) throw new InputError(`--smooth: expected odd window lengths from 3 to 101 poses (or 'none'), got '${s}'`);
+    return { kind: 'smooth', window: w };
+  });
+}
+
+/** `--source-level SRC=POS_M:YAW_DEG,…` over audit/labels.ts SOURCE_NOISE. */
+export function parseSourceLevels(spec: string | undefined): Record<string, { posM: number; yawDeg: number }> {
+  const out = sourceLevels();
+  for (const s of (spec ?? '').split(',').map((x) => x.trim()).filter(Boolean)) {
+    const eq = s.indexOf('=');
+    if (eq <= 0) throw new InputError(`--source-level: expected SOURCE=POS_M:YAW_DEG, got '${s}'`);
+    const [l] = parseNoise(s.slice(eq + 1)) as [{ kind: 'noise'; posM: number; yawDeg: number }];
+    out[s.slice(0, eq)] = { posM: l.posM, yawDeg: l.yawDeg };
+  }
+  return out;
 }

@@ -18,7 +18,8 @@ import { ViewData } from '../../src/view/data.js';
 import { BIN, cli, ensureDist, NATIVE_BUILT, ROOT, syntheticDataset } from '../run/fixtures.js';
 import { datasetContent, keyDiff, type RunKey } from '../../src/run/record.js';
 import { answerRefusal, engineRefusal, inputDigest, inputsRefusal, queueEngine } from '../../src/queue/checks.js';
-import { mapTask, parsePathMap } from '../../src/queue/index.js';
+import { mapTask } from '../../src/queue/index.js';
+import { parsePathMap } from '../../src/cli/options.js';
 import type { ClipTask } from '../../src/run/task.js';
 import { engineConfig } from '../../src/vo/config.js';
 
