@@ -161,7 +161,7 @@ export async function runClipTask(task: ClipTask, o: { async?: boolean } = {}): 
   const t2 = performance.now();
 
   const questions = task.questionsDoc === undefined ? loadQuestions(task.config) : questionsFromDocument(task.questionsDoc, task.config);
-  const quality = clipQuality(est.native);
+  const quality = clipQuality(est.native, { timestamps: clip.timestamps, sizeRatio: est.sizeRatio });
   const labels: Record<string, string> = { ...runOracle(est.trajectory, questions).labels };
   // A collapsed scale reads as standing still: withhold what depends on it rather than answer "stopped".
   if (quality.verdict === 'failed') for (const q of questions.questions) if (!scaleFree(q)) delete labels[q.id];
