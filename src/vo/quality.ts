@@ -74,10 +74,11 @@ export function clipQuality(n: Pick<NativeResult, 'pairs'>, ctx: QualityContext 
       reasons.push(`speeds uncertain: the smoother's mean relative speed sigma is ${pct(uncertainty)} over ${moving.length} moving pairs (above ${pct(WEAK_SPEED_UNCERTAINTY)}; road tracked on ${road})`);
     }
   }
+  // A size that travelled nothing (ratio 0 or infinite) disagrees as grossly as any; NaN: neither moved.
   const r = ctx.sizeRatio;
-  if (verdict !== 'failed' && r !== undefined && Number.isFinite(r) && r > 0 && (r > GROSS_DISAGREEMENT || r < 1 / GROSS_DISAGREEMENT)) {
+  if (verdict !== 'failed' && r !== undefined && !Number.isNaN(r) && (r > GROSS_DISAGREEMENT || r < 1 / GROSS_DISAGREEMENT)) {
     verdict = 'weak';
-    reasons.push(`the two tracking sizes disagree on the distance travelled: ${r.toFixed(2)}× (more than a third apart)`);
+    reasons.push(`the two tracking sizes disagree on the distance travelled: ${Number.isFinite(r) ? `${r.toFixed(2)}×` : 'one of them travelled nothing'} (more than a third apart)`);
   }
   return {
     verdict,

@@ -57,6 +57,10 @@ describe('clipQuality', () => {
     const q = clipQuality(clean, { timestamps: seconds(9), sizeRatio: 0.7 });
     expect(q).toMatchObject({ verdict: 'weak', size_ratio: 0.7, reasons: ['the two tracking sizes disagree on the distance travelled: 0.70× (more than a third apart)'] });
     expect(clipQuality(clean, { timestamps: seconds(9), sizeRatio: 1.4 }).verdict).toBe('weak');
+    // One size travelled nothing: as gross as it gets (the ratio is not finite, so JSON holds null).
+    expect(clipQuality(clean, { timestamps: seconds(9), sizeRatio: Infinity })).toMatchObject({ verdict: 'weak', size_ratio: null, reasons: ['the two tracking sizes disagree on the distance travelled: one of them travelled nothing (more than a third apart)'] });
+    expect(clipQuality(clean, { timestamps: seconds(9), sizeRatio: 0 }).verdict).toBe('weak');
+    expect(clipQuality(clean, { timestamps: seconds(9), sizeRatio: NaN }).verdict).toBe('ok');
     // A failed clip stays failed.
     expect(clipQuality(pairs(9, () => pair('ok', 0, 0)), { timestamps: seconds(9), sizeRatio: 3 }).verdict).toBe('failed');
   });
