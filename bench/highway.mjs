@@ -85,7 +85,7 @@ try {
           const ea = computeDynamics(est.trajectory), ga = computeDynamics(g);
           let se = 0;
           for (let i = 0; i < ea.speed.length; i++) se += (ea.speed[i] - ga.speed[i]) ** 2;
-          perClip[k] = { id: c.id, distanceError: el / gl - 1, speedRmse: Math.sqrt(se / ea.speed.length), meanSpeed: gl / (clip.timestamps.at(-1) - clip.timestamps[0]), verdict: clipQuality(est.native).verdict };
+          perClip[k] = { id: c.id, distanceError: el / gl - 1, speedRmse: Math.sqrt(se / ea.speed.length), meanSpeed: gl / (clip.timestamps.at(-1) - clip.timestamps[0]), verdict: clipQuality(est.native, { timestamps: clip.timestamps, sizeRatio: est.sizeRatio }).verdict };
           records.push(...predictionRecords(c, s.questions, runOracle(est.trajectory, s.questions).labels, { qa: c.qa }));
         }),
         CONCURRENCY,

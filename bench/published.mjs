@@ -20,6 +20,7 @@ import { qualityFromTum, readTum } from '../dist/io/trajectories.js';
 import { processClip } from '../dist/native/index.js';
 import { loadQuestions } from '../dist/oracle/index.js';
 import { measuredWith } from './lib/provenance.mjs';
+import { speedRmse } from './lib/speed-rmse.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -98,7 +99,7 @@ for (const domain of ['simulation', 'transferred']) {
     const g = readTum(join(dir, f)), e = readTum(join(dir, `${id}.tum`));
     const speeds = (t) => Array.from({ length: t.t.length - 1 }, (_, k) => Math.hypot(t.x[k + 1] - t.x[k], t.y[k + 1] - t.y[k]) / (t.t[k + 1] - t.t[k]));
     const gs = speeds(g), es = speeds(e);
-    const rmse = Math.sqrt(gs.reduce((a, v, k) => a + (v - es[k]) ** 2, 0) / gs.length);
+    const rmse = speedRmse(e, g);
     const length = (v, t) => v.reduce((a, x, k) => a + x * (t.t[k + 1] - t.t[k]), 0);
     const q = qualityFromTum(readFileSync(join(dir, `${id}.tum`), 'utf8'));
     const flagged = q !== null && q.verdict !== 'ok';

@@ -168,10 +168,11 @@ export interface SpeedProfile {
 }
 
 /**
- * An estimate's quality verdict (vo/quality.ts): 'ok'; 'weak' (the metric scale rests on little
- * road, or pairs without a pose); 'failed' (the scale collapsed: most moving pairs have no metric
- * distance). It rides along in the estimate's TUM file as one comment line, so a resumed run, a
- * report and the viewer read it where the trajectory is.
+ * An estimate's quality verdict (vo/quality.ts): 'ok'; 'weak' (the engine's own uncertainty says
+ * the speeds may be off: the smoother's relative speed sigma, or the two tracking sizes disagreeing);
+ * 'failed' (the scale collapsed: most moving pairs have no metric distance, or most pairs no pose).
+ * It rides along in the estimate's TUM file as one comment line, so a resumed run, a report and
+ * the viewer read it where the trajectory is.
  */
 export interface ClipQuality {
   verdict: 'ok' | 'weak' | 'failed';
@@ -180,6 +181,13 @@ export interface ClipQuality {
   moving_pairs: number;
   measured_pairs: number;
   road_pairs: number;
+  /**
+   * The smoother's mean relative speed sigma over the moving pairs (vo/quality.ts
+   * `speedUncertainty`; null: nothing moved, or no metric scale). Absent in files written before it.
+   */
+  speed_uncertainty?: number | null;
+  /** `--resolution auto`: the first size's distance travelled over the second's (null: not finite). */
+  size_ratio?: number | null;
 }
 
 const QUALITY_PREFIX = '# quality ';

@@ -325,7 +325,7 @@ export function markdown(r: Report, pngs: boolean, leaderboardRows = 3): string 
   const verdicts = Object.entries(r.quality);
   if (verdicts.length > 0) {
     L.push('## Estimate quality per source', '');
-    L.push("Each clip's verdict from what the engine could measure (`src/vo/quality.ts`): *failed* — the metric scale collapsed (its scale-dependent answers rest on what the estimate could measure; a run made with \`--abstain\` withheld them); *weak* — the road seen on fewer than half of the moving pairs, or pairs without a pose.", '');
+    L.push("Each clip's verdict from what the engine could measure (`src/vo/quality.ts`): *failed* — the metric scale collapsed (its scale-dependent answers rest on what the estimate could measure; a run made with \`--abstain\` withheld them); *weak* — the engine's own uncertainty says the speeds may be off (the smoother's mean relative speed sigma above 7.5%, or the two tracking sizes more than a third apart).", '');
     L.push('| source | ok | weak | failed |', '| --- | ---: | ---: | ---: |');
     for (const [s, q] of verdicts) L.push(`| ${s} | ${q.ok} | ${q.weak} | ${q.failed} |`);
     const failed = verdicts.flatMap(([s, q]) => q.flagged.filter((f) => f.verdict === 'failed').map((f) => ({ s, ...f })));

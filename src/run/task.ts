@@ -204,7 +204,7 @@ export async function runClipTask(task: ClipTask, o: ClipTaskOptions = {}): Prom
   const t2 = performance.now();
 
   const questions = task.questionsDoc === undefined ? loadQuestions(task.config) : questionsFromDocument(task.questionsDoc, task.config);
-  const quality = clipQuality(est.native);
+  const quality = clipQuality(est.native, { timestamps: clip.timestamps, sizeRatio: est.sizeRatio });
   const oracle = clipOracle(() => runOracle(est.trajectory, questions));
   const labels: Record<string, string> = { ...oracle.labels };
   // Every question is answered from the estimate by default, the verdict beside it (the trajectory

@@ -6,7 +6,10 @@ import { type NativeResult, type PixelFrame, processClip, processClipAsync, proc
 import { clipOptions, GROSS_DISAGREEMENT } from './config.js';
 import { loadFrames } from './frames.js';
 import { planarFromCameraPoses } from './planar.js';
-import { clipQuality } from './quality.js';
+import { clipQuality, speedUncertainty } from './quality.js';
+
+// Where it lived before the verdict read it (bench scripts import it from here).
+export { speedUncertainty } from './quality.js';
 import { DEFAULT_DYNAMICS } from '../oracle/dynamics.js';
 import { denseTimes, fromPairRates, profileAt, sparseFrames } from './densify.js';
 
@@ -24,6 +27,11 @@ export interface Estimate {
    * the kept estimate's `native.timing` is one of them; this is the clip's whole cost.
    */
   runs: EngineRun[];
+  /**
+   * With both sizes (`alternative`): the first size's distance travelled over the second's, what
+   * `kept` compared; the quality verdict flags a gross disagreement (vo/quality.ts).
+   */
+  sizeRatio?: number;
 }
 
 export interface EngineRun {
@@ -96,9 +104,14 @@ function estimate(c: LoadedClip, nat: NativeResult, opts: VoOptions): Estimate {
   return { trajectory: withSpeed(planarFromCameraPoses(c.id, c.timestamps, nat.rotations, nat.positions), nat), native: nat, runs };
 }
 
-/** The kept one of two sizes' estimates, carrying both runs' costs. */
+/** The kept one of two sizes' estimates, carrying both runs' costs and the sizes' ratio. */
 function both(timestamps: ArrayLike<number>, first: Estimate, second: Estimate): Estimate {
-  return { ...kept(timestamps, first, second), runs: [...first.runs, ...second.runs] };
+  return { ...kept(timestamps, first, second), runs: [...first.runs, ...second.runs], sizeRatio: sizeRatio(first, second) };
+}
+
+/** The first estimate's distance travelled over the second's. */
+function sizeRatio(first: Estimate, second: Estimate): number {
+  return pathLength(first.trajectory) / pathLength(second.trajectory);
 }
 
 /**
@@ -108,25 +121,8 @@ function both(timestamps: ArrayLike<number>, first: Estimate, second: Estimate):
  * of them failed, and the one whose speeds the smoother is surer of is kept (the first on a tie).
  */
 export function kept(timestamps: ArrayLike<number>, first: Estimate, second: Estimate): Estimate {
-  const ratio = pathLength(first.trajectory) / pathLength(second.trajectory);
+  const ratio = sizeRatio(first, second);
   const agree = ratio <= GROSS_DISAGREEMENT && ratio >= 1 / GROSS_DISAGREEMENT;
   if (agree && clipQuality(first.native).verdict !== 'failed') return first;
   return speedUncertainty(second.native, timestamps) < speedUncertainty(first.native, timestamps) ? second : first;
 }
-
-/**
- * How unsure the smoother is of a clip's speeds: the mean over its moving pairs (a pose with
- * parallax) of the posterior standard deviation of the pair's speed relative to the speed; a moving
- * pair without a metric distance counts as 1 (its speed unknown to within itself). Infinity when no
- * pair moves or an uncertainty is not finite (scale 'none'); 0 with ground-truth speeds.
- */
-export function speedUncertainty(nat: Pick<NativeResult, 'pairs'>, timestamps: ArrayLike<number>): number {
-  let sum = 0, n = 0;
-  nat.pairs.forEach((p, k) => {
-    if (p.quality !== 'ok') return;
-    n++;
-    sum += p.distance > 0 ? p.speedSigma / (p.distance / (timestamps[k + 1] - timestamps[k])) : 1;
-  });
-  return n > 0 && Number.isFinite(sum) ? sum / n : Infinity;
-}
-

@@ -12,28 +12,58 @@ import { makeTrajectory } from '../../src/core/trajectory.js';
 import { qualityFromTum } from '../../src/io/trajectories.js';
 import { DEFAULT_QUESTIONS_PATH, loadQuestions } from '../../src/oracle/index.js';
 import { engineConfig } from '../../src/vo/config.js';
-import { clipQuality, scaleFree } from '../../src/vo/quality.js';
+import { clipQuality, scaleFree, WEAK_SPEED_UNCERTAINTY } from '../../src/vo/quality.js';
 
-type Pair = { quality: string; distance: number; roadDistance: number; roadPoints: number };
-const pair = (quality: string, distance: number, roadDistance: number, roadPoints = roadDistance > 0 ? 40 : 0): Pair => ({ quality, distance, roadDistance, roadPoints });
+type Pair = { quality: string; distance: number; roadDistance: number; roadPoints: number; speedSigma: number };
+// A pair 1 s long (timestamps 0, 1, 2, …): its speed is its distance; speedSigma relative to it is `rel`.
+const pair = (quality: string, distance: number, roadDistance: number, roadPoints = roadDistance > 0 ? 40 : 0, rel = 0.05): Pair => ({ quality, distance, roadDistance, roadPoints, speedSigma: rel * distance });
 const pairs = (n: number, f: (k: number) => Pair) => ({ pairs: Array.from({ length: n }, (_, k) => f(k)) }) as never;
+const seconds = (n: number) => Array.from({ length: n + 1 }, (_, i) => i);
 
 describe('clipQuality', () => {
-  it('ok when the road is seen on most moving pairs; standing still is ok', () => {
-    expect(clipQuality(pairs(9, () => pair('ok', 1, 1))).verdict).toBe('ok');
-    expect(clipQuality(pairs(9, () => pair('low_parallax', 0, 0))).verdict).toBe('ok');
+  it('ok when the smoother is as sure of the speeds as the road level allows; standing still is ok', () => {
+    expect(clipQuality(pairs(9, () => pair('ok', 1, 1)), { timestamps: seconds(9) })).toMatchObject({ verdict: 'ok', speed_uncertainty: 0.05 });
+    expect(clipQuality(pairs(9, () => pair('low_parallax', 0, 0)), { timestamps: seconds(9) })).toMatchObject({ verdict: 'ok', speed_uncertainty: null });
   });
   it('failed when most moving pairs have no metric distance (a collapsed scale)', () => {
-    const q = clipQuality(pairs(9, (k) => pair('ok', k < 3 ? 2 : 0, 0)));
+    const q = clipQuality(pairs(9, (k) => pair('ok', k < 3 ? 2 : 0, 0)), { timestamps: seconds(9) });
     expect(q).toMatchObject({ verdict: 'failed', moving_pairs: 9, measured_pairs: 3, road_pairs: 0 });
     expect(q.reasons).toEqual(['scale collapsed: 6 of 9 moving pairs have no metric distance']);
   });
-  it('weak when the road is seen on few pairs, or some pairs have no pose; failed when most have none', () => {
-    expect(clipQuality(pairs(9, (k) => pair('ok', 2, k < 3 ? 2 : 0))).reasons).toEqual(['road tracked on 3 of 9 moving pairs']);
-    // Distances from a direct alignment (fewer than 15 road points) do not count as the road tracked.
-    expect(clipQuality(pairs(9, (k) => pair('ok', 2, 2, k < 3 ? 40 : 6)))).toMatchObject({ verdict: 'weak', reasons: ['road tracked on 3 of 9 moving pairs (6 aligned directly)'] });
-    expect(clipQuality(pairs(9, (k) => (k === 4 ? pair('degenerate', 0, 0) : pair('ok', 2, 2))))).toMatchObject({ verdict: 'weak', reasons: ['1 of 9 pairs without a pose'] });
+  it('failed when most pairs have no pose; a few lost pairs alone are not judged', () => {
     expect(clipQuality(pairs(4, (k) => (k < 2 ? pair('too_few_tracks', 0, 0) : pair('ok', 2, 2)))).verdict).toBe('failed');
+    expect(clipQuality(pairs(9, (k) => (k === 4 ? pair('degenerate', 0, 0) : pair('ok', 2, 2))), { timestamps: seconds(9) }).verdict).toBe('ok');
+  });
+  it('weak when the smoother is unsure of the speeds: mean relative sigma above 1.5 × the road level\'s 5%', () => {
+    expect(WEAK_SPEED_UNCERTAINTY).toBeCloseTo(0.075, 12);
+    const q = clipQuality(pairs(9, (k) => pair('ok', 2, 2, 40, k < 3 ? 0.15 : 0.05)), { timestamps: seconds(9) });
+    expect(q).toMatchObject({ verdict: 'weak', speed_uncertainty: 0.0833 });
+    expect(q.reasons).toEqual(["speeds uncertain: the smoother's mean relative speed sigma is 8.3% over 9 moving pairs (above 7.5%; road tracked on 9)"]);
+    // Just below: ok. Without the frames' times the uncertainty is not judged (`kept` reads only 'failed').
+    expect(clipQuality(pairs(9, (k) => pair('ok', 2, 2, 40, k < 2 ? 0.16 : 0.05)), { timestamps: seconds(9) }).verdict).toBe('ok');
+    expect(clipQuality(pairs(9, () => pair('ok', 2, 2, 40, 0.5))).verdict).toBe('ok');
+    // A moving pair with no metric distance counts as unknown to within itself (relative sigma 1).
+    expect(clipQuality(pairs(9, (k) => pair('ok', k === 0 ? 0 : 2, 2)), { timestamps: seconds(9) }).verdict).toBe('weak');
+    // No metric scale (scale 'none': no sigmas): weak, said so.
+    expect(clipQuality(pairs(9, () => ({ ...pair('ok', 2, 0), speedSigma: NaN })), { timestamps: seconds(9) }).reasons).toEqual(['the speeds carry no uncertainty (no metric scale)']);
+  });
+  it('how much road was tracked is reported, not judged: direct alignments alone with tight speeds are ok', () => {
+    const q = clipQuality(pairs(9, () => pair('ok', 2, 2, 3)), { timestamps: seconds(9) });
+    expect(q).toMatchObject({ verdict: 'ok', road_pairs: 0, moving_pairs: 9 });
+  });
+  it('weak when the two tracking sizes disagree grossly on the distance travelled (more than a third)', () => {
+    const clean = pairs(9, () => pair('ok', 2, 2));
+    expect(clipQuality(clean, { timestamps: seconds(9), sizeRatio: 1.3 })).toMatchObject({ verdict: 'ok', size_ratio: 1.3 });
+    expect(clipQuality(clean, { timestamps: seconds(9), sizeRatio: 0.76 }).verdict).toBe('ok');
+    const q = clipQuality(clean, { timestamps: seconds(9), sizeRatio: 0.7 });
+    expect(q).toMatchObject({ verdict: 'weak', size_ratio: 0.7, reasons: ['the two tracking sizes disagree on the distance travelled: 0.70× (more than a third apart)'] });
+    expect(clipQuality(clean, { timestamps: seconds(9), sizeRatio: 1.4 }).verdict).toBe('weak');
+    // One size travelled nothing: as gross as it gets (the ratio is not finite, so JSON holds null).
+    expect(clipQuality(clean, { timestamps: seconds(9), sizeRatio: Infinity })).toMatchObject({ verdict: 'weak', size_ratio: null, reasons: ['the two tracking sizes disagree on the distance travelled: one of them travelled nothing (more than a third apart)'] });
+    expect(clipQuality(clean, { timestamps: seconds(9), sizeRatio: 0 }).verdict).toBe('weak');
+    expect(clipQuality(clean, { timestamps: seconds(9), sizeRatio: NaN }).verdict).toBe('ok');
+    // A failed clip stays failed.
+    expect(clipQuality(pairs(9, () => pair('ok', 0, 0)), { timestamps: seconds(9), sizeRatio: 3 }).verdict).toBe('failed');
   });
   it('the heading questions need no scale; every other published question does', () => {
     const free = loadQuestions().questions.filter(scaleFree).map((q) => q.id).sort();
