@@ -14,6 +14,7 @@ import type { Question, QuestionSet } from '../oracle/questions.js';
 import {
   CONSISTENCY_RULES,
   compileRules,
+  type CompiledRules,
   consistencyFromTable,
   type ConsistencyMetrics,
 } from './consistency.js';
@@ -339,8 +340,12 @@ class GrowInt32 {
 export function evaluate(records: readonly Prediction[], questions: QuestionSet): GradeMetrics {
   const lab = new Labels();
   const rules = compileRules(CONSISTENCY_RULES, (s) => lab.intern(s));
-  const width = rules.slots.size;
+  const parsed = parseRecords(records, questionStates(questions, lab, rules), lab, rules.slots.size);
+  return metricsFrom(parsed, pairCounts(parsed, lab), lab, rules);
+}
 
+/** Each question's parser, choice label ids and consistency-rule slot. */
+function questionStates(questions: QuestionSet, lab: Labels, rules: CompiledRules): Map<string, QState> {
   const qstates = new Map<string, QState>();
   questions.questions.forEach((q, idx) => {
     const parser = parserOf(q);
@@ -360,6 +365,32 @@ export function evaluate(records: readonly Prediction[], questions: QuestionSet)
     });
   });
 
+  return qstates;
+}
+
+/** The parsed records: per record its (question, category, source) cell, oracle and prediction label ids; the consistency tables per clip and per (source, clip). */
+interface Parsed {
+  n: number;
+  nParsed: number;
+  cells: Cell[];
+  cellOf: Int32Array;
+  oOf: Int32Array;
+  pOf: Int32Array;
+  nClips: number;
+  clipTable: GrowInt32;
+  srcIds: Map<string, number>;
+  nSclips: number;
+  sclipTable: GrowInt32;
+  sclipSrc: GrowInt32;
+}
+
+/**
+ * Parses each record as the reference does (ids, oracle label, answer against the question's
+ * choices), leaving out what it leaves out; clips and sources in first-appearance order (the
+ * reference's dict order). Memoised on the order files list records in (a clip's questions in a
+ * fixed order, one source at a time).
+ */
+function parseRecords(records: readonly Prediction[], qstates: Map<string, QState>, lab: Labels, width: number): Parsed {
   const n = records.length;
   const cellOf = new Int32Array(n);
   const oOf = new Int32Array(n);
@@ -514,7 +545,12 @@ export function evaluate(records: readonly Prediction[], questions: QuestionSet)
     }
   }
 
-  // Pair counts per cell.
+  return { n, nParsed, cells, cellOf, oOf, pOf, nClips, clipTable, srcIds, nSclips, sclipTable, sclipSrc };
+}
+
+/** (oracle, prediction) pair counts per cell. */
+function pairCounts(r: Parsed, lab: Labels): PairCounts[] {
+  const { cells, cellOf, oOf, pOf, nParsed } = r;
   const L = Math.max(1, lab.strs.length);
   const cellCounts = cells.map(() => new PairCounts(L));
   if (cells.length * L * L <= 1 << 22) {
@@ -530,7 +566,13 @@ export function evaluate(records: readonly Prediction[], questions: QuestionSet)
     for (let i = 0; i < nParsed; i++) cellCounts[cellOf[i]].add(oOf[i], pOf[i], 1);
   }
 
-  // Groups.
+  return cellCounts;
+}
+
+/** The cells' counts pooled into the reference's groups (global, temporal, per category, question, source) and their metrics. */
+function metricsFrom(r: Parsed, cellCounts: PairCounts[], lab: Labels, rules: CompiledRules): GradeMetrics {
+  const { n, nParsed, cells, nClips, clipTable, srcIds, nSclips, sclipTable, sclipSrc } = r;
+  const L = Math.max(1, lab.strs.length);
   const global = new PairCounts(L);
   const temporal = new PairCounts(L);
   const byCat = new Map<string, PairCounts>();
