@@ -26,7 +26,7 @@ export interface ViewServer {
   close(): Promise<void>;
 }
 
-type Sharp = (input: Buffer, opts: { raw: { width: number; height: number; channels: 1 } }) => { jpeg(o: { quality: number }): { toBuffer(): Promise<Buffer> } };
+type Sharp = (input: Buffer, opts: { raw: { width: number; height: number; channels: 1 | 3 } }) => { jpeg(o: { quality: number }): { toBuffer(): Promise<Buffer> } };
 
 function loadSharp(): Sharp | null {
   try {
@@ -47,6 +47,9 @@ const TYPES: Record<string, string> = {
   '.npz': 'application/octet-stream',
 };
 
+/** PNM frames larger than this are streamed as they are (an 8K RGB frame is 100 MB). */
+const MAX_PNM_BYTES = 64 << 20;
+
 function send(res: ServerResponse, status: number, body: string | Buffer, type = 'text/plain; charset=utf-8'): void {
   res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
   res.end(body);
@@ -60,6 +63,21 @@ function imageType(head: Buffer): string | null {
   if (head.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png';
   if (head[0] === 0x50 && (head[1] === 0x35 || head[1] === 0x36) && /\s/.test(String.fromCharCode(head[2]))) return 'image/x-portable-anymap';
   return null;
+}
+
+/**
+ * A binary PNM frame (P5 grey, P6 RGB, 8 bits: what `egogeo synth` writes) as its header and pixels,
+ * null when it is not one. Browsers show no PNM, so the viewer serves such frames as JPEG.
+ */
+export function parsePnm(b: Buffer): { width: number; height: number; channels: 1 | 3; pixels: Buffer } | null {
+  const m = /^P([56])\s+(?:#[^\n]*\n\s*)*(\d+)\s+(?:#[^\n]*\n\s*)*(\d+)\s+(?:#[^\n]*\n\s*)*(\d+)\s/.exec(b.subarray(0, 256).toString('latin1'));
+  if (!m) return null;
+  const channels = m[1] === '5' ? 1 : 3;
+  const width = Number(m[2]), height = Number(m[3]);
+  if (Number(m[4]) !== 255 || width < 1 || height < 1) return null;
+  const start = m[0].length, size = width * height * channels;
+  if (b.length < start + size) return null;
+  return { width, height, channels, pixels: b.subarray(start, start + size) };
 }
 
 /**
@@ -97,6 +115,18 @@ async function sendFile(res: ServerResponse, path: string, roots: Allowed, log: 
         return send(res, 415, `${path} is not a JPEG, PNG or PNM image`);
       }
       type = t;
+      const sharp = t === 'image/x-portable-anymap' && st.size <= MAX_PNM_BYTES ? loadSharp() : null;
+      if (sharp) {
+        const buf = Buffer.alloc(st.size);
+        await fh.read(buf, 0, st.size, 0);
+        const pnm = parsePnm(buf);
+        if (!pnm) {
+          log(`${path}: not an 8-bit binary PNM, not served as a frame`);
+          return send(res, 415, `${path} is not an 8-bit binary PNM image (P5/P6, maxval 255)`);
+        }
+        const jpg = await sharp(pnm.pixels, { raw: { width: pnm.width, height: pnm.height, channels: pnm.channels } }).jpeg({ quality: 90 }).toBuffer();
+        return send(res, 200, jpg, 'image/jpeg');
+      }
     }
     res.writeHead(200, { 'content-type': type, 'content-length': st.size, 'cache-control': 'max-age=3600' });
     const stream = fh.createReadStream({ start: 0 });
