@@ -23,7 +23,7 @@ import { InputError } from '../core/errors.js';
 import { type CarlaDomain, readDataset } from '../datasets/benchmark.js';
 import { cameraRecord } from '../datasets/cameras.js';
 import { isPublishedRoot } from '../datasets/published.js';
-import { DEFAULT_QUESTIONS_PATH, questionsFromText } from '../oracle/index.js';
+import { DEFAULT_QUESTIONS_PATH, type QuestionSet, questionsFromText } from '../oracle/index.js';
 import { engineVersion } from '../native/index.js';
 import { type EngineConfig, engineRecord } from '../vo/config.js';
 import { buildManifest, type ManifestClip, resolveModel } from './manifest.js';
@@ -159,80 +159,38 @@ interface RunSignals {
   exitBySignal: (sig: NodeJS.Signals) => void;
 }
 
+/** What a run reads before it writes anything: the question file (its bytes), the dataset, this shard's clips. */
+interface RunInputs {
+  config: string;
+  configText: string;
+  questions: QuestionSet;
+  dir: string;
+  published: boolean;
+  /** Every clip of the run (after --limit), and this shard's. */
+  all: Clip[];
+  mine: Clip[];
+  shard: Shard;
+}
+
+/**
+ * One run with its output locked, in stages: read the inputs, key the run (what must match to
+ * resume), refuse an output that holds another run, open the output (what is done already), answer
+ * the clips left, write the record and the files in canonical order.
+ */
 async function runLocked(o: RunOptions, lock: OutputLock, sig0: RunSignals): Promise<RunSummary> {
   const t0 = Date.now();
-  const config = resolve(o.config ?? DEFAULT_QUESTIONS_PATH);
-  // The answers depend on the file's content, not its name: hashed from the same bytes that are parsed.
-  const configText = readInputText(config, 'question file');
-  const questions = questionsFromText(configText, config);
-  const engine = o.engine;
-  const ids = answeredIds({ questions: o.questions, questionSet: questions, engine });
   const log = (line: string) => process.stderr.write(`egogeo: ${line}\n`);
-  const bench = readDataset(o.dataset, {
-    selected: o.clips,
-    sourceLabel: o.sourceLabel,
-    nuscenesRoot: o.nuscenesRoot,
-    carlaDomain: o.carlaDomain,
-    cameras: o.cameras,
-    cacheDir: o.cacheDir,
-    log,
-  });
-  const published = isPublishedRoot(bench.dir);
-  let all = bench.clips;
-  if (o.limit !== undefined) all = all.slice(0, o.limit);
-  if (all.length === 0) throw new InputError(`${o.dataset}: no clips to run`);
-  const shard = o.shard ?? { index: 0, count: 1 };
-  const mine = all.filter((c) => c.index % shard.count === shard.index);
-
-  const key: RunKey = {
-    dataset: bench.dir,
-    dataset_content: datasetContent(all),
-    clips: o.clips ? resolve(o.clips) : null,
-    source_label: o.sourceLabel ?? null,
-    limit: o.limit ?? null,
-    questions: o.questions,
-    method: engine.method,
-    frames: engine.frames,
-    config,
-    config_sha256: createHash('sha256').update(configText).digest('hex'),
-    scale: engine.scale,
-    nuscenes_root: o.nuscenesRoot ? resolve(o.nuscenesRoot) : null,
-    carla_domain: published && all.some((c) => c.video) ? (o.carlaDomain ?? 'simulation') : null,
-    cameras: o.cameras ? JSON.parse(readFileSync(o.cameras, 'utf8')) : null,
-    photometric: engine.photometric,
-    ...(o.abstain ? { abstain: true as const } : {}),
-    // Only when not the default, so that runs recorded before the option existed still resume.
-    ...(engine.resolution !== 'auto' ? { resolution: engine.resolution } : {}),
-    // A queued run's clips are tracked on the workers' machines: their GPU is not this one.
-    engine: o.executor && o.executor !== localExecutor && engine.device === 'gpu' ? { ...engineVersion('cpu'), device: 'gpu', gpu_device: 'the queue workers\' (not recorded)', gpu_library: 'the queue workers\' (not recorded)' } : engineVersion(engine.device),
-  };
+  const inputs = readRunInputs(o, log);
+  const { questions, all, mine, shard, config } = inputs;
+  const engine = o.engine;
+  const key = runKey(o, inputs);
   const out = resolve(o.output);
-  const prev = readRunRecord(out);
-  if (!prev && existsSync(out) && statSync(out).size > 0) {
-    throw new InputError(`${o.output} exists but no egogeo run wrote it (no ${basename(sidecar.run(out))} beside it); use another -o or remove it`);
-  }
-  if (prev && existsSync(out)) {
-    const d = keyDiff(key, prev.key) ?? (JSON.stringify(prev.shard) !== JSON.stringify(shard) ? `shard: ${prev.shard.index}/${prev.shard.count} then, ${shard.index}/${shard.count} now` : null);
-    if (d) throw new InputError(`${o.output} holds a run with other options (${d}); rerun with the same options to resume, or use another -o`);
-  }
+  refuseOtherRun(o.output, out, key, shard);
 
+  const ids = answeredIds({ questions: o.questions, questionSet: questions, engine });
   const expected = new Map<string, ExpectedClip>();
   for (const c of mine) expected.set(c.id, { index: c.index, count: answered(c, ids) });
-  const record: RunRecord = {
-    egogeo_run: RUN_VERSION,
-    key,
-    shard,
-    model: resolveModel(o.model, engine.method, key.carla_domain),
-    protocol: o.protocol ?? null,
-    clips_total: all.length,
-    clips: mine.map((c) => [c.index, c.id, c.source, expected.get(c.id)!.count]),
-    cameras: Object.fromEntries(mine.map((c) => [c.id, cameraRecord(c.camera)])),
-    device: engine.device,
-    engine_options: engineRecord(engine),
-    status: 'running',
-    started: new Date().toISOString(),
-  };
-
+  const record = runRecord(o, key, shard, all, mine, expected);
   const output = openOutput(o.output, out, expected, record, engine.method);
   const { file, done, failed, fail } = output;
 
@@ -275,6 +233,86 @@ async function runLocked(o: RunOptions, lock: OutputLock, sig0: RunSignals): Pro
   }
   finishRun(out, output, record, engine.method, summary);
   return summary;
+}
+
+/** The question file (hashed from the same bytes that are parsed: answers depend on its content), the dataset and this shard's clips. */
+function readRunInputs(o: RunOptions, log: (line: string) => void): RunInputs {
+  const config = resolve(o.config ?? DEFAULT_QUESTIONS_PATH);
+  const configText = readInputText(config, 'question file');
+  const questions = questionsFromText(configText, config);
+  const bench = readDataset(o.dataset, {
+    selected: o.clips,
+    sourceLabel: o.sourceLabel,
+    nuscenesRoot: o.nuscenesRoot,
+    carlaDomain: o.carlaDomain,
+    cameras: o.cameras,
+    cacheDir: o.cacheDir,
+    log,
+  });
+  let all = bench.clips;
+  if (o.limit !== undefined) all = all.slice(0, o.limit);
+  if (all.length === 0) throw new InputError(`${o.dataset}: no clips to run`);
+  const shard = o.shard ?? { index: 0, count: 1 };
+  const mine = all.filter((c) => c.index % shard.count === shard.index);
+  return { config, configText, questions, dir: bench.dir, published: isPublishedRoot(bench.dir), all, mine, shard };
+}
+
+/** What a run's output must have been made with to be resumed or merged (record.ts keyDiff). */
+function runKey(o: RunOptions, r: RunInputs): RunKey {
+  const engine = o.engine;
+  return {
+    dataset: r.dir,
+    dataset_content: datasetContent(r.all),
+    clips: o.clips ? resolve(o.clips) : null,
+    source_label: o.sourceLabel ?? null,
+    limit: o.limit ?? null,
+    questions: o.questions,
+    method: engine.method,
+    frames: engine.frames,
+    config: r.config,
+    config_sha256: createHash('sha256').update(r.configText).digest('hex'),
+    scale: engine.scale,
+    nuscenes_root: o.nuscenesRoot ? resolve(o.nuscenesRoot) : null,
+    carla_domain: r.published && r.all.some((c) => c.video) ? (o.carlaDomain ?? 'simulation') : null,
+    cameras: o.cameras ? JSON.parse(readFileSync(o.cameras, 'utf8')) : null,
+    photometric: engine.photometric,
+    ...(o.abstain ? { abstain: true as const } : {}),
+    // Only when not the default, so that runs recorded before the option existed still resume.
+    ...(engine.resolution !== 'auto' ? { resolution: engine.resolution } : {}),
+    // A queued run's clips are tracked on the workers' machines: their GPU is not this one.
+    engine: o.executor && o.executor !== localExecutor && engine.device === 'gpu' ? { ...engineVersion('cpu'), device: 'gpu', gpu_device: 'the queue workers\' (not recorded)', gpu_library: 'the queue workers\' (not recorded)' } : engineVersion(engine.device),
+  };
+}
+
+/** An output that no egogeo run wrote, or that holds a run with another key or shard, is refused with one line. */
+function refuseOtherRun(name: string, out: string, key: RunKey, shard: Shard): void {
+  const prev = readRunRecord(out);
+  if (!prev && existsSync(out) && statSync(out).size > 0) {
+    throw new InputError(`${name} exists but no egogeo run wrote it (no ${basename(sidecar.run(out))} beside it); use another -o or remove it`);
+  }
+  if (prev && existsSync(out)) {
+    const d = keyDiff(key, prev.key) ?? (JSON.stringify(prev.shard) !== JSON.stringify(shard) ? `shard: ${prev.shard.index}/${prev.shard.count} then, ${shard.index}/${shard.count} now` : null);
+    if (d) throw new InputError(`${name} holds a run with other options (${d}); rerun with the same options to resume, or use another -o`);
+  }
+}
+
+/** The run record as the run starts ('running'): key, shard, model name, the clips and what each answers, cameras, engine. */
+function runRecord(o: RunOptions, key: RunKey, shard: Shard, all: readonly Clip[], mine: readonly Clip[], expected: ReadonlyMap<string, ExpectedClip>): RunRecord {
+  const engine = o.engine;
+  return {
+    egogeo_run: RUN_VERSION,
+    key,
+    shard,
+    model: resolveModel(o.model, engine.method, key.carla_domain),
+    protocol: o.protocol ?? null,
+    clips_total: all.length,
+    clips: mine.map((c) => [c.index, c.id, c.source, expected.get(c.id)!.count]),
+    cameras: Object.fromEntries(mine.map((c) => [c.id, cameraRecord(c.camera)])),
+    device: engine.device,
+    engine_options: engineRecord(engine),
+    status: 'running',
+    started: new Date().toISOString(),
+  };
 }
 
 /** A failed clip as the errors file lists it (index: its canonical position). */
