@@ -563,7 +563,7 @@ Napi::Value SmoothSpeed(const Napi::CallbackInfo& info) {
 
 }  // namespace
 
-/// gpuInfo() -> {loaded, path, file, devices, device, reason, selftest}: the CUDA library beside the addon (gpu_backend.h).
+/// gpuInfo() -> {loaded, path, file, devices, device, reason, selftest, shared: {contexts, calls, jobs}}: the CUDA library beside the addon (gpu_backend.h).
 static Napi::Value GpuInfoJs(const Napi::CallbackInfo& info) {
   const GpuInfo g = gpu_probe();
   Napi::Object out = Napi::Object::New(info.Env());
@@ -574,6 +574,11 @@ static Napi::Value GpuInfoJs(const Napi::CallbackInfo& info) {
   out.Set("device", g.device);
   out.Set("reason", g.reason);
   out.Set("selftest", g.selftest);
+  Napi::Object shared = Napi::Object::New(info.Env());
+  shared.Set("contexts", static_cast<double>(g.shared_contexts));
+  shared.Set("calls", static_cast<double>(g.shared_calls));
+  shared.Set("jobs", static_cast<double>(g.shared_jobs));
+  out.Set("shared", shared);
   return out;
 }
 

@@ -8,8 +8,13 @@
 #include <opencv2/video/tracking.hpp>
 
 #include <algorithm>
+#include <atomic>
+#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
+#include <map>
+#include <mutex>
 #include <stdexcept>
 
 namespace egogeo::vo {
@@ -86,8 +91,17 @@ class Library {
 
 }  // namespace
 
+/// What the shared contexts (GpuHub below) of this process did: counters only, reported by gpu_probe.
+struct HubStats {
+  std::atomic<long long> contexts{0}, calls{0}, jobs{0};
+};
+static HubStats hub_stats;
+
 GpuInfo gpu_probe() {
   GpuInfo g;
+  g.shared_contexts = hub_stats.contexts;
+  g.shared_calls = hub_stats.calls;
+  g.shared_jobs = hub_stats.jobs;
   const Library lib;
   g.path = lib.path();
   if (!lib.ok()) {
@@ -118,9 +132,117 @@ GpuInfo gpu_probe() {
   return g;
 }
 
+/// One device context shared by the clips that track frames of one size with one set of KLT
+/// parameters at the same time (every worker of a run): each clip leases one of its slots, and
+/// calls that arrive together (pushes, tracks, detections of several clips) go to the library as
+/// one batched call -- the first caller to find the context idle makes the call for every job
+/// queued (flat combining), the others wait for their results. The device, like CUDA's own
+/// context, is a process-wide resource: this registry is the addon's one piece of shared state,
+/// behind a mutex, and a context lives while a clip uses it.
+class GpuHub {
+ public:
+  static constexpr int kSlots = 16;  // clips in flight on one context (a run's workers)
+
+  /// The hub for these parameters and frame size, created (with its device self-test) when no
+  /// clip holds one. Throws InputError with the library's line when the context cannot be made.
+  static std::shared_ptr<GpuHub> get(const egogeo_gpu_params& p) {
+    static std::mutex* registry_mu = new std::mutex;  // never destroyed: no teardown order at exit
+    static auto* registry = new std::map<std::string, std::weak_ptr<GpuHub>>;
+    auto hub = std::make_shared<GpuHub>();
+    if (!hub->lib_.ok()) throw InputError("--device gpu: no CUDA device (" + hub->lib_.error() + ")");
+    const std::string key = hub->lib_.file() + '\n' + std::string(reinterpret_cast<const char*>(&p), sizeof p);
+    std::lock_guard<std::mutex> lk(*registry_mu);
+    if (auto live = (*registry)[key].lock()) return live;
+    hub->params_ = p;
+    hub->params_.batch = kSlots;
+    if (hub->lib_.create(&hub->params_, &hub->ctx_) != EGOGEO_GPU_OK) {
+      const std::string msg = hub->ctx_ ? hub->lib_.last_error(hub->ctx_) : "out of host memory";
+      throw InputError("--device gpu: " + msg);  // ~GpuHub destroys the failed context
+    }
+    (*registry)[key] = hub;
+    ++hub_stats.contexts;
+    return hub;
+  }
+
+  ~GpuHub() {
+    if (ctx_) lib_.destroy(ctx_);
+  }
+
+  /// A free slot, waiting while every slot is leased.
+  int lease() {
+    std::unique_lock<std::mutex> lk(mu_);
+    cv_.wait(lk, [&] { return std::find(leased_, leased_ + kSlots, false) != leased_ + kSlots; });
+    const int s = static_cast<int>(std::find(leased_, leased_ + kSlots, false) - leased_);
+    leased_[s] = true;
+    return s;
+  }
+  void release(int slot) {
+    std::lock_guard<std::mutex> lk(mu_);
+    leased_[slot] = false;
+    cv_.notify_all();
+  }
+
+  void push(const egogeo_gpu_frame& f, const char* what) { combine(pushes_, f, lib_.push_frames, kSlots * params_.buffers, what); }
+  void track(const egogeo_gpu_track_job& j, const char* what) { combine(tracks_, j, lib_.track, kSlots, what); }
+  void detect(const egogeo_gpu_detect_job& j, const char* what) { combine(detects_, j, lib_.detect, kSlots, what); }
+
+ private:
+  template <class Job>
+  struct Pending {
+    const Job* job;
+    bool done = false;
+    int rc = EGOGEO_GPU_OK;
+    std::string error;
+  };
+
+  /// Queues `job` and waits until a call made it, making that call when the context is idle.
+  template <class Job, class Call>
+  void combine(std::deque<Pending<Job>*>& queue, const Job& job, Call call, int cap, const char* what) {
+    Pending<Job> me{&job, false, EGOGEO_GPU_OK, {}};
+    std::unique_lock<std::mutex> lk(mu_);
+    queue.push_back(&me);
+    while (!me.done) {
+      if (busy_) {
+        cv_.wait(lk);
+        continue;
+      }
+      busy_ = true;
+      std::vector<Pending<Job>*> taken;
+      std::vector<Job> jobs;
+      while (!queue.empty() && static_cast<int>(taken.size()) < cap) {
+        taken.push_back(queue.front());
+        jobs.push_back(*queue.front()->job);
+        queue.pop_front();
+      }
+      lk.unlock();
+      const int rc = call(ctx_, jobs.data(), static_cast<int>(jobs.size()));
+      ++hub_stats.calls;
+      hub_stats.jobs += static_cast<long long>(jobs.size());
+      const std::string error = rc == EGOGEO_GPU_OK ? std::string() : std::string(lib_.last_error(ctx_));
+      lk.lock();
+      for (Pending<Job>* t : taken) t->rc = rc, t->error = error, t->done = true;
+      busy_ = false;
+      cv_.notify_all();
+    }
+    if (me.rc != EGOGEO_GPU_OK) throw std::runtime_error(std::string("GPU ") + what + ": " + me.error);
+  }
+
+  Library lib_;
+  egogeo_gpu_context* ctx_ = nullptr;
+  egogeo_gpu_params params_{};
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool busy_ = false;  // a call on the context is in flight (a context is not thread-safe)
+  bool leased_[kSlots] = {};
+  std::deque<Pending<egogeo_gpu_frame>*> pushes_;
+  std::deque<Pending<egogeo_gpu_track_job>*> tracks_;
+  std::deque<Pending<egogeo_gpu_detect_job>*> detects_;
+};
+
 struct GpuKlt::Impl {
   Library lib;
-  egogeo_gpu_context* ctx = nullptr;
+  std::shared_ptr<GpuHub> hub;  // the context this clip shares (while it tracks)
+  int slot = -1;                // its slot there
   egogeo_gpu_params params{};
   int w = 0, h = 0;
   /// What each device buffer holds: a copy of the frame (compared by content, so a caller that
@@ -135,15 +257,11 @@ struct GpuKlt::Impl {
   std::vector<unsigned char> status;
 
   ~Impl() {
-    if (ctx) lib.destroy(ctx);
-  }
-
-  [[noreturn]] void fail(const char* what) const {
-    throw std::runtime_error(std::string("GPU ") + what + ": " + (ctx ? lib.last_error(ctx) : "no context"));
+    if (hub && slot >= 0) hub->release(slot);
   }
 
   void ensure_context(const cv::Mat& img) {
-    if (ctx) {
+    if (hub) {
       if (img.cols != w || img.rows != h)
         throw InputError("--device gpu: frames change size within a clip (" + std::to_string(w) + "x" + std::to_string(h) + ", then " +
                          std::to_string(img.cols) + "x" + std::to_string(img.rows) + ")");
@@ -154,12 +272,9 @@ struct GpuKlt::Impl {
     params.max_width = w;
     params.max_height = h;
     params.buffers = 3;
-    if (lib.create(&params, &ctx) != EGOGEO_GPU_OK) {
-      const std::string msg = ctx ? lib.last_error(ctx) : "out of host memory";
-      if (ctx) lib.destroy(ctx);
-      ctx = nullptr;
-      throw InputError("--device gpu: " + msg);
-    }
+    params.batch = GpuHub::kSlots;
+    hub = GpuHub::get(params);
+    slot = hub->lease();
   }
 
   /// The device buffer holding `img` (uploading it and building its pyramid when none does),
@@ -180,8 +295,7 @@ struct GpuKlt::Impl {
     for (int b = 0; b < 3; ++b)
       if (b != keep && (victim < 0 || entries[b].used < entries[victim].used)) victim = b;
     entries[victim].img.release();  // a failed upload must not leave a stale entry
-    const egogeo_gpu_frame f{0, victim, c.data, w, h, w};
-    if (lib.push_frames(ctx, &f, 1) != EGOGEO_GPU_OK) fail("upload");
+    hub->push(egogeo_gpu_frame{slot, victim, c.data, w, h, w}, "upload");
     entries[victim].img = c.clone();
     entries[victim].used = ++clock;
     return victim;
@@ -226,8 +340,7 @@ void GpuKlt::track(const cv::Mat& prev, const cv::Mat& next, const std::vector<c
       m.pts[2 * i] = pts[at + i].x;
       m.pts[2 * i + 1] = pts[at + i].y;
     }
-    const egogeo_gpu_track_job job{0, a, b, k, m.pts.data(), m.fwd.data(), m.back.data(), m.status.data()};
-    if (m.lib.track(m.ctx, &job, 1) != EGOGEO_GPU_OK) m.fail("KLT");
+    m.hub->track(egogeo_gpu_track_job{m.slot, a, b, k, m.pts.data(), m.fwd.data(), m.back.data(), m.status.data()}, "KLT");
     for (int i = 0; i < k; ++i) {
       fwd[at + i] = cv::Point2f(m.fwd[2 * i], m.fwd[2 * i + 1]);
       back[at + i] = cv::Point2f(m.back[2 * i], m.back[2 * i + 1]);
@@ -245,8 +358,7 @@ void GpuKlt::detect(const cv::Mat& img, int threshold, std::vector<cv::KeyPoint>
   m.corners.resize(2 * static_cast<size_t>(cap));
   m.scores.resize(static_cast<size_t>(cap));
   int count = 0;
-  const egogeo_gpu_detect_job job{0, b, std::clamp(threshold, 1, 255), 0, 1, 1, 1, 0, nullptr, cap, m.corners.data(), m.scores.data(), &count, nullptr};
-  if (m.lib.detect(m.ctx, &job, 1) != EGOGEO_GPU_OK) m.fail("FAST");
+  m.hub->detect(egogeo_gpu_detect_job{m.slot, b, std::clamp(threshold, 1, 255), 0, 1, 1, 1, 0, nullptr, cap, m.corners.data(), m.scores.data(), &count, nullptr}, "FAST");
   kps.clear();
   kps.reserve(static_cast<size_t>(count));
   for (int i = 0; i < count; ++i) kps.emplace_back(m.corners[2 * i], m.corners[2 * i + 1], 7.f, -1.f, m.scores[i]);

@@ -1,7 +1,9 @@
 // The addon's side of the CUDA path: libegogeo_gpu.so (native/gpu, built only where nvcc exists)
 // is dlopened at run time, so the addon never links CUDA and loads where there is no GPU.
 // GpuKlt does one clip's pyramids, FAST and forward-backward KLT on the device with the same
-// inputs and outputs as the CPU calls in Tracker (tracker.cc keeps only a branch per call).
+// inputs and outputs as the CPU calls in Tracker (tracker.cc keeps only a branch per call), on a
+// slot of a device context the process's clips share (gpu_backend.cc GpuHub: calls that arrive
+// together are batched).
 #pragma once
 
 #include <opencv2/core.hpp>
@@ -26,6 +28,9 @@ struct GpuInfo {
   /// egogeo_gpu_create's device self-test on device 0 (when there is one): "ok", or the library's
   /// one-line failure ("device self-test failed (...): ..."); "" when it did not run.
   std::string selftest;
+  /// This process's shared contexts so far (GpuKlt's clips share one per frame size and options):
+  /// contexts created, library calls made, jobs those calls carried (jobs > calls: clips batched).
+  long long shared_contexts = 0, shared_calls = 0, shared_jobs = 0;
 };
 
 /// Loads the library, asks it for devices, creates (and destroys) a small context on device 0 so

@@ -286,6 +286,13 @@ export interface GpuInfo {
    * against its host reference): 'ok', or its one-line failure; '' when it did not run (no device).
    */
   selftest: string;
+  /**
+   * What this process's shared device contexts did so far: `--device gpu` clips of one frame size
+   * and options share one context (up to 16 at a time), and calls that arrive together go to the
+   * device as one batch: contexts created, library calls, the jobs they carried (jobs > calls:
+   * clips were batched).
+   */
+  shared: { contexts: number; calls: number; jobs: number };
 }
 
 /**
