@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Runs the ASan/UBSan build of the engine (`npm run build:native:asan`) over every KITTI window in
 // ../shared/data/kitti (all frames, and the default at the published 10 frames: both sizes), an mp4 it renders and decodes (FFmpeg, native/vo/video.cc), plus bad input
-// (missing file, corrupt JPEG, wrong sizes; an empty, a truncated and a non-video "mp4"). Node itself is not
+// (missing file, corrupt JPEG, wrong sizes; an empty, a truncated and a non-video "mp4"), and the GPU path
+// (host reference) with three clips on one shared context. Node itself is not
 // instrumented, so the sanitizer runtime is preloaded; any report aborts the process non-zero.
 //   npm run build && npm run build:native:asan && node native/sanitize-check.mjs
 import { spawnSync } from 'node:child_process';
@@ -105,4 +106,19 @@ for (const c of bad) {
     errors++;
   }
 }
-console.log(`sanitizer check: ${clips} KITTI windows (engine and both published baselines), a rendered mp4 and ${bad.length + 3} bad inputs (${errors} rejected with a JS error), no ASan/UBSan report`);
+// The GPU path through the library's host reference (where libegogeo_gpu was built beside the
+// addon): three windows at once on one shared device context, their calls batched (gpu_backend.cc).
+let gpu = '';
+if (existsSync(`${ROOT}build-asan/Release/libegogeo_gpu.so`) && existsSync(join(shared, '00'))) {
+  process.env.EGOGEO_GPU_REFERENCE = '1';
+  const { processClipAsync, gpuInfo } = await import('../dist/native/index.js');
+  const windows = kittiClips(readKittiSequence(join(shared, '00'))).slice(0, 3);
+  const before = gpuInfo().shared;
+  await Promise.all(windows.map((c) => {
+    const pick = [0, 3, 7, 10, 13, 17, 20, 23, 27, 30];
+    return processClipAsync({ frames: pick.map((i) => c.frames[i]), timestamps: pick.map((i) => c.timestamps[i]), intrinsics: c.camera.intrinsics }, { device: 'gpu', cameraHeight: c.camera.height });
+  }));
+  const after = gpuInfo().shared;
+  gpu = `; the GPU path (host reference): ${windows.length} windows at once, ${after.contexts - before.contexts} shared context, ${after.jobs - before.jobs} jobs in ${after.calls - before.calls} calls`;
+}
+console.log(`sanitizer check: ${clips} KITTI windows (engine and both published baselines), a rendered mp4 and ${bad.length + 3} bad inputs (${errors} rejected with a JS error), no ASan/UBSan report${gpu}`);
