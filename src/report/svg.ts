@@ -156,20 +156,27 @@ export interface TrajectoryPanel {
   estimate: { x: number[]; y: number[] };
 }
 
+/** A grid of square panels, three to a row (300 px each: 52 left for the axis, 14 right), `head` and `foot` px of text per panel, `top` px above. */
+function panelGrid(n: number, o: { head: number; foot: number; top: number }) {
+  const cols = Math.min(3, Math.max(1, n));
+  const rows = Math.max(1, Math.ceil(n / cols));
+  const size = 300, left = 52, right = 14;
+  const plot = size - left - right;
+  const cell = o.head + plot + o.foot;
+  return { cols, rows, size, left, right, ...o, plot, cell, width: Math.max(cols * size, 560), height: o.top + rows * cell };
+}
+
+/** `text` cut with an ellipsis to fit `px` at about `charPx` per character. */
+const fit = (text: string, px: number, charPx = 6.2) => (text.length * charPx <= px ? text : `${text.slice(0, Math.max(1, Math.floor(px / charPx) - 1))}…`);
+
 /**
  * Panels of planar trajectories (X forward up the page, Y left to the left, equal axes), ground
  * truth in black, the estimate in colour, a dot at the start.
  */
 export function trajectoryPanels(panels: TrajectoryPanel[], title: string): string {
-  const cols = Math.min(3, Math.max(1, panels.length));
-  const rows = Math.max(1, Math.ceil(panels.length / cols));
   // Each panel: two title lines, a square plot with labelled axes (metres: right, forward).
-  const size = 300, left = 52, right = 14, head = 40, foot = 40, top = 58;
-  const plot = size - left - right;
-  const cell = head + plot + foot;
-  const width = Math.max(cols * size, 560), height = top + rows * cell;
+  const { cols, size, left, right, head, foot, top, plot, cell, width, height } = panelGrid(panels.length, { head: 40, foot: 40, top: 58 });
   const body: string[] = [...legend(['ground truth', 'estimate (dashed)', 'start'], 12, 44, ['#222', PALETTE[3], '#222']).svg];
-  const fit = (text: string, px: number, charPx = 6.2) => (text.length * charPx <= px ? text : `${text.slice(0, Math.max(1, Math.floor(px / charPx) - 1))}…`);
   panels.forEach((p, k) => {
     const ox = (k % cols) * size, oy = top + Math.floor(k / cols) * cell;
     // Screen: right = −Y (the car's right), up = +X (forward), one scale for both.
@@ -378,14 +385,8 @@ export interface ScatterPanel {
  * threshold lines' quadrants are the disagreements.
  */
 export function scatterPanels(panels: ScatterPanel[], title: string): string {
-  const cols = Math.min(3, Math.max(1, panels.length));
-  const rows = Math.max(1, Math.ceil(panels.length / cols));
-  const size = 300, left = 52, right = 14, head = 44, foot = 36, top = 40;
-  const plot = size - left - right;
-  const cell = head + plot + foot;
-  const width = Math.max(cols * size, 560), height = top + rows * cell;
+  const { cols, size, left, right, head, foot, top, plot, cell, width, height } = panelGrid(panels.length, { head: 44, foot: 36, top: 40 });
   const body: string[] = [];
-  const fit = (text: string, px: number, charPx = 6.2) => (text.length * charPx <= px ? text : `${text.slice(0, Math.max(1, Math.floor(px / charPx) - 1))}…`);
   panels.forEach((p, k) => {
     const ox = (k % cols) * size, oy = top + Math.floor(k / cols) * cell;
     const vals = [...p.points.flat(), p.threshold].filter(Number.isFinite);
