@@ -27,8 +27,6 @@ export {
   type RenderResult,
   processClip,
   processClipAsync,
-  processClipBoth,
-  processClipBothAsync,
   probeVideo,
   renderClip,
   renderClipAsync,

@@ -22,6 +22,16 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
+/// Request options about how frames reach the engine and what comes back, beside the engine's own.
+struct Delivery {
+  /// options.keepFrames (video clips): return the decoded grey frames used (Output::frames).
+  bool keep_frames = false;
+  /// options.areaShrink (image files): decode each frame at its stored size and area-average it to
+  /// the working size, as frames given as pixels and video frames are, instead of libjpeg's DCT
+  /// scaling: resolution 'auto''s half-size run sees the pixels its full-size run saw.
+  bool area_shrink = false;
+};
+
 /// A validated request; owns any pixel buffers.
 struct Request {
   ClipInput input;
@@ -35,11 +45,7 @@ struct Request {
   bool indices_given = false;
   double fps = 0;
   bool timestamps_given = false;
-  /// options.keepFrames (video clips): return the decoded grey frames used (Output::frames).
-  bool keep_frames = false;
-  /// A second option set (processClip's third argument): the engine runs under both over the same
-  /// frames, decoded once at their own size (a working size below it is an area average of them).
-  std::unique_ptr<Options> alternative;
+  Delivery delivery;
 };
 
 /// The engine's result, plus what a video input decoded to.
@@ -51,12 +57,11 @@ struct Output {
   std::vector<int> frame_indices;
   std::vector<double> timestamps;
   std::vector<cv::Mat> frames;  // video clips with options.keepFrames: the grey frames used
-  std::unique_ptr<Output> alternative;  // the run under Request::alternative
 };
 
 /// Every engine option, read through `r` (which records the option table as it reads): defaults from
 /// `Options{}` (types.h), ranges and choices here. Called with an empty object it reads the table.
-void parse_options(napi::OptionReader& r, Options& o, bool& keep_frames) {
+void parse_options(napi::OptionReader& r, Options& o, Delivery& d) {
   const napi::Args& a = r.args();
   o.detector = r.choice("detector", "fast", {"fast", "orb"}) == "orb" ? Detector::Orb : Detector::Fast;
   o.max_features = r.integer("maxFeatures", o.max_features, 16, 20000);
@@ -120,7 +125,8 @@ void parse_options(napi::OptionReader& r, Options& o, bool& keep_frames) {
   o.keep_matches = r.boolean("keepMatches", o.keep_matches);
   // 'auto' is resolved in JS (src/native/device.ts decideDevice); the addon takes a decision.
   o.device = r.choice("device", "cpu", {"cpu", "gpu"}) == "gpu" ? Options::Device::Gpu : Options::Device::Cpu;
-  keep_frames = r.boolean("keepFrames", false);
+  d.keep_frames = r.boolean("keepFrames", false);
+  d.area_shrink = r.boolean("areaShrink", false);
   Napi::Value gt = r.raw("gtSpeeds", "numbers");
   if (!gt.IsUndefined()) o.gt_speeds = a.numbers(gt, "options.gtSpeeds");
 }
@@ -225,22 +231,11 @@ std::unique_ptr<Request> parse(const Napi::CallbackInfo& info) {
   if (info.Length() >= 2 && !info[1].IsUndefined()) {
     if (!info[1].IsObject()) a.fail("options must be an object");
     napi::OptionReader r(a, info[1].As<Napi::Object>(), "options");
-    parse_options(r, o, req->keep_frames);
+    parse_options(r, o, req->delivery);
     r.reject_unknown();
   }
-  if (info.Length() >= 3 && !info[2].IsUndefined()) {
-    if (!info[2].IsObject()) a.fail("alternative options must be an object");
-    req->alternative = std::make_unique<Options>();
-    napi::OptionReader r(a, info[2].As<Napi::Object>(), "alternative");
-    bool keep = false;
-    parse_options(r, *req->alternative, keep);
-    r.reject_unknown();
-    if (keep) a.fail("alternative.keepFrames: the frames are the same for both runs; ask for them in options");
-  }
-  for (const Options* opt : {&o, req->alternative.get()}) {
-    if (opt && req->video.empty() && opt->scale == ScaleMode::GroundTruth && opt->gt_speeds.size() != req->input.frames.size() - 1) {
-      a.fail("options.gtSpeeds must have one speed per frame pair (" + std::to_string(req->input.frames.size() - 1) + ") when scale is 'gt'");
-    }
+  if (req->video.empty() && o.scale == ScaleMode::GroundTruth && o.gt_speeds.size() != req->input.frames.size() - 1) {
+    a.fail("options.gtSpeeds must have one speed per frame pair (" + std::to_string(req->input.frames.size() - 1) + ") when scale is 'gt'");
   }
   return req;
 }
@@ -410,7 +405,7 @@ ClipInput video_input(const Request& req, Output& out, std::vector<cv::Mat>& fra
   return in;
 }
 
-/// The clip's image files decoded once at their own size, as in-memory frames (`frames` keeps the
+/// The clip's image files decoded at their own size, as in-memory frames (`frames` keeps the
 /// pixels alive); frames given as pixels stay as they are.
 ClipInput decoded_input(const ClipInput& given, std::vector<cv::Mat>& frames, double& decode_ms) {
   ClipInput in = given;
@@ -432,46 +427,28 @@ ClipInput decoded_input(const ClipInput& given, std::vector<cv::Mat>& frames, do
 
 bool run(const Request& req, Output& out, napi::Failure& error) {
   return napi::guarded<InputError>("processClip", [&] {
-    if (req.video.empty() && !req.alternative) {
+    const bool shrink = req.delivery.area_shrink && req.options.downsample > 1;
+    if (req.video.empty() && !shrink) {
       out.clip = process_clip(req.input, req.options);
       return;
     }
-    // Decoded once here: a video always (the engine reads frames, not containers), image files
-    // when both option sets run over them.
+    // Decoded here at the frames' own size: a video always (the engine reads frames, not
+    // containers), image files for areaShrink (the engine area-averages pixels it is given).
     std::vector<cv::Mat> frames;
     double decode_ms = 0;
     const ClipInput in = req.video.empty() ? decoded_input(req.input, frames, decode_ms) : video_input(req, out, frames, decode_ms);
     out.clip = process_clip(in, req.options);
     out.clip.ms.decode += decode_ms;
-    if (req.alternative) {
-      out.alternative = std::make_unique<Output>();
-      Output& alt = *out.alternative;
-      alt.clip = process_clip(in, *req.alternative);
-      alt.video = out.video;
-      alt.video_frames = out.video_frames;
-      alt.video_fps = out.video_fps;
-      alt.frame_indices = out.frame_indices;
-      alt.timestamps = out.timestamps;
-    }
-    if (req.keep_frames && !req.video.empty()) out.frames = std::move(frames);
+    if (req.delivery.keep_frames && !req.video.empty()) out.frames = std::move(frames);
   }, error);
 }
 
-/// One result, or [first, alternative] when processClip was given an alternative option set.
-Napi::Object to_js(Napi::Env env, Output& o) {
-  if (!o.alternative) return result_to_js(env, o);
-  Napi::Array both = Napi::Array::New(env, 2);
-  both.Set(0u, result_to_js(env, o));
-  both.Set(1u, result_to_js(env, *o.alternative));
-  return both;
-}
-
 Napi::Value ProcessClip(const Napi::CallbackInfo& info) {
-  return napi::call_sync<Request, Output>(info, parse, run, to_js);
+  return napi::call_sync<Request, Output>(info, parse, run, result_to_js);
 }
 
 Napi::Value ProcessClipAsync(const Napi::CallbackInfo& info) {
-  return napi::PromiseWorker<Request, Output>::queue(info, "egogeo.processClip", parse, run, to_js);
+  return napi::PromiseWorker<Request, Output>::queue(info, "egogeo.processClip", parse, run, result_to_js);
 }
 
 /// probeVideo(path) → {frames, fps, width, height} as the container declares them (nothing decoded).
@@ -587,8 +564,8 @@ static Napi::Value OptionTable(const Napi::CallbackInfo& info) {
   const napi::Args a(info.Env(), "optionTable");
   napi::OptionReader r(a, Napi::Object::New(info.Env()), "options");
   Options o;
-  bool keep_frames = false;
-  parse_options(r, o, keep_frames);
+  Delivery d;
+  parse_options(r, o, d);
   return napi::OptionReader::to_js(info.Env(), r.table());
 }
 

@@ -192,6 +192,13 @@ export interface VoOptions {
   /** Video clips: return the decoded grey frames used (`NativeResult.frames`). Default false. */
   keepFrames?: boolean;
   /**
+   * Image files below their own size (`downsample` > 1): decode each at its stored size and
+   * area-average it, as frames given as pixels and video frames are, instead of libjpeg's DCT
+   * scaling (cheaper, other pixels). Resolution 'auto''s half-size run (vo/estimate.ts) sets it, so
+   * it sees the pixels of the full-size run. Default false.
+   */
+  areaShrink?: boolean;
+  /**
    * Where pyramids, FAST and KLT run: 'cpu' (default) or 'gpu' (libegogeo_gpu.so beside the addon;
    * the engine throws '--device gpu: no CUDA device (…)' without it). Pose and scale stay on the CPU.
    * 'auto' is for callers: `decideDevice` (device.ts).
@@ -250,6 +257,7 @@ export const VO_OPTION_KINDS = {
   keepMatches: 'boolean',
   device: 'choice',
   keepFrames: 'boolean',
+  areaShrink: 'boolean',
   gtSpeeds: 'numbers',
 } as const satisfies Record<keyof VoOptions, OptionKind>;
 
@@ -404,9 +412,7 @@ export interface RenderResult {
 
 interface Addon {
   processClip(clip: NativeClip | NativeVideoClip, options?: VoOptions): NativeResult;
-  processClip(clip: NativeClip | NativeVideoClip, options: VoOptions, alternative: VoOptions): [NativeResult, NativeResult];
   processClipAsync(clip: NativeClip | NativeVideoClip, options?: VoOptions): Promise<NativeResult>;
-  processClipAsync(clip: NativeClip | NativeVideoClip, options: VoOptions, alternative: VoOptions): Promise<[NativeResult, NativeResult]>;
   smoothSpeed(m: SpeedMeasurements): SmoothedSpeed;
   baselineSignals(r: BaselineRequest): BaselineSignals;
   baselineSignalsAsync(r: BaselineRequest): Promise<BaselineSignals>;
@@ -515,19 +521,6 @@ export function native(): Addon {
  */
 export function processClip(clip: NativeClip | NativeVideoClip, options: VoOptions = {}): NativeResult {
   return native().processClip(clip, options);
-}
-
-/**
- * The engine under two option sets over the same frames, decoded once at their own size (a working
- * size below it, `downsample`, is an area average of them): [under `options`, under `alternative`].
- * Resolution 'auto' tracks frames far apart at both sizes this way (vo/estimate.ts).
- */
-export function processClipBoth(clip: NativeClip | NativeVideoClip, options: VoOptions, alternative: VoOptions): [NativeResult, NativeResult] {
-  return native().processClip(clip, options, alternative);
-}
-
-export function processClipBothAsync(clip: NativeClip | NativeVideoClip, options: VoOptions, alternative: VoOptions): Promise<[NativeResult, NativeResult]> {
-  return native().processClipAsync(clip, options, alternative);
 }
 
 /** Per-pair measurements for `smoothSpeed` (see native/vo/binding.cc SmoothSpeed). */

@@ -45,7 +45,7 @@ export function formatThroughput(r: ThroughputResult, p: Provenance, input: stri
   const staged = r.runs.filter((x) => x.stages.length > 0);
   if (staged.length > 0) {
     L.push('');
-    L.push(`egogeo's engine stages, mean ms per clip, per tracking size (resolution ${r.engine.resolution} tracks frames far apart at both sizes; a clip's cost is their sum):`);
+    L.push(`egogeo's engine stages, ms per clip over all clips, per tracking size (resolution ${r.engine.resolution} tracks frames far apart at full size, and at half size where full size doubts itself: 'clips' counts each size's runs; a clip's mean cost is the sizes' sum):`);
     L.push(`device  workers  ${STAGE_HEADER}`);
     for (const x of staged) L.push(...stageLines(x.stages, `${(x.device ?? '').padEnd(7)} ${pad(String(x.workers), 7)}  `));
   }

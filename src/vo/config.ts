@@ -167,7 +167,7 @@ export function clipOptions(clip: Pick<Clip, 'camera'>, timestamps: ArrayLike<nu
 export const GROSS_DISAGREEMENT = 4 / 3;
 
 /** How resolution 'auto' chooses between its two estimates (vo/estimate.ts `kept`), as a run record states it. */
-const AUTO_KEPT = `full size, unless its scale failed or the two sizes' distances travelled differ by more than a third: then the estimate with the smaller mean relative speed uncertainty (scale road)`;
+const AUTO_KEPT = `full size where its own quality verdict is ok; otherwise half size runs too (frames area-averaged from the full-size decode) and full size is kept unless its scale failed or the two sizes' distances travelled differ by more than a third: then the estimate with the smaller mean relative speed uncertainty (scale road)`;
 
 /** What a run record stores of its configuration: the values, and the rule that switched clips to the wide-baseline preset. */
 export function engineRecord(c: EngineConfig) {
@@ -192,8 +192,8 @@ const bothSizes = (c: EngineConfig) => c.resolution === 'auto' && c.scale === 'r
 /**
  * A clip as a run hands it to the engine: the frames the configuration selects (evenly spread), the
  * options it passes and, where it tracks far-apart frames at both sizes (resolution 'auto', road
- * scale), full size's options first and half size's as the `alternative` (`estimateClip` runs both
- * and keeps one, vo/estimate.ts `kept`).
+ * scale), full size's options first and half size's as the `alternative` (`estimateClip` runs it
+ * where full size's own verdict is not ok and keeps one, vo/estimate.ts `needsSecond`, `kept`).
  * The one place these are decided: a run's workers and `egogeo view` use it.
  */
 export function engineInput(full: LoadedClip, c: EngineConfig): { clip: LoadedClip; options: VoOptions; alternative?: VoOptions } {

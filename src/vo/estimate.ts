@@ -2,7 +2,7 @@
 import type { Clip, LoadedClip } from '../core/clip.js';
 import { pathLength, type Trajectory } from '../core/trajectory.js';
 import type { SpeedProfile } from '../io/trajectories.js';
-import { type NativeResult, type PixelFrame, processClip, processClipAsync, processClipBoth, processClipBothAsync, type VoOptions } from '../native/index.js';
+import { type NativeResult, type PixelFrame, processClip, processClipAsync, type VoOptions } from '../native/index.js';
 import { clipOptions, GROSS_DISAGREEMENT } from './config.js';
 import { loadFrames } from './frames.js';
 import { planarFromCameraPoses } from './planar.js';
@@ -22,14 +22,14 @@ export interface Estimate {
   trajectory: Trajectory & { speedProfile: SpeedProfile };
   native: NativeResult;
   /**
-   * Every engine run over the clip, in order (the options, then the alternative): the tracking
-   * size it ran at (the addon's `downsample`: 1 full, 2 half) and its stage times. With both sizes
-   * the kept estimate's `native.timing` is one of them; this is the clip's whole cost.
+   * Every engine run over the clip, in order (the options, then the alternative where it ran): the
+   * tracking size it ran at (the addon's `downsample`: 1 full, 2 half) and its stage times. With
+   * both sizes the kept estimate's `native.timing` is one of them; this is the clip's whole cost.
    */
   runs: EngineRun[];
   /**
-   * With both sizes (`alternative`): the first size's distance travelled over the second's, what
-   * `kept` compared; the quality verdict flags a gross disagreement (vo/quality.ts).
+   * Where both sizes ran (`alternative`, `needsSecond`): the first size's distance travelled over
+   * the second's, what `kept` compared; the quality verdict flags a gross disagreement (vo/quality.ts).
    */
   sizeRatio?: number;
 }
@@ -78,25 +78,42 @@ function frameInput(frames: LoadedClip['frames']): { frames: (string | PixelFram
 /**
  * The engine over a clip; `opts` override what the clip and the run's defaults give (vo/config.ts
  * `clipOptions`). With `alternative` (engineInput's half size beside full size, frames far apart)
- * it runs under both option sets in one native call, which decodes each frame once, and keeps one
- * (`kept`).
+ * the alternative runs only where the first estimate's own quality verdict is not 'ok' (`needsSecond`);
+ * then the two are compared and one kept (`kept`).
  */
 export function estimateClip(clip: Clip, opts: VoOptions = {}, alternative?: VoOptions): Estimate {
   const c = loaded(clip);
   const [input, first] = request(c, opts);
-  if (!alternative) return estimate(c, processClip(input, first), first);
-  const second = request(c, alternative)[1];
-  const [a, b] = processClipBoth(input, first, second);
-  return both(c.timestamps, estimate(c, a, first), estimate(c, b, second));
+  const a = estimate(c, processClip(input, first), first);
+  if (!alternative || !needsSecond(c, a)) return a;
+  const second = secondOptions(c, alternative);
+  return both(c.timestamps, a, estimate(c, processClip(input, second), second));
 }
 
 export async function estimateClipAsync(clip: Clip, opts: VoOptions = {}, alternative?: VoOptions): Promise<Estimate> {
   const c = loaded(clip);
   const [input, first] = request(c, opts);
-  if (!alternative) return estimate(c, await processClipAsync(input, first), first);
-  const second = request(c, alternative)[1];
-  const [a, b] = await processClipBothAsync(input, first, second);
-  return both(c.timestamps, estimate(c, a, first), estimate(c, b, second));
+  const a = estimate(c, await processClipAsync(input, first), first);
+  if (!alternative || !needsSecond(c, a)) return a;
+  const second = secondOptions(c, alternative);
+  return both(c.timestamps, a, estimate(c, await processClipAsync(input, second), second));
+}
+
+/**
+ * Whether the second tracking size is worth running: only where the first estimate itself says it
+ * may be wrong (its verdict without the sizes' comparison: scale failed, speeds uncertain). Where it
+ * is 'ok', `kept` kept it on every ../shared set (KITTI, rendered, the published stand-in: the
+ * second size was kept on 3 of 284 clips at 10 frames, each with a first estimate not 'ok'), and
+ * the sizes' gross disagreements left unchecked were stationary clips, whose distances are noise
+ * (bench/RESULTS.md "Half size only where full size doubts itself").
+ */
+function needsSecond(c: LoadedClip, first: Estimate): boolean {
+  return clipQuality(first.native, { timestamps: c.timestamps }).verdict !== 'ok';
+}
+
+/** The second size's options: frames area-averaged from their full-size decode, as the first run saw them (no frames returned twice). */
+function secondOptions(c: LoadedClip, alternative: VoOptions): VoOptions {
+  return { ...request(c, alternative)[1], areaShrink: true, keepFrames: undefined };
 }
 
 function estimate(c: LoadedClip, nat: NativeResult, opts: VoOptions): Estimate {

@@ -107,7 +107,6 @@ describe.skipIf(!READY)('egogeo bench on 2 rendered clips', () => {
     expect(run.out).toMatch(/^vo-proxy\s+1\s+2\s+10\.0\s/m);
     expect(run.out).toMatch(/egogeo \(cpu\), 1 worker: \d+\.\d\dx by wall time, \d+\.\d\dx by core-seconds/);
     expect(run.out).toMatch(/^cpu\s+1\s+full\s+2\s/m);
-    expect(run.out).toMatch(/^cpu\s+1\s+half\s+2\s/m);
   });
 
   it('writes JSON naming what measured it, with consistent positive figures', () => {
@@ -131,9 +130,12 @@ describe.skipIf(!READY)('egogeo bench on 2 rendered clips', () => {
       close(r.coreSecondsPerClip * r.clips, r.cpuSeconds);
       close(r.coresBusy, r.cpuSeconds / r.wallSeconds);
     }
-    // 10 frames of 3-s clips are far apart: resolution auto tracks every clip at both sizes.
+    // 10 frames of 3-s clips are far apart: resolution auto tracks every clip at full size, and at
+    // half size those whose full-size verdict is not ok.
     const e = j.runs[0] as RunFigures;
-    expect(e.stages.map((s) => [s.size, s.clips])).toEqual([['full', 2], ['half', 2]]);
+    expect(e.stages[0]).toMatchObject({ size: 'full', clips: 2 });
+    expect(e.stages.slice(1).map((s) => s.size)).toEqual(e.stages.length > 1 ? ['half'] : []);
+    expect(e.stages.slice(1).every((s) => s.clips <= 2)).toBe(true);
     for (const s of e.stages) for (const v of Object.values(s.ms)) expect(v).toBeGreaterThanOrEqual(0);
     for (const s of e.stages) expect(s.ms.total).toBeGreaterThan(0);
     expect(j.runs[1].stages).toEqual([]);

@@ -1,13 +1,15 @@
 /**
- * Both tracking sizes (resolution 'auto', src/vo/estimate.ts): the engine runs a clip under both
- * option sets and keeps full size's estimate unless its scale failed or the two disagree grossly on
- * the distance travelled, then the one whose speeds the smoother is surer of.
+ * Both tracking sizes (resolution 'auto', src/vo/estimate.ts): the engine runs a clip at full size,
+ * and at half size too only where full size's own quality verdict is not ok; then it keeps full
+ * size's estimate unless its scale failed or the two disagree grossly on the distance travelled,
+ * then the one whose speeds the smoother is surer of.
  */
 import { describe, expect, it } from 'vitest';
 import type { Clip } from '../../src/core/clip.js';
 import { engineConfig, engineInput, GROSS_DISAGREEMENT } from '../../src/vo/config.js';
 import { pathLength } from '../../src/core/trajectory.js';
 import { estimateClip, estimateClipAsync, kept, speedUncertainty } from '../../src/vo/estimate.js';
+import { clipQuality } from '../../src/vo/quality.js';
 import { drivingClip } from '../helpers/render.js';
 import { NATIVE_BUILT } from '../run/fixtures.js';
 
@@ -85,15 +87,25 @@ describe.skipIf(!NATIVE_BUILT)('estimateClip with the other tracking size', () =
     expect(Array.from(both.native.positions)).toEqual(Array.from(full.native.positions));
     const bothAsync = await estimateClipAsync(i.clip, i.options, i.alternative);
     expect(Array.from(bothAsync.native.positions)).toEqual(Array.from(full.native.positions));
+    expect(both.runs.map((r) => r.downsample)).toEqual([1]); // full size's verdict is ok: half size never ran
   }, 60_000);
 
-  it('keeps the surer where full size lost the road: its distance a third short of half size\'s', () => {
+  it('runs half size only where full size doubts itself, then keeps the surer', async () => {
     const i = input(11);
-    const { full, half, ratio } = sizes(i);
-    // Full size's road points read a consistent 1.7 m a pair where the car drives 2.67 m.
-    expect(ratio).toBeLessThan(1 / GROSS_DISAGREEMENT);
-    expect(Math.abs(pathLength(half.trajectory) / 24 - 1)).toBeLessThan(0.05);
-    expect(speedUncertainty(half.native, i.clip.timestamps)).toBeLessThan(speedUncertainty(full.native, i.clip.timestamps));
-    expect(Array.from(estimateClip(i.clip, i.options, i.alternative).native.positions)).toEqual(Array.from(half.native.positions));
+    const { half } = sizes(i);
+    // Full size's own verdict is ok here (its road level is wrong, rendered bench: 1.7 m a pair where
+    // the car drives 2.67 m, but consistently so): the second size is not asked.
+    const alone = estimateClip(i.clip, i.options, i.alternative);
+    expect(alone.runs.map((r) => r.downsample)).toEqual([1]);
+    expect(alone.sizeRatio).toBeUndefined();
+    // Full size starved of corners: most pairs without a pose, its verdict 'failed'; half size runs and is kept.
+    const starved = { ...i.options, maxFeatures: 16, fastThreshold: 120 };
+    const first = estimateClip(i.clip, starved);
+    expect(clipQuality(first.native, { timestamps: i.clip.timestamps }).verdict).toBe('failed');
+    for (const both of [estimateClip(i.clip, starved, i.alternative), await estimateClipAsync(i.clip, starved, i.alternative)]) {
+      expect(both.runs.map((r) => r.downsample)).toEqual([1, 2]);
+      expect(both.sizeRatio).toBeDefined();
+      expect(Array.from(both.native.positions)).toEqual(Array.from(half.native.positions));
+    }
   }, 60_000);
 });
