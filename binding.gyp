@@ -18,6 +18,7 @@
         "native/vo/camera.cc",
         "native/vo/frame_decode.cc",
         "native/vo/jpeg.cc",
+        "native/vo/klt.cc",
         "native/vo/motion.cc",
         "native/vo/photometric.cc",
         "native/vo/pipeline.cc",

@@ -8,8 +8,11 @@
 #include "../napi_util.h"
 #include "frame_decode.h"
 #include "gpu_backend.h"
+#include "klt.h"
 #include "pipeline.h"
 #include "video.h"
+
+#include <opencv2/video/tracking.hpp>
 
 #include <cmath>
 #include <limits>
@@ -569,7 +572,83 @@ static Napi::Value OptionTable(const Napi::CallbackInfo& info) {
   return napi::OptionReader::to_js(info.Env(), r.table());
 }
 
+/// A {data, width, height} 8-bit grey frame as a Mat over the caller's bytes (valid during the call).
+static cv::Mat grey_frame(const napi::Args& a, Napi::Value v, const std::string& where) {
+  if (!v.IsObject()) a.fail(where + " must be a {data, width, height} object");
+  Napi::Object o = v.As<Napi::Object>();
+  Napi::Value data = o.Get("data");
+  if (!data.IsTypedArray() || data.As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array) a.fail(where + ".data must be a Uint8Array/Buffer of 8-bit greyscale pixels");
+  auto d = data.As<Napi::Uint8Array>();
+  const int w = a.integer(o, "width", where, 0, 16, 1 << 15), h = a.integer(o, "height", where, 0, 16, 1 << 15);
+  if (d.ByteLength() != static_cast<size_t>(w) * static_cast<size_t>(h)) a.fail(where + ".data has " + std::to_string(d.ByteLength()) + " bytes, expected width*height");
+  return cv::Mat(h, w, CV_8UC1, d.Data());
+}
+
+/// (x, y) pairs of a Float32Array as points.
+static std::vector<cv::Point2f> points_of(const napi::Args& a, Napi::Value v, const std::string& where) {
+  if (!v.IsTypedArray() || v.As<Napi::TypedArray>().TypedArrayType() != napi_float32_array) a.fail(where + " must be a Float32Array of x, y pairs");
+  auto f = v.As<Napi::Float32Array>();
+  if (f.ElementLength() % 2) a.fail(where + " must hold x, y pairs (an even length)");
+  std::vector<cv::Point2f> p(f.ElementLength() / 2);
+  for (size_t i = 0; i < p.size(); ++i) {
+    p[i] = cv::Point2f(f[2 * i], f[2 * i + 1]);
+    if (!std::isfinite(p[i].x) || !std::isfinite(p[i].y)) a.fail(where + ": point " + std::to_string(i) + " is not finite");
+  }
+  return p;
+}
+
+/// kltTrack(prev, next, points, {window, levels, iterations, epsilon, initial, reference}) ->
+/// {points, status}: the tracker's KLT (klt.cc) on two frames, or with reference: 'opencv'
+/// cv::calcOpticalFlowPyrLK on the same pyramids (tests compare them; bench/stage-profile.mjs times them).
+static Napi::Value KltTrack(const Napi::CallbackInfo& info) {
+  const napi::Args a(info.Env(), "kltTrack");
+  if (info.Length() < 3) a.fail("expected (prev, next, points[, options])");
+  const cv::Mat prev = grey_frame(a, info[0], "prev"), next = grey_frame(a, info[1], "next");
+  if (prev.size() != next.size()) a.fail("prev and next must have the same size");
+  const std::vector<cv::Point2f> from = points_of(a, info[2], "points");
+  Napi::Object o = info.Length() > 3 && !info[3].IsUndefined() ? info[3].As<Napi::Object>() : Napi::Object::New(info.Env());
+  if (info.Length() > 3 && !info[3].IsUndefined() && (!info[3].IsObject() || info[3].IsArray())) a.fail("options must be an object");
+  KltParams p;
+  p.window = a.integer(o, "window", "options", EGOGEO_KLT_WINDOW, 5, 101);
+  p.max_level = a.integer(o, "levels", "options", EGOGEO_KLT_LEVELS, 0, 8);
+  p.max_count = a.integer(o, "iterations", "options", EGOGEO_KLT_ITERATIONS, 1, 100);
+  p.epsilon = a.number(o, "epsilon", "options", EGOGEO_KLT_EPSILON, 0, 10);
+  const bool opencv = a.choice(o, "reference", "options", "egogeo", {"egogeo", "opencv"}) == "opencv";
+  std::vector<cv::Point2f> to;
+  const bool initial = !o.Get("initial").IsUndefined();
+  if (initial) {
+    to = points_of(a, o.Get("initial"), "options.initial");
+    if (to.size() != from.size()) a.fail("options.initial must have as many points as points");
+  }
+  std::vector<uchar> status;
+  napi::Failure err;
+  const bool ok = napi::guarded<InputError>("kltTrack", [&] {
+    if (from.empty()) return;
+    std::vector<cv::Mat> P, N;
+    const cv::Size win(p.window, p.window);
+    cv::buildOpticalFlowPyramid(prev, P, win, p.max_level, true);
+    cv::buildOpticalFlowPyramid(next, N, win, p.max_level, true);
+    if (opencv) {
+      std::vector<float> e;
+      if (!initial) to.clear();
+      cv::calcOpticalFlowPyrLK(P, N, from, to, status, e, win, p.max_level, cv::TermCriteria(cv::TermCriteria::COUNT | cv::TermCriteria::EPS, p.max_count, p.epsilon),
+                               initial ? cv::OPTFLOW_USE_INITIAL_FLOW : 0);
+    } else {
+      klt_track(P, N, from, to, status, p, initial);
+    }
+  }, err);
+  if (!ok) throw err.to_js(info.Env());
+  Napi::Float32Array pts = Napi::Float32Array::New(info.Env(), 2 * to.size());
+  Napi::Uint8Array st = Napi::Uint8Array::New(info.Env(), status.size());
+  for (size_t i = 0; i < to.size(); ++i) pts[2 * i] = to[i].x, pts[2 * i + 1] = to[i].y, st[i] = status[i];
+  Napi::Object out = Napi::Object::New(info.Env());
+  out.Set("points", pts);
+  out.Set("status", st);
+  return out;
+}
+
 void register_exports(Napi::Env env, Napi::Object exports) {
+  exports.Set("kltTrack", Napi::Function::New(env, KltTrack, "kltTrack"));
   exports.Set("optionTable", Napi::Function::New(env, OptionTable, "optionTable"));
   exports.Set("probeVideo", Napi::Function::New(env, ProbeVideo, "probeVideo"));
   exports.Set("processClip", Napi::Function::New(env, ProcessClip, "processClip"));

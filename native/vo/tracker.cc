@@ -1,5 +1,6 @@
 #include "tracker.h"
 
+#include "klt.h"
 #include "timer.h"
 
 #include <opencv2/imgproc.hpp>
@@ -154,7 +155,8 @@ cv::Mat Tracker::prepare(const cv::Mat& raw) {
 
 void Tracker::build_pyramid(const cv::Mat& img, std::vector<cv::Mat>& pyr) const {
   if (gpu_) return pyr.assign(1, img);  // [gpu] the device builds (and keeps) the pyramid of pyr[0]
-  cv::buildOpticalFlowPyramid(img, pyr, cv::Size(opt_.klt_window, opt_.klt_window), opt_.klt_levels, false);
+  // With the derivatives klt_track reads: a frame's pyramid is KLT's previous image in the next pair.
+  cv::buildOpticalFlowPyramid(img, pyr, cv::Size(opt_.klt_window, opt_.klt_window), opt_.klt_levels, true);
 }
 
 void Tracker::start(const cv::Mat& raw, StageTimes& ms) {
@@ -255,7 +257,11 @@ Matches Tracker::step(const cv::Mat& raw, StageTimes& ms, bool last, const std::
       std::vector<cv::Point2f> fwd, back;
       std::vector<uchar> st1, st2;
       const cv::Size win(opt_.klt_window, opt_.klt_window);
-      const cv::TermCriteria term(cv::TermCriteria::COUNT | cv::TermCriteria::EPS, opt_.klt_iterations, EGOGEO_KLT_EPSILON);
+      KltParams kp;
+      kp.window = opt_.klt_window;
+      kp.max_level = opt_.klt_levels;
+      kp.max_count = opt_.klt_iterations;
+      kp.epsilon = EGOGEO_KLT_EPSILON;
       const float fb2 = static_cast<float>(opt_.fb_threshold * opt_.fb_threshold);
       auto inside = [&](const cv::Point2f& q) { return q.x >= 0 && q.y >= 0 && q.x < img.cols - 1 && q.y < img.rows - 1; };
       // Forward from `from` (started at `init` when given), back to `from` (started there), on
@@ -263,13 +269,8 @@ Matches Tracker::step(const cv::Mat& raw, StageTimes& ms, bool last, const std::
       auto klt = [&](const std::vector<cv::Mat>& P, const std::vector<cv::Mat>& N, const std::vector<cv::Point2f>& from,
                      const std::vector<cv::Point2f>* init, std::vector<cv::Point2f>& f, std::vector<cv::Point2f>& b, std::vector<uchar>& s1,
                      std::vector<uchar>& s2) {
-        std::vector<float> err;
-        int flags = 0;
-        if (init) {
-          f = *init;
-          flags = cv::OPTFLOW_USE_INITIAL_FLOW;
-        }
-        cv::calcOpticalFlowPyrLK(P, N, from, f, s1, err, win, opt_.klt_levels, term, flags);
+        if (init) f = *init;
+        klt_track(P, N, from, f, s1, kp, init != nullptr);
         // Back only from the tracks that can still pass (KLT tracks each point on its own, so the
         // others' answers are the same as with every point; a lost track is not checked).
         std::vector<int> idx;
@@ -284,7 +285,7 @@ Matches Tracker::step(const cv::Mat& raw, StageTimes& ms, bool last, const std::
         s2.assign(f.size(), 0);
         if (idx.empty()) return;
         std::vector<uchar> ss;
-        cv::calcOpticalFlowPyrLK(N, P, fs, bs, ss, err, win, opt_.klt_levels, term, cv::OPTFLOW_USE_INITIAL_FLOW);
+        klt_track(N, P, fs, bs, ss, kp, true);
         for (size_t j = 0; j < idx.size(); ++j) {
           b[idx[j]] = bs[j];
           s2[idx[j]] = ss[j];
@@ -308,8 +309,8 @@ Matches Tracker::step(const cv::Mat& raw, StageTimes& ms, bool last, const std::
         if (!lost.empty()) {
           const std::vector<cv::Mat>*P = &prev_pyr_, *N = track_pyr;
           if (gpu_) {
-            cv::buildOpticalFlowPyramid(prev_pyr_[0], retry_prev_pyr_, win, opt_.klt_levels, false);
-            cv::buildOpticalFlowPyramid((*track_pyr)[0], retry_next_pyr_, win, opt_.klt_levels, false);
+            cv::buildOpticalFlowPyramid(prev_pyr_[0], retry_prev_pyr_, win, opt_.klt_levels, true);
+            cv::buildOpticalFlowPyramid((*track_pyr)[0], retry_next_pyr_, win, opt_.klt_levels, true);
             P = &retry_prev_pyr_, N = &retry_next_pyr_;
           }
           std::vector<cv::Point2f> from, init, f, b;

@@ -414,6 +414,7 @@ interface Addon {
   processClip(clip: NativeClip | NativeVideoClip, options?: VoOptions): NativeResult;
   processClipAsync(clip: NativeClip | NativeVideoClip, options?: VoOptions): Promise<NativeResult>;
   smoothSpeed(m: SpeedMeasurements): SmoothedSpeed;
+  kltTrack(prev: PixelFrame, next: PixelFrame, points: Float32Array, options: KltOptions): { points: Float32Array; status: Uint8Array };
   baselineSignals(r: BaselineRequest): BaselineSignals;
   baselineSignalsAsync(r: BaselineRequest): Promise<BaselineSignals>;
   referenceFrames(r: { video: string; frameIndices: number[]; paths: string[] }): { written: number };
@@ -521,6 +522,30 @@ export function native(): Addon {
  */
 export function processClip(clip: NativeClip | NativeVideoClip, options: VoOptions = {}): NativeResult {
   return native().processClip(clip, options);
+}
+
+/** kltTrack's options (defaults: native/klt_defaults.h, the tracker's). */
+export interface KltOptions {
+  /** Window side (px). */
+  window?: number;
+  /** Pyramid levels above the base. */
+  levels?: number;
+  /** Iterations per level at most. */
+  iterations?: number;
+  /** Stop when a step moves less than this (px). */
+  epsilon?: number;
+  /** Starting guesses, x, y pairs (OpenCV's OPTFLOW_USE_INITIAL_FLOW). */
+  initial?: Float32Array;
+  /** 'opencv': cv::calcOpticalFlowPyrLK on the same pyramids instead of the tracker's own KLT. */
+  reference?: 'egogeo' | 'opencv';
+}
+
+/**
+ * The tracker's pyramidal KLT (native/vo/klt.cc) from `prev` into `next` for x, y pairs: where each
+ * went and whether it was found. With `reference: 'opencv'`, OpenCV's on the same pyramids.
+ */
+export function kltTrack(prev: PixelFrame, next: PixelFrame, points: Float32Array, options: KltOptions = {}): { points: Float32Array; status: Uint8Array } {
+  return native().kltTrack(prev, next, points, options);
 }
 
 /** Per-pair measurements for `smoothSpeed` (see native/vo/binding.cc SmoothSpeed). */
