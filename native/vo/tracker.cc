@@ -36,6 +36,29 @@ inline float bilinear_at(const cv::Mat& m, int x0, float fx, int y0, float fy) {
   return (1 - fy) * ((1 - fx) * a[x0] + fx * a[x0 + 1]) + fy * ((1 - fx) * b[x0] + fx * b[x0 + 1]);
 }
 
+/// I1's gradients for refine_scaled: Scharr's (scaled by 1/32) in two float images.
+struct FloatGradients {
+  const cv::Mat &gx, &gy;
+  void at(int x0, float fx, int y0, float fy, double& ix, double& iy) const {
+    ix = bilinear_at<float>(gx, x0, fx, y0, fy), iy = bilinear_at<float>(gy, x0, fx, y0, fy);
+  }
+};
+
+/// The same gradients read from KLT's derivative level (cv::buildOpticalFlowPyramid's: Scharr's
+/// kernel, unscaled, int16 (dx, dy) pairs, the same reflected border): each is an integer, so
+/// dividing by 32 gives the very float cv::Scharr(…, 1.0 / 32) stores, and the same bilinear sums.
+struct PyramidGradients {
+  const cv::Mat& d;  // CV_16SC2
+  static float g(const cv::Vec2s& v, int k) { return static_cast<float>(v[k]) * (1.f / 32); }
+  void at(int x0, float fx, int y0, float fy, double& ix, double& iy) const {
+    const cv::Vec2s* a = d.ptr<cv::Vec2s>(y0);
+    const cv::Vec2s* b = d.ptr<cv::Vec2s>(y0 + 1);
+    float v[2];
+    for (int k = 0; k < 2; ++k) v[k] = (1 - fy) * ((1 - fx) * g(a[x0], k) + fx * g(a[x0 + 1], k)) + fy * ((1 - fx) * g(b[x0], k) + fx * g(b[x0 + 1], k));
+    ix = v[0], iy = v[1];
+  }
+};
+
 /// refine_scaled's buffers, reused from track to track: the template and the window's grid.
 struct RefineScratch {
   std::vector<float> tmpl;
@@ -43,11 +66,12 @@ struct RefineScratch {
 };
 
 /// Gauss-Newton on I1(q + s u) = g I0(p + u) + b over the window u in [-half, half]^2: the track's
-/// end q refined together with the patch's scale change s, gain g and offset b (gx, gy: I1's
+/// end q refined together with the patch's scale change s, gain g and offset b (`grad`: I1's
 /// gradients). False (q unchanged) when a sample leaves the image, the system is singular, or the
 /// answer moves q by more than `max_shift` or s outside [0.6, 1.6].
 
-bool refine_scaled(const cv::Mat& I0, const cv::Mat& I1, const cv::Mat& gx, const cv::Mat& gy, cv::Point2f p, cv::Point2f& q,
+template <class Gradients>
+bool refine_scaled(const cv::Mat& I0, const cv::Mat& I1, const Gradients& grad, cv::Point2f p, cv::Point2f& q,
                    int half, float max_shift, RefineScratch& scratch) {
   const int side = 2 * half + 1;
   if (p.x - half < 0 || p.y - half < 0 || p.x + half + 1 >= I0.cols || p.y + half + 1 >= I0.rows) return false;
@@ -74,7 +98,8 @@ bool refine_scaled(const cv::Mat& I0, const cv::Mat& I1, const cv::Mat& gx, cons
       for (int u = -half; u <= half; ++u, ++i) {
         const int x0 = cols.i0[u + half];
         const float fx = cols.f[u + half];
-        const double ix = bilinear_at<float>(gx, x0, fx, y0, fy), iy = bilinear_at<float>(gy, x0, fx, y0, fy);
+        double ix, iy;
+        grad.at(x0, fx, y0, fy, ix, iy);
         const double e = bilinear_at<uchar>(I1, x0, fx, y0, fy) - g * tmpl[i] - b;
         const double J[5] = {ix, iy, ix * u + iy * v, -tmpl[i], -1.0};
         for (int r = 0; r < 5; ++r) {
@@ -331,12 +356,19 @@ Matches Tracker::step(const cv::Mat& raw, StageTimes& ms, bool last, const std::
       }
       if (opt_.klt_scale) {  // on the CPU after either device's KLT (with the GPU, pyr[0] is the frame)
         const cv::Mat& cur = (*track_pyr)[0];
-        cv::Mat &gx = grad_x_, &gy = grad_y_;
-        cv::Scharr(cur, gx, CV_32F, 1, 0, 1.0 / 32);
-        cv::Scharr(cur, gy, CV_32F, 0, 1, 1.0 / 32);
         RefineScratch scratch;
-        for (size_t i = 0; i < pts_.size(); ++i)
-          if (passed(i)) refine_scaled(prev_pyr_[0], cur, gx, gy, pts_[i], fwd[i], opt_.klt_window / 2, 2.0f, scratch);
+        auto refine = [&](const auto& grad) {
+          for (size_t i = 0; i < pts_.size(); ++i)
+            if (passed(i)) refine_scaled(prev_pyr_[0], cur, grad, pts_[i], fwd[i], opt_.klt_window / 2, 2.0f, scratch);
+        };
+        if (track_pyr->size() > 1) {
+          refine(PyramidGradients{(*track_pyr)[1]});  // the CPU pyramid's derivatives: no second Scharr
+        } else {  // [gpu] the device keeps the pyramid: Scharr here
+          cv::Mat &gx = grad_x_, &gy = grad_y_;
+          cv::Scharr(cur, gx, CV_32F, 1, 0, 1.0 / 32);
+          cv::Scharr(cur, gy, CV_32F, 0, 1, 1.0 / 32);
+          refine(FloatGradients{gx, gy});
+        }
       }
       std::vector<cv::Point2f> keep_pts;
       std::vector<int> keep_ids, keep_ages;
