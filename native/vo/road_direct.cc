@@ -2,6 +2,11 @@
 
 #include <opencv2/imgproc.hpp>
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define EGOGEO_DIRECT_AVX2 1  // compiled with a target attribute, run where the CPU has AVX2
+#endif
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -31,7 +36,7 @@ struct Samples {
   }
 };
 
-float bilinear(const cv::Mat& img, double x, double y) {
+inline float bilinear(const cv::Mat& img, double x, double y) {
   const int x0 = static_cast<int>(x), y0 = static_cast<int>(y);
   const float fx = static_cast<float>(x - x0), fy = static_cast<float>(y - y0);
   const float* r0 = img.ptr<float>(y0);
@@ -81,6 +86,124 @@ double score(const Samples& S, const cv::Mat& prev, int top, double s, int* vali
   const double m = static_cast<double>(n);
   const double cov = sab - sa * sb / m, va = saa - sa * sa / m, vb = sbb - sb * sb / m;
   return va > 0 && vb > 0 ? cov / std::sqrt(va * vb) : -std::numeric_limits<double>::infinity();
+}
+
+/// The sums of one distance's ZNCC (score()'s, kept per distance).
+struct Sums {
+  double sa = 0, sb = 0, saa = 0, sbb = 0, sab = 0;
+  int64_t n = 0;
+};
+
+double zncc(const Sums& a) {
+  if (a.n < static_cast<int64_t>(kMinValid)) return -std::numeric_limits<double>::infinity();
+  const double m = static_cast<double>(a.n);
+  const double cov = a.sab - a.sa * a.sb / m, va = a.saa - a.sa * a.sa / m, vb = a.sbb - a.sb * a.sb / m;
+  return va > 0 && vb > 0 ? cov / std::sqrt(va * vb) : -std::numeric_limits<double>::infinity();
+}
+
+/// score() at each of the distances with c[k] = s / (1 + s q) (ok[k]: 1 + s q > 1e-6): the loops
+/// turned around, each sample at every distance, so each distance's sums still take the samples
+/// in order and give score()'s bits.
+void sums_scalar(const Samples& S, const cv::Mat& prev, int top, const std::vector<double>& c, const std::vector<char>& ok, std::vector<Sums>& acc) {
+  const double W = prev.cols - 2, H = prev.rows - 2, T = std::max(1, top);
+  const size_t N = S.v.size(), K = c.size();
+  for (size_t i = 0; i < N; ++i) {
+    const double va = S.v[i];
+    for (size_t k = 0; k < K; ++k) {
+      if (!ok[k]) continue;
+      const double z = S.az[i] + c[k] * S.bz[i];
+      const double iz = 1 / z;
+      const double x = z > 1e-9 ? (S.ax[i] + c[k] * S.bx[i]) * iz : -1.0;
+      const double y = (S.ay[i] + c[k] * S.by[i]) * iz;
+      if (!(x >= 1 && y >= T && x < W && y < H)) continue;
+      const double vb = bilinear(prev, x, y);
+      Sums& a = acc[k];
+      a.sa += va;
+      a.sb += vb;
+      a.saa += va * va;
+      a.sbb += vb * vb;
+      a.sab += va * vb;
+      ++a.n;
+    }
+  }
+}
+
+#ifdef EGOGEO_DIRECT_AVX2
+/// sums_scalar four distances at a time (one per lane): each lane does the scalar operations in
+/// the same order (no fused multiply-add), a sample outside the frame adds zeros, so the same bits.
+__attribute__((target("avx2"))) void sums_avx2(const Samples& S, const cv::Mat& prev, int top, const std::vector<double>& c, const std::vector<char>& ok,
+                                              std::vector<Sums>& acc) {
+  const size_t N = S.v.size(), K = c.size(), G = (K + 3) / 4;
+  std::vector<double> cv4(4 * G, 0.0);
+  std::vector<int64_t> ok4(4 * G, 0);
+  for (size_t k = 0; k < K; ++k) cv4[k] = c[k], ok4[k] = ok[k] ? -1 : 0;
+  // Per distance (lane) sums, plain memory: the vectors are loaded and stored around each update.
+  std::vector<double> Sa(4 * G, 0.0), Sb = Sa, Saa = Sa, Sbb = Sa, Sab = Sa;
+  std::vector<int64_t> Cnt(4 * G, 0);
+  const __m256d one = _mm256_set1_pd(1.0), vW = _mm256_set1_pd(prev.cols - 2), vH = _mm256_set1_pd(prev.rows - 2), vT = _mm256_set1_pd(std::max(1, top));
+  const __m256d eps = _mm256_set1_pd(1e-9), minus1 = _mm256_set1_pd(-1.0);
+  const __m128 onef = _mm_set1_ps(1.f);
+  const int step = static_cast<int>(prev.step / sizeof(float));
+  const __m128i vstep = _mm_set1_epi32(step);
+  const float* base = prev.ptr<float>(0);
+  for (size_t i = 0; i < N; ++i) {
+    const __m256d ax = _mm256_set1_pd(S.ax[i]), ay = _mm256_set1_pd(S.ay[i]), az = _mm256_set1_pd(S.az[i]);
+    const __m256d bx = _mm256_set1_pd(S.bx[i]), by = _mm256_set1_pd(S.by[i]), bz = _mm256_set1_pd(S.bz[i]);
+    const __m256d va = _mm256_set1_pd(static_cast<double>(S.v[i])), vaa = _mm256_mul_pd(va, va);
+    for (size_t g = 0; g < G; ++g) {
+      const __m256d c4 = _mm256_loadu_pd(&cv4[4 * g]);
+      const __m256d z = _mm256_add_pd(az, _mm256_mul_pd(c4, bz));
+      const __m256d iz = _mm256_div_pd(one, z);
+      const __m256d x = _mm256_blendv_pd(minus1, _mm256_mul_pd(_mm256_add_pd(ax, _mm256_mul_pd(c4, bx)), iz), _mm256_cmp_pd(z, eps, _CMP_GT_OQ));
+      const __m256d y = _mm256_mul_pd(_mm256_add_pd(ay, _mm256_mul_pd(c4, by)), iz);
+      __m256d in = _mm256_and_pd(_mm256_and_pd(_mm256_cmp_pd(x, one, _CMP_GE_OQ), _mm256_cmp_pd(y, vT, _CMP_GE_OQ)),
+                                 _mm256_and_pd(_mm256_cmp_pd(x, vW, _CMP_LT_OQ), _mm256_cmp_pd(y, vH, _CMP_LT_OQ)));
+      in = _mm256_and_pd(in, _mm256_castsi256_pd(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(&ok4[4 * g]))));
+      if (_mm256_movemask_pd(in) == 0) continue;
+      // Lanes outside read pixel (1, T), which is inside, and add zeros.
+      const __m256d xs = _mm256_blendv_pd(one, x, in), ys = _mm256_blendv_pd(vT, y, in);
+      const __m128i x0 = _mm256_cvttpd_epi32(xs), y0 = _mm256_cvttpd_epi32(ys);
+      const __m128 fx = _mm256_cvtpd_ps(_mm256_sub_pd(xs, _mm256_cvtepi32_pd(x0))), fy = _mm256_cvtpd_ps(_mm256_sub_pd(ys, _mm256_cvtepi32_pd(y0)));
+      const __m128i idx = _mm_add_epi32(_mm_mullo_epi32(y0, vstep), x0);
+      const __m128 p00 = _mm_i32gather_ps(base, idx, 4), p01 = _mm_i32gather_ps(base + 1, idx, 4);
+      const __m128 p10 = _mm_i32gather_ps(base + step, idx, 4), p11 = _mm_i32gather_ps(base + step + 1, idx, 4);
+      const __m128 gx = _mm_sub_ps(onef, fx), gy = _mm_sub_ps(onef, fy);
+      const __m128 r0 = _mm_add_ps(_mm_mul_ps(gx, p00), _mm_mul_ps(fx, p01)), r1 = _mm_add_ps(_mm_mul_ps(gx, p10), _mm_mul_ps(fx, p11));
+      const __m256d vb = _mm256_and_pd(_mm256_cvtps_pd(_mm_add_ps(_mm_mul_ps(gy, r0), _mm_mul_ps(fy, r1))), in);
+      const size_t o = 4 * g;
+      _mm256_storeu_pd(&Sa[o], _mm256_add_pd(_mm256_loadu_pd(&Sa[o]), _mm256_and_pd(va, in)));
+      _mm256_storeu_pd(&Sb[o], _mm256_add_pd(_mm256_loadu_pd(&Sb[o]), vb));
+      _mm256_storeu_pd(&Saa[o], _mm256_add_pd(_mm256_loadu_pd(&Saa[o]), _mm256_and_pd(vaa, in)));
+      _mm256_storeu_pd(&Sbb[o], _mm256_add_pd(_mm256_loadu_pd(&Sbb[o]), _mm256_mul_pd(vb, vb)));
+      _mm256_storeu_pd(&Sab[o], _mm256_add_pd(_mm256_loadu_pd(&Sab[o]), _mm256_and_pd(_mm256_mul_pd(va, vb), in)));
+      auto* cn = reinterpret_cast<__m256i*>(&Cnt[o]);
+      _mm256_storeu_si256(cn, _mm256_sub_epi64(_mm256_loadu_si256(cn), _mm256_castpd_si256(in)));
+    }
+  }
+  for (size_t k = 0; k < K; ++k) acc[k] = Sums{Sa[k], Sb[k], Saa[k], Sbb[k], Sab[k], Cnt[k]};
+}
+#endif
+
+/// score() at each of the distances s: out[k] = score(S, prev, top, s[k]), bit for bit (sums_scalar,
+/// or sums_avx2 where the CPU has AVX2). One sample's projections at neighbouring distances lie
+/// close together in the previous frame (cache lines reused), and the distances' sums are
+/// independent of each other (no chain of dependent additions).
+void score_many(const Samples& S, const cv::Mat& prev, int top, const std::vector<double>& s, std::vector<double>& out) {
+  const size_t K = s.size();
+  std::vector<double> c(K);
+  std::vector<char> ok(K);
+  for (size_t k = 0; k < K; ++k) {
+    ok[k] = 1 + s[k] * S.q > 1e-6;
+    c[k] = s[k] / (1 + s[k] * S.q);
+  }
+  std::vector<Sums> acc(K);
+#ifdef EGOGEO_DIRECT_AVX2
+  if (__builtin_cpu_supports("avx2")) sums_avx2(S, prev, top, c, ok, acc);
+  else
+#endif
+    sums_scalar(S, prev, top, c, ok, acc);
+  out.resize(K);
+  for (size_t k = 0; k < K; ++k) out[k] = ok[k] ? zncc(acc[k]) : -std::numeric_limits<double>::infinity();
 }
 
 }  // namespace
@@ -177,8 +300,11 @@ DirectRoad direct_road_distance(const RoadImage& prevs, const RoadImage& currs, 
   int best = -1;
   double best_score = -std::numeric_limits<double>::infinity();
   const double step = s_max / kCoarse;
+  std::vector<double> grid(kCoarse), scores;
+  for (int k = 1; k <= kCoarse; ++k) grid[k - 1] = k * step;
+  score_many(coarse, p3, prevs.top, grid, scores);
   for (int k = 1; k <= kCoarse; ++k) {
-    const double sc = score(coarse, p3, prevs.top, k * step, nullptr, xy);
+    const double sc = scores[k - 1];
     if (sc > best_score) {
       best_score = sc;
       best = k;
