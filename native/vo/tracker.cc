@@ -6,6 +6,10 @@
 #include <opencv2/imgproc.hpp>
 #include <opencv2/video/tracking.hpp>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include <algorithm>
 #include <cmath>
 
@@ -36,27 +40,50 @@ inline float bilinear_at(const cv::Mat& m, int x0, float fx, int y0, float fy) {
   return (1 - fy) * ((1 - fx) * a[x0] + fx * a[x0 + 1]) + fy * ((1 - fx) * b[x0] + fx * b[x0 + 1]);
 }
 
-/// I1's gradients for refine_scaled: Scharr's (scaled by 1/32) in two float images.
+/// I1's grey level and gradients at a sample for refine_scaled, from Scharr's gradients (scaled by
+/// 1/32) in two float images.
 struct FloatGradients {
   const cv::Mat &gx, &gy;
-  void at(int x0, float fx, int y0, float fy, double& ix, double& iy) const {
-    ix = bilinear_at<float>(gx, x0, fx, y0, fy), iy = bilinear_at<float>(gy, x0, fx, y0, fy);
+  void at(const cv::Mat& I1, int x0, float fx, int y0, float fy, double& ix, double& iy, double& i1) const {
+    ix = bilinear_at<float>(gx, x0, fx, y0, fy), iy = bilinear_at<float>(gy, x0, fx, y0, fy), i1 = bilinear_at<uchar>(I1, x0, fx, y0, fy);
   }
 };
 
-/// The same gradients read from KLT's derivative level (cv::buildOpticalFlowPyramid's: Scharr's
-/// kernel, unscaled, int16 (dx, dy) pairs, the same reflected border): each is an integer, so
-/// dividing by 32 gives the very float cv::Scharr(…, 1.0 / 32) stores, and the same bilinear sums.
+/// The same, the gradients read from KLT's derivative level (cv::buildOpticalFlowPyramid's:
+/// Scharr's kernel, unscaled, int16 (dx, dy) pairs, the same reflected border): each is an integer,
+/// so dividing by 32 gives the very float cv::Scharr(…, 1.0 / 32) stores. The three bilinear
+/// interpolations run as the lanes of one SSE vector (gx, gy, grey, 0): each lane does
+/// bilinear_at's float operations in its order, so the same values.
 struct PyramidGradients {
   const cv::Mat& d;  // CV_16SC2
+#if defined(__SSE2__)
+  static __m128 corners(const cv::Vec2s* g, const uchar* p, int x0, __m128& right) {
+    const __m128i v = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(g + x0));  // gx0 gy0 gx1 gy1 (int16)
+    const __m128 f = _mm_mul_ps(_mm_cvtepi32_ps(_mm_srai_epi32(_mm_unpacklo_epi16(v, v), 16)), _mm_set1_ps(1.f / 32));
+    const __m128 grey = _mm_setr_ps(static_cast<float>(p[x0]), static_cast<float>(p[x0 + 1]), 0.f, 0.f);
+    right = _mm_shuffle_ps(f, grey, _MM_SHUFFLE(2, 1, 3, 2));  // gx1 gy1 p1 0
+    return _mm_shuffle_ps(f, grey, _MM_SHUFFLE(2, 0, 1, 0));   // gx0 gy0 p0 0
+  }
+  void at(const cv::Mat& I1, int x0, float fx, int y0, float fy, double& ix, double& iy, double& i1) const {
+    __m128 a1, b1;
+    const __m128 a0 = corners(d.ptr<cv::Vec2s>(y0), I1.ptr<uchar>(y0), x0, a1);
+    const __m128 b0 = corners(d.ptr<cv::Vec2s>(y0 + 1), I1.ptr<uchar>(y0 + 1), x0, b1);
+    const __m128 gx = _mm_set1_ps(1 - fx), fxv = _mm_set1_ps(fx), gy = _mm_set1_ps(1 - fy), fyv = _mm_set1_ps(fy);
+    const __m128 top = _mm_add_ps(_mm_mul_ps(gx, a0), _mm_mul_ps(fxv, a1)), bottom = _mm_add_ps(_mm_mul_ps(gx, b0), _mm_mul_ps(fxv, b1));
+    alignas(16) float r[4];
+    _mm_store_ps(r, _mm_add_ps(_mm_mul_ps(gy, top), _mm_mul_ps(fyv, bottom)));
+    ix = r[0], iy = r[1], i1 = r[2];
+  }
+#else
   static float g(const cv::Vec2s& v, int k) { return static_cast<float>(v[k]) * (1.f / 32); }
-  void at(int x0, float fx, int y0, float fy, double& ix, double& iy) const {
+  void at(const cv::Mat& I1, int x0, float fx, int y0, float fy, double& ix, double& iy, double& i1) const {
     const cv::Vec2s* a = d.ptr<cv::Vec2s>(y0);
     const cv::Vec2s* b = d.ptr<cv::Vec2s>(y0 + 1);
     float v[2];
     for (int k = 0; k < 2; ++k) v[k] = (1 - fy) * ((1 - fx) * g(a[x0], k) + fx * g(a[x0 + 1], k)) + fy * ((1 - fx) * g(b[x0], k) + fx * g(b[x0 + 1], k));
-    ix = v[0], iy = v[1];
+    ix = v[0], iy = v[1], i1 = bilinear_at<uchar>(I1, x0, fx, y0, fy);
   }
+#endif
 };
 
 /// refine_scaled's buffers, reused from track to track: the template and the window's grid.
@@ -98,9 +125,9 @@ bool refine_scaled(const cv::Mat& I0, const cv::Mat& I1, const Gradients& grad, 
       for (int u = -half; u <= half; ++u, ++i) {
         const int x0 = cols.i0[u + half];
         const float fx = cols.f[u + half];
-        double ix, iy;
-        grad.at(x0, fx, y0, fy, ix, iy);
-        const double e = bilinear_at<uchar>(I1, x0, fx, y0, fy) - g * tmpl[i] - b;
+        double ix, iy, i1;
+        grad.at(I1, x0, fx, y0, fy, ix, iy, i1);
+        const double e = i1 - g * tmpl[i] - b;
         const double J[5] = {ix, iy, ix * u + iy * v, -tmpl[i], -1.0};
         for (int r = 0; r < 5; ++r) {
           for (int c = r; c < 5; ++c) h[r][c] += J[r] * J[c];
