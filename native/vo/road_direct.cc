@@ -213,13 +213,22 @@ void road_image(const cv::Mat& grey, int top, RoadImage& out, cv::Mat& f) {
     out = RoadImage{};
     return;
   }
+  const int was_top = out.top;
+  const bool fresh = out.coarse.size() != grey.size() || out.coarse.type() != CV_32F || out.fine.size() != grey.size() || out.fine.type() != CV_32F;
   out.top = std::clamp(top, 0, grey.rows - 1);
-  grey.convertTo(f, CV_32F);
   out.coarse.create(grey.size(), CV_32F);
   out.fine.create(grey.size(), CV_32F);
-  out.coarse.rowRange(0, out.top).setTo(0);
-  out.fine.rowRange(0, out.top).setTo(0);
-  // A band of rows blurred as part of the whole image: the filter reads the rows above the band.
+  // Nothing reads the rows above the band; they are zero all the same, set when the buffers are
+  // new or the band moved (a clip's frames share one size and one band).
+  if (fresh || out.top != was_top) {
+    out.coarse.rowRange(0, out.top).setTo(0);
+    out.fine.rowRange(0, out.top).setTo(0);
+  }
+  // A band of rows blurred as part of the whole image: the filter reads the rows above the band,
+  // up to its radius (12 for sigma 3), so those are converted and the rest left alone.
+  f.create(grey.size(), CV_32F);
+  const int from = std::max(0, out.top - 16);
+  grey.rowRange(from, grey.rows).convertTo(f.rowRange(from, grey.rows), CV_32F);
   const cv::Range rows(out.top, grey.rows);
   cv::Mat coarse = out.coarse.rowRange(rows), fine = out.fine.rowRange(rows);
   cv::GaussianBlur(f.rowRange(rows), coarse, cv::Size(0, 0), 3.0);
