@@ -296,11 +296,12 @@ Matches Tracker::step(const cv::Mat& raw, StageTimes& ms, bool last, const std::
   {
     Timer t(ms.track);
     img = prepare(raw);
-    build_pyramid(img, pyr);
     // Gain-compensated tracking: KLT compares this frame, mapped to the previous frame's mean and
-    // contrast, with the previous frame; the unmapped pyramid stays for the next pair.
-    const std::vector<cv::Mat>* track_pyr = &pyr;
+    // contrast, with the previous frame; the unmapped pyramid stays for the next pair (so the
+    // clip's last frame, mapped, needs none).
     const cv::Mat adj = photometric_.pair_mapped(img);
+    if (!last || adj.empty()) build_pyramid(img, pyr);
+    const std::vector<cv::Mat>* track_pyr = &pyr;
     if (!adj.empty()) {
       build_pyramid(adj, mapped_pyr_);
       track_pyr = &mapped_pyr_;
