@@ -47,7 +47,7 @@ export interface EngineConfig {
   photometric: Photometric;
   /** Where pyramids, FAST and KLT run (`--device auto` is resolved to one of these by native/device.ts first). */
   device: Device;
-  /** The tracker's resolution for frames far apart ('auto': both sizes, full size's estimate kept unless one failed; 'half'; 'full'). */
+  /** The tracker's resolution for frames far apart ('auto': full size, half size too where full size doubts itself, full size's estimate kept unless one failed; 'half'; 'full'). */
   resolution: Resolution;
 }
 
