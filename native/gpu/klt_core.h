@@ -1,9 +1,9 @@
 // Per-pixel and per-point numerics of the GPU path, written once for host and device so the same
 // code runs in the CUDA kernels and in the host reference (egogeo_gpu_reference_*), which is what
 // can be checked against OpenCV on a machine without a GPU. Each function reproduces the integer
-// arithmetic of OpenCV 4.6 (modules/video/src/lkpyramid.cpp, imgproc pyrDown, features2d FAST) and,
-// for the KLT's float sums, the order in which OpenCV 4.6's x86-64 build adds them (LaneSum), so
-// tracks equal cv::calcOpticalFlowPyrLK's bit for bit.
+// arithmetic of OpenCV 4.6 (modules/video/src/lkpyramid.cpp, imgproc pyrDown, features2d FAST); the
+// KLT's window sums are exact integers (LaneSum), as the CPU tracker's (native/vo/klt.cc), so tracks
+// equal the CPU path's bit for bit and cv::calcOpticalFlowPyrLK's but for its float rounding.
 #pragma once
 
 #include <cstdint>
@@ -130,25 +130,16 @@ EGG_HD int fast_score(const uint8_t* img, int pitch, int x, int y, int threshold
   return best > threshold ? best - 1 : 0;
 }
 
-/// OpenCV 4.6's CV_SIMD128 lane order for the window sums of LKTrackerInvoker (x86-64: SSE2 baseline;
-/// the NEON branch and CV_SIMD128_64F play no part). Each row is read in blocks of 8 pixels
-/// (x <= win - 8) and a scalar tail; the products are exact integers but their sums pass 2^24, so
-/// float addition rounds and the grouping decides the last bits:
-/// - A11/A12/A22: a v_float32x4 per sum; lane k adds the products of pixels x = 8m + k, then 8m + 4 + k
-///   (v_muladd, which is mul then add without FMA3: the product is exact either way), every block of
-///   every row in order. The tail's products go serially into one float over all rows. At the end
-///   sum = tail + v_reduce_sum(lanes), and SSE's v_reduce_sum is (l0 + l2) + (l1 + l3).
-/// - b1/b2: per block, v_dotprod (pmaddwd) pairs pixels k and k + 4 in int32 (diff*Ix + diff'*Ix', up
-///   to ~6.7e7: exact), converts that to float (rounds) and adds it to a lane: pair k = 0, 1, 2, 3 lands
-///   in qb0 lane 0 (b1) / 1 (b2), qb0 lane 2 / 3, qb1 lane 0 / 1, qb1 lane 2 / 3. The tail as above. At
-///   the end v_recombine(v_interleave_pairs(qb0 + qb1), 0) and v_reduce_sum: b1 = tail +
-///   ((pair0 + pair2) + (pair1 + pair3)), the pairs' accumulators added lane-wise first.
-/// Everything here is plain float add/mul, so nvcc (--fmad=false) and g++ round alike.
+/// The window sums of LKTrackerInvoker, exact: the products are integers (|ix|, |iy| <= 4080, |diff|
+/// <= 8160) and so are their sums, converted to float once at the end. OpenCV 4.6 adds the products
+/// as floats (rounding once the sums pass 2^24), so its last bits depend on its lane order; exact
+/// sums depend on no order, and are what the CPU tracker's KLT (native/vo/klt.cc) computes, so the
+/// device, the host reference and the CPU path give the same tracks bit for bit. The blocks and tail
+/// below keep OpenCV's reading of a row (they change no sum).
 struct LaneSum {
-  float l[4] = {0, 0, 0, 0};
-  float tail = 0;
-  /// tail + v_reduce_sum(l): (l0 + l2) + (l1 + l3).
-  EGG_HD float total() const { return tail + ((l[0] + l[2]) + (l[1] + l[3])); }
+  int64_t l[4] = {0, 0, 0, 0};
+  int64_t tail = 0;
+  EGG_HD float total() const { return static_cast<float>(tail + ((l[0] + l[2]) + (l[1] + l[3]))); }
 };
 
 /// Pyramidal Lucas-Kanade for one point, as LKTrackerInvoker: `prev`/`next` hold levels
@@ -207,8 +198,7 @@ EGG_HD bool lk_point(const Level* prev, const Level* next, int max_level, int wi
           Iw[y * win + x] = static_cast<int16_t>(iv);
           dIw[2 * (y * win + x)] = static_cast<int16_t>(ix);
           dIw[2 * (y * win + x) + 1] = static_cast<int16_t>(iy);
-          // |ix|, |iy| <= 4080: each product is an exact float; only the sums round (see LaneSum).
-          const float p11 = static_cast<float>(ix * ix), p12 = static_cast<float>(ix * iy), p22 = static_cast<float>(iy * iy);
+          const int p11 = ix * ix, p12 = ix * iy, p22 = iy * iy;
           if (n == 8) {
             s11.l[k & 3] += p11;
             s12.l[k & 3] += p12;
@@ -259,23 +249,19 @@ EGG_HD bool lk_point(const Level* prev, const Level* next, int max_level, int wi
             const int jv = pix(J, xx, yy) * iw00 + pix(J, xx + 1, yy) * iw01 + pix(J, xx, yy + 1) * iw10 + pix(J, xx + 1, yy + 1) * iw11;
             d[k] = ((jv + (1 << (W_BITS - 6))) >> (W_BITS - 5)) - Ir[x + k];
           }
-          // v_dotprod: pixels k and k + 4 summed in int32, then one rounding to float per pair.
           for (int k = 0; k < 4; ++k) {
-            s1.l[k] += static_cast<float>(d[k] * dIr[2 * (x + k)] + d[k + 4] * dIr[2 * (x + k + 4)]);
-            s2.l[k] += static_cast<float>(d[k] * dIr[2 * (x + k) + 1] + d[k + 4] * dIr[2 * (x + k + 4) + 1]);
+            s1.l[k] += d[k] * dIr[2 * (x + k)] + d[k + 4] * dIr[2 * (x + k + 4)];
+            s2.l[k] += d[k] * dIr[2 * (x + k) + 1] + d[k + 4] * dIr[2 * (x + k + 4) + 1];
           }
         }
         for (; x < win; ++x) {
           const int xx = inx + x;
           const int jv = pix(J, xx, yy) * iw00 + pix(J, xx + 1, yy) * iw01 + pix(J, xx, yy + 1) * iw10 + pix(J, xx + 1, yy + 1) * iw11;
           const int diff = ((jv + (1 << (W_BITS - 6))) >> (W_BITS - 5)) - Ir[x];
-          s1.tail += static_cast<float>(diff * dIr[2 * x]);
-          s2.tail += static_cast<float>(diff * dIr[2 * x + 1]);
+          s1.tail += diff * dIr[2 * x];
+          s2.tail += diff * dIr[2 * x + 1];
         }
       }
-      // Pair k sits in qb0 lanes 0/2 (k = 0, 1) and qb1 lanes 0/2 (k = 2, 3); qb0 + qb1 adds pair 0
-      // to pair 2 and pair 1 to pair 3, then the reduction adds those two: LaneSum::total's order
-      // with l = {pair0, pair1, pair2, pair3}.
       const float b1 = s1.total() * FLT_SCALE, b2 = s2.total() * FLT_SCALE;
       const float dx = (A12 * b2 - A22 * b1) * D;
       const float dy = (A12 * b1 - A11 * b2) * D;

@@ -100,15 +100,19 @@ export async function estimateClipAsync(clip: Clip, opts: VoOptions = {}, altern
 }
 
 /**
- * Whether the second tracking size is worth running: only where the first estimate itself says it
- * may be wrong (its verdict without the sizes' comparison: scale failed, speeds uncertain). Where it
- * is 'ok', `kept` kept it on every ../shared set (KITTI, rendered, the published stand-in: the
- * second size was kept on 3 of 284 clips at 10 frames, each with a first estimate not 'ok'), and
- * the sizes' gross disagreements left unchecked were stationary clips, whose distances are noise
- * (bench/RESULTS.md "Half size only where full size doubts itself").
+ * Whether the second tracking size is worth running: where the first estimate itself says it may
+ * be wrong (its verdict without the sizes' comparison: scale failed, speeds uncertain), or where
+ * its metric level rests on the tracked road of fewer than half its moving pairs (the rest direct
+ * alignments or bridged by the ratios: a level the smoother can be sure of and still have wrong,
+ * which only another size's reading shows). Elsewhere `kept` kept the first on every ../shared set
+ * (KITTI, rendered, the published stand-in: the second size was kept on 3 of 284 clips at 10
+ * frames, each with a first estimate not 'ok'), and the sizes' gross disagreements left unchecked
+ * were stationary clips, whose distances are noise (bench/RESULTS.md "Half size only where full
+ * size doubts itself").
  */
 function needsSecond(c: LoadedClip, first: Estimate): boolean {
-  return clipQuality(first.native, { timestamps: c.timestamps }).verdict !== 'ok';
+  const q = clipQuality(first.native, { timestamps: c.timestamps });
+  return q.verdict !== 'ok' || 2 * q.road_pairs < q.moving_pairs;
 }
 
 /** The second size's options: frames area-averaged from their full-size decode, as the first run saw them (no frames returned twice). */

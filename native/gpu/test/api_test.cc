@@ -110,7 +110,7 @@ int main() {
   const double med = errs.empty() ? 1e9 : errs[errs.size() / 2];
   check(static_cast<int>(errs.size()) >= n * 3 / 4, "reference keeps >= 75% of tracks on a pure shift (" + std::to_string(errs.size()) + "/" + std::to_string(n) + ")");
   check(med < 0.05, "reference recovers the shift: median error " + std::to_string(med) + " px < 0.05");
-  // The window's sums follow OpenCV's blocks of 8 pixels and a tail (klt_core.h, LaneSum): windows
+  // The window is read as OpenCV reads it, blocks of 8 pixels and a tail (klt_core.h): windows
   // with no block (5), blocks only (8, 16) and both (13, 31) all track the shift (the small ones
   // less well on this smooth texture: 30 of 117 kept at 5 px, median 0.09 px).
   for (const int win : {5, 8, 16, 31}) {
