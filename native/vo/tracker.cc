@@ -112,9 +112,11 @@ bool refine_scaled(const cv::Mat& I0, const cv::Mat& I1, const Gradients& grad, 
   double qx = q.x, qy = q.y, s = 1, g = 1, b = 0;
   for (int it = 0; it < 8; ++it) {
     // The normal equations' upper triangle (H is symmetric: the same products, summed in the same
-    // order, as the full outer product J J^T).
-    double h[5][5] = {};
-    double r5[5] = {0, 0, 0, 0, 0};
+    // order, as the full outer product J J^T) and J e, as ten two-lane accumulators that stay in
+    // registers: each lane sums its own entry's products in sample order, so the same doubles as
+    // one scalar sum per entry (an array of 20 sums spilled to the stack and stalled on it).
+    using d2 = double __attribute__((vector_size(16)));
+    d2 a[10] = {};
     const double reach = s * half + 1;
     if (qx - reach < 0 || qy - reach < 0 || qx + reach + 1 >= I1.cols || qy + reach + 1 >= I1.rows) return false;
     cols.set(side, [&](int k) { return static_cast<float>(qx + s * (k - half)); });
@@ -128,13 +130,25 @@ bool refine_scaled(const cv::Mat& I0, const cv::Mat& I1, const Gradients& grad, 
         double ix, iy, i1;
         grad.at(I1, x0, fx, y0, fy, ix, iy, i1);
         const double e = i1 - g * tmpl[i] - b;
-        const double J[5] = {ix, iy, ix * u + iy * v, -tmpl[i], -1.0};
-        for (int r = 0; r < 5; ++r) {
-          for (int c = r; c < 5; ++c) h[r][c] += J[r] * J[c];
-          r5[r] += J[r] * e;
-        }
+        const double j2 = ix * u + iy * v, j3 = -tmpl[i], j4 = -1.0;  // J = (ix, iy, j2, j3, j4)
+        a[0] += d2{ix, ix} * d2{ix, iy};  // h00 h01
+        a[1] += d2{ix, ix} * d2{j2, j3};  // h02 h03
+        a[2] += d2{ix, iy} * d2{j4, iy};  // h04 h11
+        a[3] += d2{iy, iy} * d2{j2, j3};  // h12 h13
+        a[4] += d2{iy, j2} * d2{j4, j2};  // h14 h22
+        a[5] += d2{j2, j2} * d2{j3, j4};  // h23 h24
+        a[6] += d2{j3, j3} * d2{j3, j4};  // h33 h34
+        a[7] += d2{j4, ix} * d2{j4, e};   // h44 r0
+        a[8] += d2{iy, j2} * d2{e, e};    // r1 r2
+        a[9] += d2{j3, j4} * d2{e, e};    // r3 r4
       }
     }
+    const double h[5][5] = {{a[0][0], a[0][1], a[1][0], a[1][1], a[2][0]},
+                            {0, a[2][1], a[3][0], a[3][1], a[4][0]},
+                            {0, 0, a[4][1], a[5][0], a[5][1]},
+                            {0, 0, 0, a[6][0], a[6][1]},
+                            {0, 0, 0, 0, a[7][0]}};
+    const double r5[5] = {a[7][1], a[8][0], a[8][1], a[9][0], a[9][1]};
     cv::Matx<double, 5, 5> H;
     cv::Vec<double, 5> rhs;
     for (int r = 0; r < 5; ++r) {

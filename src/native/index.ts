@@ -424,6 +424,8 @@ interface Addon {
   /** OpenCV's thread count for the whole process: the module sets 1 at its first load (native/addon.cc). */
   setThreads(n: number): void;
   threads(): number;
+  /** OpenBLAS's thread count (OpenCV's LAPACK): 1 from the module's first load, -1 without OpenBLAS. */
+  blasThreads(): number;
   gpuInfo(): GpuInfo;
   optionTable(): OptionInfo[];
   opencvVersion: string;

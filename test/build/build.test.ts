@@ -20,6 +20,18 @@ describe.skipIf(!BUILT)('built addon (build/Release)', () => {
     expect(typeof addon.setThreads).toBe('function');
     expect(addon.opencvVersion).toMatch(/^4\.\d+\.\d+/);
   });
+
+  it('pins OpenCV and OpenBLAS to one thread at its first load (no pool thread spinning beside the workers)', () => {
+    // A fresh process, without the variables that would set OpenBLAS's count before the addon does.
+    const env = { ...process.env };
+    for (const k of ['OPENBLAS_NUM_THREADS', 'GOTO_NUM_THREADS', 'OMP_NUM_THREADS']) delete env[k];
+    const code = `const a = require(${JSON.stringify(ADDON)}); console.log(JSON.stringify([a.threads(), a.blasThreads()]))`;
+    const r = spawnSync(process.execPath, ['-e', code], { encoding: 'utf8', env });
+    expect(r.status, r.stderr).toBe(0);
+    const [opencv, blas] = JSON.parse(r.stdout) as [number, number];
+    expect(opencv).toBe(1);
+    expect([1, -1]).toContain(blas);  // -1: this OpenCV does not use OpenBLAS
+  });
 });
 
 describe('native/build.mjs', () => {
