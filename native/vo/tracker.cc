@@ -22,7 +22,8 @@ namespace {
 struct GridAxis {
   std::vector<int> i0;
   std::vector<float> f;
-  void set(int n, const std::function<float(int)>& at) {
+  template <class At>
+  void set(int n, const At& at) {
     i0.resize(static_cast<size_t>(n));
     f.resize(static_cast<size_t>(n));
     for (int k = 0; k < n; ++k) {
