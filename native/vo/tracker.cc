@@ -9,6 +9,10 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define EGOGEO_REFINE_AVX2 1  // compiled with a target attribute, run where the CPU has AVX2
+#endif
 
 #include <algorithm>
 #include <cmath>
@@ -19,18 +23,21 @@ namespace {
 /// Bilinear sampling on a regular grid: a sample's column and row are the grid's, so each one's
 /// integer cell and fraction are found once per column and per row, not once per sample (the same
 /// floats a lookup per sample computes, so the same values).
+/// Past n, up to a multiple of 8, the last entry repeats (a row of 8-lane blocks reads there).
 struct GridAxis {
   std::vector<int> i0;
   std::vector<float> f;
   template <class At>
   void set(int n, const At& at) {
-    i0.resize(static_cast<size_t>(n));
-    f.resize(static_cast<size_t>(n));
+    const size_t padded = (static_cast<size_t>(n) + 7) / 8 * 8;
+    i0.resize(padded);
+    f.resize(padded);
     for (int k = 0; k < n; ++k) {
       const float x = at(k);
       i0[k] = static_cast<int>(std::floor(x));
       f[k] = x - i0[k];
     }
+    for (size_t k = static_cast<size_t>(n); k < padded; ++k) i0[k] = i0[k - 1], f[k] = f[k - 1];
   }
 };
 
@@ -48,7 +55,53 @@ struct FloatGradients {
   void at(const cv::Mat& I1, int x0, float fx, int y0, float fy, double& ix, double& iy, double& i1) const {
     ix = bilinear_at<float>(gx, x0, fx, y0, fy), iy = bilinear_at<float>(gy, x0, fx, y0, fy), i1 = bilinear_at<uchar>(I1, x0, fx, y0, fy);
   }
+  /// at() for the n samples of one row (columns x0[k], fx[k]).
+  void row(const cv::Mat& I1, int y0, float fy, const int* x0, const float* fx, int n, float* ix, float* iy, float* i1) const {
+    for (int k = 0; k < n; ++k) {
+      ix[k] = bilinear_at<float>(gx, x0[k], fx[k], y0, fy), iy[k] = bilinear_at<float>(gy, x0[k], fx[k], y0, fy);
+      i1[k] = bilinear_at<uchar>(I1, x0[k], fx[k], y0, fy);
+    }
+  }
 };
+
+#ifdef EGOGEO_REFINE_AVX2
+#define EGOGEO_AVX2 __attribute__((target("avx2")))
+EGOGEO_AVX2 inline __m256 bilinear8(__m256 g, __m256 f, __m256 gy, __m256 fy, __m256 a0, __m256 a1, __m256 b0, __m256 b1) {
+  const __m256 top = _mm256_add_ps(_mm256_mul_ps(g, a0), _mm256_mul_ps(f, a1));
+  const __m256 bottom = _mm256_add_ps(_mm256_mul_ps(g, b0), _mm256_mul_ps(f, b1));
+  return _mm256_add_ps(_mm256_mul_ps(gy, top), _mm256_mul_ps(fy, bottom));
+}
+// The int16 dx (low half) or dy (high half) of a pixel's pair, as the float at() makes of it.
+EGOGEO_AVX2 inline __m256 dx8(__m256i v) { return _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_srai_epi32(_mm256_slli_epi32(v, 16), 16)), _mm256_set1_ps(1.f / 32)); }
+EGOGEO_AVX2 inline __m256 dy8(__m256i v) { return _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_srai_epi32(v, 16)), _mm256_set1_ps(1.f / 32)); }
+EGOGEO_AVX2 inline __m256 grey8(__m256i v, int shift) {
+  return _mm256_cvtepi32_ps(_mm256_and_si256(_mm256_srl_epi32(v, _mm_cvtsi32_si128(shift)), _mm256_set1_epi32(0xFF)));
+}
+
+/// PyramidGradients::row eight samples at a time: the two rows' (dx, dy) pairs and grey levels
+/// gathered per lane, then at()'s float operations lane by lane (no fused multiply-add), so the
+/// same floats. x0 and fx are padded to a multiple of 8 (GridAxis).
+EGOGEO_AVX2 void pyramid_row_avx2(const cv::Mat& d, const cv::Mat& I1, int y0, float fy, const int* x0, const float* fx, int n, float* ix, float* iy,
+                                  float* i1) {
+  const int* a = d.ptr<int>(y0);  // one int32 per pixel: the int16 pair (dx, dy)
+  const int* b = d.ptr<int>(y0 + 1);
+  // Grey levels read 4 bytes from x0 (two used; x0 + 1 <= cols - 2 by refine_scaled's reach check, so inside the rows' memory).
+  const int* p = reinterpret_cast<const int*>(I1.ptr<uchar>(y0));
+  const int* q = reinterpret_cast<const int*>(I1.ptr<uchar>(y0 + 1));
+  const __m256 fyv = _mm256_set1_ps(fy), gyv = _mm256_set1_ps(1 - fy);
+  for (int k = 0; k < n; k += 8) {
+    const __m256i xi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x0 + k));
+    const __m256 f = _mm256_loadu_ps(fx + k), g = _mm256_sub_ps(_mm256_set1_ps(1.f), f);
+    const __m256i A0 = _mm256_i32gather_epi32(a, xi, 4), A1 = _mm256_i32gather_epi32(a + 1, xi, 4);
+    const __m256i B0 = _mm256_i32gather_epi32(b, xi, 4), B1 = _mm256_i32gather_epi32(b + 1, xi, 4);
+    _mm256_storeu_ps(ix + k, bilinear8(g, f, gyv, fyv, dx8(A0), dx8(A1), dx8(B0), dx8(B1)));
+    _mm256_storeu_ps(iy + k, bilinear8(g, f, gyv, fyv, dy8(A0), dy8(A1), dy8(B0), dy8(B1)));
+    const __m256i P = _mm256_i32gather_epi32(p, xi, 1), Q = _mm256_i32gather_epi32(q, xi, 1);
+    _mm256_storeu_ps(i1 + k, bilinear8(g, f, gyv, fyv, grey8(P, 0), grey8(P, 8), grey8(Q, 0), grey8(Q, 8)));
+  }
+}
+#undef EGOGEO_AVX2
+#endif
 
 /// The same, the gradients read from KLT's derivative level (cv::buildOpticalFlowPyramid's:
 /// Scharr's kernel, unscaled, int16 (dx, dy) pairs, the same reflected border): each is an integer,
@@ -85,11 +138,22 @@ struct PyramidGradients {
     ix = v[0], iy = v[1], i1 = bilinear_at<uchar>(I1, x0, fx, y0, fy);
   }
 #endif
+  /// at() for the n samples of one row (columns x0[k], fx[k], padded to a multiple of 8).
+  void row(const cv::Mat& I1, int y0, float fy, const int* x0, const float* fx, int n, float* ix, float* iy, float* i1) const {
+#ifdef EGOGEO_REFINE_AVX2
+    if (__builtin_cpu_supports("avx2")) return pyramid_row_avx2(d, I1, y0, fy, x0, fx, n, ix, iy, i1);
+#endif
+    for (int k = 0; k < n; ++k) {
+      double a, b, c;
+      at(I1, x0[k], fx[k], y0, fy, a, b, c);
+      ix[k] = static_cast<float>(a), iy[k] = static_cast<float>(b), i1[k] = static_cast<float>(c);
+    }
+  }
 };
 
 /// refine_scaled's buffers, reused from track to track: the template and the window's grid.
 struct RefineScratch {
-  std::vector<float> tmpl;
+  std::vector<float> tmpl, ix, iy, i1;  // the template; one row's samples of I1
   GridAxis cols, rows;
 };
 
@@ -106,6 +170,9 @@ bool refine_scaled(const cv::Mat& I0, const cv::Mat& I1, const Gradients& grad, 
   std::vector<float>& tmpl = scratch.tmpl;
   GridAxis &cols = scratch.cols, &rows = scratch.rows;
   tmpl.resize(static_cast<size_t>(side) * side);
+  const size_t lanes = (static_cast<size_t>(side) + 7) / 8 * 8;
+  scratch.ix.resize(lanes), scratch.iy.resize(lanes), scratch.i1.resize(lanes);
+  float *rix = scratch.ix.data(), *riy = scratch.iy.data(), *ri1 = scratch.i1.data();
   cols.set(side, [&](int k) { return p.x + (k - half); });
   rows.set(side, [&](int k) { return p.y + (k - half); });
   for (int v = 0, i = 0; v < side; ++v)
@@ -123,13 +190,9 @@ bool refine_scaled(const cv::Mat& I0, const cv::Mat& I1, const Gradients& grad, 
     cols.set(side, [&](int k) { return static_cast<float>(qx + s * (k - half)); });
     rows.set(side, [&](int k) { return static_cast<float>(qy + s * (k - half)); });
     for (int v = -half, i = 0; v <= half; ++v) {
-      const int y0 = rows.i0[v + half];
-      const float fy = rows.f[v + half];
+      grad.row(I1, rows.i0[v + half], rows.f[v + half], cols.i0.data(), cols.f.data(), side, rix, riy, ri1);
       for (int u = -half; u <= half; ++u, ++i) {
-        const int x0 = cols.i0[u + half];
-        const float fx = cols.f[u + half];
-        double ix, iy, i1;
-        grad.at(I1, x0, fx, y0, fy, ix, iy, i1);
+        const double ix = rix[u + half], iy = riy[u + half], i1 = ri1[u + half];
         const double e = i1 - g * tmpl[i] - b;
         const double j2 = ix * u + iy * v, j3 = -tmpl[i], j4 = -1.0;  // J = (ix, iy, j2, j3, j4)
         a[0] += d2{ix, ix} * d2{ix, iy};  // h00 h01
