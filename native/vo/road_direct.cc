@@ -20,6 +20,8 @@ constexpr int kStep = 3;            // sample grid (working pixels)
 constexpr size_t kMaxSamples = 4000;
 constexpr double kMinGradient = 1;  // grey levels per pixel along the parallax, on the blurred frame: textured road only
 constexpr int kCoarse = 64;         // grid points over [0, s_max]
+constexpr size_t kThin = 4;         // the coarse grid's first pass reads every kThin-th sample
+constexpr size_t kCandidates = 16;  // distances of the first pass scored on every sample
 constexpr size_t kMinValid = 250;   // samples landing inside the previous frame for a score (fewer correlate by chance)
 constexpr int kGolden = 24;         // golden-section steps: the bracket of two coarse steps (s_max / 32) to 3e-7 s_max
 
@@ -94,8 +96,8 @@ struct Sums {
   int64_t n = 0;
 };
 
-double zncc(const Sums& a) {
-  if (a.n < static_cast<int64_t>(kMinValid)) return -std::numeric_limits<double>::infinity();
+double zncc(const Sums& a, size_t min_valid = kMinValid) {
+  if (a.n < static_cast<int64_t>(min_valid)) return -std::numeric_limits<double>::infinity();
   const double m = static_cast<double>(a.n);
   const double cov = a.sab - a.sa * a.sb / m, va = a.saa - a.sa * a.sa / m, vb = a.sbb - a.sb * a.sb / m;
   return va > 0 && vb > 0 ? cov / std::sqrt(va * vb) : -std::numeric_limits<double>::infinity();
@@ -194,7 +196,7 @@ __attribute__((target("avx2"))) void sums_avx2(const Samples& S, const cv::Mat& 
 /// or sums_avx2 where the CPU has AVX2). One sample's projections at neighbouring distances lie
 /// close together in the previous frame (cache lines reused), and the distances' sums are
 /// independent of each other (no chain of dependent additions).
-void score_many(const Samples& S, const cv::Mat& prev, int top, const std::vector<double>& s, std::vector<double>& out) {
+void score_many(const Samples& S, const cv::Mat& prev, int top, const std::vector<double>& s, std::vector<double>& out, size_t min_valid = kMinValid) {
   const size_t K = s.size();
   std::vector<double> c(K);
   std::vector<char> ok(K);
@@ -209,7 +211,7 @@ void score_many(const Samples& S, const cv::Mat& prev, int top, const std::vecto
 #endif
     sums_scalar(S, prev, top, c, ok, acc);
   out.resize(K);
-  for (size_t k = 0; k < K; ++k) out[k] = ok[k] ? zncc(acc[k]) : -std::numeric_limits<double>::infinity();
+  for (size_t k = 0; k < K; ++k) out[k] = ok[k] ? zncc(acc[k], min_valid) : -std::numeric_limits<double>::infinity();
 }
 
 }  // namespace
@@ -317,12 +319,40 @@ DirectRoad direct_road_distance(const RoadImage& prevs, const RoadImage& currs, 
   const double step = s_max / kCoarse;
   std::vector<double> grid(kCoarse), scores;
   for (int k = 1; k <= kCoarse; ++k) grid[k - 1] = k * step;
-  score_many(coarse, p3, prevs.top, grid, scores);
-  for (int k = 1; k <= kCoarse; ++k) {
-    const double sc = scores[k - 1];
+  // Which distances can be the best: all of them scored on every kThin-th sample first, then the
+  // kCandidates best of those on every sample. The best of all 64 on every sample is among them
+  // unless a quarter of the samples ranks it below 16 others (the ZNCC of a quarter of the samples
+  // tracks the whole's closely, a basin is several grid steps wide); the full-sample scores of the
+  // candidates decide, in grid order as before.
+  std::vector<int> candidates;
+  if (coarse.v.size() >= kThin * kMinValid) {
+    Samples thin;
+    thin.q = coarse.q;
+    for (size_t i = 0; i < coarse.v.size(); i += kThin) {
+      thin.push(cv::Vec3d(coarse.ax[i], coarse.ay[i], coarse.az[i]), cv::Vec3d(coarse.bx[i], coarse.by[i], coarse.bz[i]));
+      thin.v.push_back(coarse.v[i]);
+    }
+    std::vector<double> rough;
+    score_many(thin, p3, prevs.top, grid, rough, kMinValid / (2 * kThin));
+    for (int k = 0; k < kCoarse; ++k)
+      if (std::isfinite(rough[k])) candidates.push_back(k);
+    if (candidates.size() > kCandidates) {
+      std::nth_element(candidates.begin(), candidates.begin() + kCandidates, candidates.end(),
+                       [&](int a, int b) { return rough[a] > rough[b] || (rough[a] == rough[b] && a < b); });
+      candidates.resize(kCandidates);
+      std::sort(candidates.begin(), candidates.end());
+    }
+  } else {
+    for (int k = 0; k < kCoarse; ++k) candidates.push_back(k);
+  }
+  std::vector<double> at(candidates.size());
+  for (size_t j = 0; j < candidates.size(); ++j) at[j] = grid[candidates[j]];
+  score_many(coarse, p3, prevs.top, at, scores);
+  for (size_t j = 0; j < candidates.size(); ++j) {
+    const double sc = scores[j];
     if (sc > best_score) {
       best_score = sc;
-      best = k;
+      best = candidates[j] + 1;
     }
   }
   if (best < 0 || !std::isfinite(best_score)) return out;
