@@ -157,6 +157,43 @@ struct RefineScratch {
   GridAxis cols, rows;
 };
 
+/// refine_scaled's normal equations, summed sample by sample in four-lane accumulators: with
+/// V = (ix, iy, j2, j3) (J's first four entries), a[0..3] sum ix V, iy V, j2 V, j3 V (the upper
+/// triangle's products, lanes below the diagonal unused), a[4] e V, a[5] -V (J's entry -1 times V),
+/// e4 -e. Each lane takes its entry's products in sample order and a product's factors commute, so
+/// every sum is the double a scalar sum of J[r] J[c] (and J[r] e) over the samples gives.
+struct NormalSums {
+  alignas(32) double a[6][4] = {};
+  double e4 = 0;
+};
+
+/// One row v of the window's samples (u = -half..half) added to `ns`: ix, iy, i1 are I1's gradients
+/// and grey level at each, tmpl the template's row.
+__attribute__((target_clones("avx2", "default"))) void add_row(const float* ix, const float* iy, const float* i1, const float* tmpl, int half, int v, double g,
+                                                                double b, NormalSums& ns) {
+  using v4 = double __attribute__((vector_size(32)));
+  v4 a0, a1, a2, a3, a4, a5;
+  __builtin_memcpy(&a0, ns.a[0], sizeof(v4)), __builtin_memcpy(&a1, ns.a[1], sizeof(v4)), __builtin_memcpy(&a2, ns.a[2], sizeof(v4));
+  __builtin_memcpy(&a3, ns.a[3], sizeof(v4)), __builtin_memcpy(&a4, ns.a[4], sizeof(v4)), __builtin_memcpy(&a5, ns.a[5], sizeof(v4));
+  double e4 = ns.e4;
+  for (int u = -half, k = 0; u <= half; ++u, ++k) {
+    const double x = ix[k], y = iy[k], t = tmpl[k];
+    const double e = i1[k] - g * t - b;
+    const double j2 = x * u + y * v, j3 = -t;
+    const v4 V = {x, y, j2, j3};
+    a0 += x * V;
+    a1 += y * V;
+    a2 += j2 * V;
+    a3 += j3 * V;
+    a4 += e * V;
+    a5 += -V;
+    e4 += -e;
+  }
+  __builtin_memcpy(ns.a[0], &a0, sizeof(v4)), __builtin_memcpy(ns.a[1], &a1, sizeof(v4)), __builtin_memcpy(ns.a[2], &a2, sizeof(v4));
+  __builtin_memcpy(ns.a[3], &a3, sizeof(v4)), __builtin_memcpy(ns.a[4], &a4, sizeof(v4)), __builtin_memcpy(ns.a[5], &a5, sizeof(v4));
+  ns.e4 = e4;
+}
+
 /// Gauss-Newton on I1(q + s u) = g I0(p + u) + b over the window u in [-half, half]^2: the track's
 /// end q refined together with the patch's scale change s, gain g and offset b (`grad`: I1's
 /// gradients). False (q unchanged) when a sample leaves the image, the system is singular, or the
@@ -179,40 +216,23 @@ bool refine_scaled(const cv::Mat& I0, const cv::Mat& I1, const Gradients& grad, 
     for (int u = 0; u < side; ++u, ++i) tmpl[i] = bilinear_at<uchar>(I0, cols.i0[u], cols.f[u], rows.i0[v], rows.f[v]);
   double qx = q.x, qy = q.y, s = 1, g = 1, b = 0;
   for (int it = 0; it < 8; ++it) {
-    // The normal equations' upper triangle (H is symmetric: the same products, summed in the same
-    // order, as the full outer product J J^T) and J e, as ten two-lane accumulators that stay in
-    // registers: each lane sums its own entry's products in sample order, so the same doubles as
-    // one scalar sum per entry (an array of 20 sums spilled to the stack and stalled on it).
-    using d2 = double __attribute__((vector_size(16)));
-    d2 a[10] = {};
+    // The normal equations (J = (ix, iy, j2, j3, -1) per sample, residual e): NormalSums.
+    NormalSums ns;
     const double reach = s * half + 1;
     if (qx - reach < 0 || qy - reach < 0 || qx + reach + 1 >= I1.cols || qy + reach + 1 >= I1.rows) return false;
     cols.set(side, [&](int k) { return static_cast<float>(qx + s * (k - half)); });
     rows.set(side, [&](int k) { return static_cast<float>(qy + s * (k - half)); });
-    for (int v = -half, i = 0; v <= half; ++v) {
+    for (int v = -half; v <= half; ++v) {
       grad.row(I1, rows.i0[v + half], rows.f[v + half], cols.i0.data(), cols.f.data(), side, rix, riy, ri1);
-      for (int u = -half; u <= half; ++u, ++i) {
-        const double ix = rix[u + half], iy = riy[u + half], i1 = ri1[u + half];
-        const double e = i1 - g * tmpl[i] - b;
-        const double j2 = ix * u + iy * v, j3 = -tmpl[i], j4 = -1.0;  // J = (ix, iy, j2, j3, j4)
-        a[0] += d2{ix, ix} * d2{ix, iy};  // h00 h01
-        a[1] += d2{ix, ix} * d2{j2, j3};  // h02 h03
-        a[2] += d2{ix, iy} * d2{j4, iy};  // h04 h11
-        a[3] += d2{iy, iy} * d2{j2, j3};  // h12 h13
-        a[4] += d2{iy, j2} * d2{j4, j2};  // h14 h22
-        a[5] += d2{j2, j2} * d2{j3, j4};  // h23 h24
-        a[6] += d2{j3, j3} * d2{j3, j4};  // h33 h34
-        a[7] += d2{j4, ix} * d2{j4, e};   // h44 r0
-        a[8] += d2{iy, j2} * d2{e, e};    // r1 r2
-        a[9] += d2{j3, j4} * d2{e, e};    // r3 r4
-      }
+      add_row(rix, riy, ri1, &tmpl[static_cast<size_t>(v + half) * side], half, v, g, b, ns);
     }
-    const double h[5][5] = {{a[0][0], a[0][1], a[1][0], a[1][1], a[2][0]},
-                            {0, a[2][1], a[3][0], a[3][1], a[4][0]},
-                            {0, 0, a[4][1], a[5][0], a[5][1]},
-                            {0, 0, 0, a[6][0], a[6][1]},
-                            {0, 0, 0, 0, a[7][0]}};
-    const double r5[5] = {a[7][1], a[8][0], a[8][1], a[9][0], a[9][1]};
+    const double(&a0)[4] = ns.a[0], (&a1)[4] = ns.a[1], (&a2)[4] = ns.a[2], (&a3)[4] = ns.a[3], (&a4)[4] = ns.a[4], (&a5)[4] = ns.a[5];
+    const double h[5][5] = {{a0[0], a0[1], a0[2], a0[3], a5[0]},
+                            {0, a1[1], a1[2], a1[3], a5[1]},
+                            {0, 0, a2[2], a2[3], a5[2]},
+                            {0, 0, 0, a3[3], a5[3]},
+                            {0, 0, 0, 0, static_cast<double>(side * side)}};  // the sum of side^2 ones (-1 times -1)
+    const double r5[5] = {a4[0], a4[1], a4[2], a4[3], ns.e4};
     cv::Matx<double, 5, 5> H;
     cv::Vec<double, 5> rhs;
     for (int r = 0; r < 5; ++r) {
