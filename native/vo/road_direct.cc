@@ -286,10 +286,13 @@ DirectRoad direct_road_distance(const RoadImage& prevs, const RoadImage& currs, 
       // grows) says anything about s: lane lines and road edges run through the focus of
       // expansion, along the parallax, and look the same at every distance (the aperture problem).
       const double du = (b[0] * a[2] - a[0] * b[2]) / (a[2] * a[2]), dv = (b[1] * a[2] - a[1] * b[2]) / (a[2] * a[2]);
-      const double dn = std::hypot(du, dv);
+      // sqrt of the squares, not std::hypot (its careful algorithm costs a call and tens of cycles;
+      // du, dv are pixels per metre, far from overflow or underflow).
+      const double dn = std::sqrt(du * du + dv * dv);
       if (!(dn > 1e-12)) continue;
       const double along = std::abs(gx.at<float>(v, x) * du + gy.at<float>(v, x) * dv) / dn;
-      if (along < kMinGradient || along < 0.5 * std::hypot(gx.at<float>(v, x), gy.at<float>(v, x))) continue;
+      // |g| as a float, as std::hypot(float, float) rounds it (glibc: the double root of the double squares).
+      if (along < kMinGradient || along < 0.5 * static_cast<float>(std::sqrt(g2))) continue;
       coarse.push(a, b);
       coarse.v.push_back(c3.at<float>(v, x));
       fine.v.push_back(c1.at<float>(v, x));
