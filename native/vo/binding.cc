@@ -597,7 +597,7 @@ static std::vector<cv::Point2f> points_of(const napi::Args& a, Napi::Value v, co
   return p;
 }
 
-/// kltTrack(prev, next, points, {window, levels, iterations, epsilon, initial, reference}) ->
+/// kltTrack(prev, next, points, {window, levels, iterations, epsilon, initial, reference, instructions}) ->
 /// {points, status}: the tracker's KLT (klt.cc) on two frames, or with reference: 'opencv'
 /// cv::calcOpticalFlowPyrLK on the same pyramids (tests compare them; bench/stage-profile.mjs times them).
 static Napi::Value KltTrack(const Napi::CallbackInfo& info) {
@@ -614,6 +614,8 @@ static Napi::Value KltTrack(const Napi::CallbackInfo& info) {
   p.max_count = a.integer(o, "iterations", "options", EGOGEO_KLT_ITERATIONS, 1, 100);
   p.epsilon = a.number(o, "epsilon", "options", EGOGEO_KLT_EPSILON, 0, 10);
   const bool opencv = a.choice(o, "reference", "options", "egogeo", {"egogeo", "opencv"}) == "opencv";
+  const std::string isa = a.choice(o, "instructions", "options", "best", {"best", "avx512", "avx2", "sse2", "scalar"});
+  p.isa = isa == "scalar" ? 0 : isa == "sse2" ? 1 : isa == "avx2" ? 2 : 3;
   std::vector<cv::Point2f> to;
   const bool initial = !o.Get("initial").IsUndefined();
   if (initial) {

@@ -318,6 +318,139 @@ EGOGEO_AVX2 void mismatch_avx2(const cv::Mat& J, int jx, int jy, const Weights& 
     }
   }
 }
+
+// GCC 12's AVX-512 headers start some intrinsics from an "undefined" vector and warn about it.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#define EGOGEO_AVX512 __attribute__((target("avx512f,avx512bw")))
+
+/// 16 pixels from each of two rows, widened to int16: the first row's in the low half.
+EGOGEO_AVX512 inline __m512i pair16(const uchar* lo, const uchar* hi) {
+  return _mm512_cvtepu8_epi16(
+      _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(lo))), _mm_loadu_si128(reinterpret_cast<const __m128i*>(hi)), 1));
+}
+
+EGOGEO_AVX512 inline int64_t hsum16(__m512i v) {
+  return _mm512_reduce_add_epi64(_mm512_add_epi64(_mm512_cvtepi32_epi64(_mm512_castsi512_si256(v)), _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(v, 1))));
+}
+
+/// Two 32-byte rows (lo, hi) as one vector, lo in the low half.
+EGOGEO_AVX512 inline __m512i load2(const void* lo, const void* hi) {
+  return _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256(static_cast<const __m256i*>(lo))), _mm256_loadu_si256(static_cast<const __m256i*>(hi)), 1);
+}
+
+/// interp_deriv8 on two derivative row pairs at once: (dy0, dy1) rows y and y + 1 of the
+/// derivative level at pixel offset p (int16 pairs), row y's 8 pixels in the low half.
+EGOGEO_AVX512 inline __m512i deriv2(const int16_t* dy0, const int16_t* dy1, const int16_t* dy2, __m512i w01, __m512i w23, __m512i delta) {
+  const __m512i a = load2(dy0, dy1), b = load2(dy0 + 2, dy1 + 2), c = load2(dy1, dy2), d = load2(dy1 + 2, dy2 + 2);
+  __m512i lo = _mm512_add_epi32(_mm512_madd_epi16(_mm512_unpacklo_epi16(a, b), w01), _mm512_madd_epi16(_mm512_unpacklo_epi16(c, d), w23));
+  __m512i hi = _mm512_add_epi32(_mm512_madd_epi16(_mm512_unpackhi_epi16(a, b), w01), _mm512_madd_epi16(_mm512_unpackhi_epi16(c, d), w23));
+  lo = _mm512_srai_epi32(_mm512_add_epi32(lo, delta), kWBits);
+  hi = _mm512_srai_epi32(_mm512_add_epi32(hi, delta), kWBits);
+  return _mm512_packs_epi32(lo, hi);
+}
+
+/// extract_avx2 two window rows at a time (the window's rows y, y + 1 in a vector's halves), for a
+/// window of one 16-lane block per row; an odd last row runs as in AVX2. Exact integer sums.
+EGOGEO_AVX512 void extract_avx512(const cv::Mat& I, const cv::Mat& dI, int ix, int iy, const Weights& q, Window& win, Gram& g) {
+  const int32_t p01 = static_cast<int32_t>((static_cast<uint32_t>(static_cast<uint16_t>(q.w01)) << 16) | static_cast<uint16_t>(q.w00));
+  const int32_t p23 = static_cast<int32_t>((static_cast<uint32_t>(static_cast<uint16_t>(q.w11)) << 16) | static_cast<uint16_t>(q.w10));
+  const __m512i w01 = _mm512_set1_epi32(p01), w23 = _mm512_set1_epi32(p23);
+  const __m512i dI5 = _mm512_set1_epi32(1 << (kWBits - 5 - 1)), dD = _mm512_set1_epi32(1 << (kWBits - 1));
+  // Lanes inside the window: the first w of each 16-lane half.
+  const __mmask32 keep = static_cast<__mmask32>(((1u << win.w) - 1) | (((1u << win.w) - 1) << 16));
+  // packs interleaves 4-pixel quarters within 128-bit lanes; this puts each row's pixels in order.
+  const __m512i order = _mm512_setr_epi64(0, 2, 1, 3, 4, 6, 5, 7);
+  const size_t stepI = I.step, stepD = dI.step;
+  const uchar* img = I.data + static_cast<ptrdiff_t>(iy) * static_cast<ptrdiff_t>(stepI) + ix;
+  const uchar* der = dI.data + static_cast<ptrdiff_t>(iy) * static_cast<ptrdiff_t>(stepD) + 4 * static_cast<ptrdiff_t>(ix);
+  __m512i s11 = _mm512_setzero_si512(), s12 = s11, s22 = s11;
+  int y = 0;
+  for (; y + 1 < win.h; y += 2) {
+    const uchar* r0 = img + static_cast<ptrdiff_t>(y) * static_cast<ptrdiff_t>(stepI);
+    const uchar *r1 = r0 + stepI, *r2 = r1 + stepI;
+    const __m512i a = pair16(r0, r1), b = pair16(r0 + 1, r1 + 1), c = pair16(r1, r2), d = pair16(r1 + 1, r2 + 1);
+    __m512i lo = _mm512_add_epi32(_mm512_madd_epi16(_mm512_unpacklo_epi16(a, b), w01), _mm512_madd_epi16(_mm512_unpacklo_epi16(c, d), w23));
+    __m512i hi = _mm512_add_epi32(_mm512_madd_epi16(_mm512_unpackhi_epi16(a, b), w01), _mm512_madd_epi16(_mm512_unpackhi_epi16(c, d), w23));
+    lo = _mm512_srai_epi32(_mm512_add_epi32(lo, dI5), kWBits - 5);
+    hi = _mm512_srai_epi32(_mm512_add_epi32(hi, dI5), kWBits - 5);
+    const size_t o = static_cast<size_t>(y) * win.stride;
+    _mm512_storeu_si512(&win.I[o], _mm512_maskz_mov_epi16(keep, _mm512_packs_epi32(lo, hi)));
+    const int16_t* d0 = reinterpret_cast<const int16_t*>(der + static_cast<ptrdiff_t>(y) * static_cast<ptrdiff_t>(stepD));
+    const int16_t* d1 = reinterpret_cast<const int16_t*>(reinterpret_cast<const uchar*>(d0) + stepD);
+    const int16_t* d2 = reinterpret_cast<const int16_t*>(reinterpret_cast<const uchar*>(d1) + stepD);
+    const __m512i p0 = deriv2(d0, d1, d2, w01, w23, dD), p1 = deriv2(d0 + 16, d1 + 16, d2 + 16, w01, w23, dD);
+    // Even lanes dx, odd dy (as in extract_avx2), each row's pixels put back in order.
+    __m512i gx = _mm512_packs_epi32(_mm512_srai_epi32(_mm512_slli_epi32(p0, 16), 16), _mm512_srai_epi32(_mm512_slli_epi32(p1, 16), 16));
+    __m512i gy = _mm512_packs_epi32(_mm512_srai_epi32(p0, 16), _mm512_srai_epi32(p1, 16));
+    gx = _mm512_maskz_mov_epi16(keep, _mm512_permutexvar_epi64(order, gx));
+    gy = _mm512_maskz_mov_epi16(keep, _mm512_permutexvar_epi64(order, gy));
+    _mm512_storeu_si512(&win.Ix[o], gx);
+    _mm512_storeu_si512(&win.Iy[o], gy);
+    s11 = _mm512_add_epi32(s11, _mm512_madd_epi16(gx, gx));
+    s12 = _mm512_add_epi32(s12, _mm512_madd_epi16(gx, gy));
+    s22 = _mm512_add_epi32(s22, _mm512_madd_epi16(gy, gy));
+  }
+  g.a11 += hsum16(s11), g.a12 += hsum16(s12), g.a22 += hsum16(s22);
+  if (y < win.h) {  // the odd last row, as extract_avx2 does it
+    const __m256i v01 = _mm256_set1_epi32(p01), v23 = _mm256_set1_epi32(p23);
+    const __m256i v5 = _mm256_set1_epi32(1 << (kWBits - 5 - 1)), vD = _mm256_set1_epi32(1 << (kWBits - 1));
+    const __m256i mask = _mm256_cmpgt_epi16(_mm256_set1_epi16(static_cast<int16_t>(win.w)), _mm256_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+    const uchar* r0 = img + static_cast<ptrdiff_t>(y) * static_cast<ptrdiff_t>(stepI);
+    const int16_t* d0 = reinterpret_cast<const int16_t*>(der + static_cast<ptrdiff_t>(y) * static_cast<ptrdiff_t>(stepD));
+    const int16_t* d1 = reinterpret_cast<const int16_t*>(reinterpret_cast<const uchar*>(d0) + stepD);
+    const size_t o = static_cast<size_t>(y) * win.stride;
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(&win.I[o]), _mm256_and_si256(interp16(r0, r0 + stepI, v01, v23, v5), mask));
+    const __m256i p0 = interp_deriv8(d0, d1, v01, v23, vD), p1 = interp_deriv8(d0 + 16, d1 + 16, v01, v23, vD);
+    __m256i gx = _mm256_packs_epi32(_mm256_srai_epi32(_mm256_slli_epi32(p0, 16), 16), _mm256_srai_epi32(_mm256_slli_epi32(p1, 16), 16));
+    __m256i gy = _mm256_packs_epi32(_mm256_srai_epi32(p0, 16), _mm256_srai_epi32(p1, 16));
+    gx = _mm256_and_si256(_mm256_permute4x64_epi64(gx, 0xD8), mask);
+    gy = _mm256_and_si256(_mm256_permute4x64_epi64(gy, 0xD8), mask);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(&win.Ix[o]), gx);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(&win.Iy[o]), gy);
+    g.a11 += hsum8(_mm256_madd_epi16(gx, gx)), g.a12 += hsum8(_mm256_madd_epi16(gx, gy)), g.a22 += hsum8(_mm256_madd_epi16(gy, gy));
+  }
+}
+
+/// mismatch_avx2 two window rows at a time (AVX-512: rows y and y + 1 in the two halves of a vector,
+/// each half the AVX2 block's lanes in its order). Exact integer sums, so the same b1, b2. For a
+/// window of one 16-lane block per row (window side <= 16); an odd last row runs as in AVX2.
+EGOGEO_AVX512 void mismatch_avx512(const cv::Mat& J, int jx, int jy, const Weights& q, const Window& win, int64_t& b1, int64_t& b2) {
+  const int32_t p01 = static_cast<int32_t>((static_cast<uint32_t>(static_cast<uint16_t>(q.w01)) << 16) | static_cast<uint16_t>(q.w00));
+  const int32_t p23 = static_cast<int32_t>((static_cast<uint32_t>(static_cast<uint16_t>(q.w11)) << 16) | static_cast<uint16_t>(q.w10));
+  const __m512i w01 = _mm512_set1_epi32(p01), w23 = _mm512_set1_epi32(p23), dI5 = _mm512_set1_epi32(1 << (kWBits - 5 - 1));
+  const size_t step = J.step;
+  const uchar* row = J.data + static_cast<ptrdiff_t>(jy) * static_cast<ptrdiff_t>(step) + jx;
+  __m512i s1 = _mm512_setzero_si512(), s2 = s1;
+  int y = 0;
+  for (; y + 1 < win.h; y += 2) {
+    const uchar* r0 = row + static_cast<ptrdiff_t>(y) * static_cast<ptrdiff_t>(step);
+    const uchar *r1 = r0 + step, *r2 = r1 + step;
+    const __m512i a = pair16(r0, r1), b = pair16(r0 + 1, r1 + 1), c = pair16(r1, r2), d = pair16(r1 + 1, r2 + 1);
+    __m512i lo = _mm512_add_epi32(_mm512_madd_epi16(_mm512_unpacklo_epi16(a, b), w01), _mm512_madd_epi16(_mm512_unpacklo_epi16(c, d), w23));
+    __m512i hi = _mm512_add_epi32(_mm512_madd_epi16(_mm512_unpackhi_epi16(a, b), w01), _mm512_madd_epi16(_mm512_unpackhi_epi16(c, d), w23));
+    lo = _mm512_srai_epi32(_mm512_add_epi32(lo, dI5), kWBits - 5);
+    hi = _mm512_srai_epi32(_mm512_add_epi32(hi, dI5), kWBits - 5);
+    const size_t o = static_cast<size_t>(y) * win.stride;  // rows y, y + 1: 32 consecutive int16
+    const __m512i diff = _mm512_sub_epi16(_mm512_packs_epi32(lo, hi), _mm512_loadu_si512(&win.I[o]));
+    s1 = _mm512_add_epi32(s1, _mm512_madd_epi16(diff, _mm512_loadu_si512(&win.Ix[o])));
+    s2 = _mm512_add_epi32(s2, _mm512_madd_epi16(diff, _mm512_loadu_si512(&win.Iy[o])));
+  }
+  // Each lane took at most one product pair per row pair: (h / 2) * 2 * 8160 * 4080 < 2^31 for h <= 16.
+  b1 += hsum16(s1);
+  b2 += hsum16(s2);
+  if (y < win.h) {  // the odd last row, as mismatch_avx2 does it
+    const __m256i v01 = _mm256_set1_epi32(p01), v23 = _mm256_set1_epi32(p23), d5 = _mm256_set1_epi32(1 << (kWBits - 5 - 1));
+    const uchar* r0 = row + static_cast<ptrdiff_t>(y) * static_cast<ptrdiff_t>(step);
+    const size_t o = static_cast<size_t>(y) * win.stride;
+    const __m256i diff = _mm256_sub_epi16(interp16(r0, r0 + step, v01, v23, d5), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(&win.I[o])));
+    b1 += hsum8(_mm256_madd_epi16(diff, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(&win.Ix[o]))));
+    b2 += hsum8(_mm256_madd_epi16(diff, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(&win.Iy[o]))));
+  }
+}
+#undef EGOGEO_AVX512
+#pragma GCC diagnostic pop
 #endif
 
 }  // namespace
@@ -346,9 +479,12 @@ void klt_track(const std::vector<cv::Mat>& prev, const std::vector<cv::Mat>& nex
   for (size_t i = 0; i < n; ++i) order[i] = static_cast<int>(i);
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return from[a].y < from[b].y; });
 #ifdef EGOGEO_KLT_AVX2
-  const bool avx2 = __builtin_cpu_supports("avx2");
+  const bool avx2 = p.isa >= 2 && __builtin_cpu_supports("avx2");
+  // Two rows a vector where the CPU has AVX-512 (BW) and a row is one 16-lane block.
+  const bool avx512 = avx2 && p.isa >= 3 && __builtin_cpu_supports("avx512bw") && (p.window + 15) / 16 == 1;
 #else
   const bool avx2 = false;
+  const bool avx512 = false;
 #endif
   Window win;
   win.size(p.window, avx2 ? 16 : 8);
@@ -393,8 +529,9 @@ void klt_track(const std::vector<cv::Mat>& prev, const std::vector<cv::Mat>& nex
       }
       Weights q = weights(prev_pt.x - ip.x, prev_pt.y - ip.y);
       Gram g;
-      if (ip.x > last_i) extract_scalar(I, dI, ip.x, ip.y, q, win, g);
+      if (ip.x > last_i || p.isa < 1) extract_scalar(I, dI, ip.x, ip.y, q, win, g);
 #ifdef EGOGEO_KLT_AVX2
+      else if (avx512) extract_avx512(I, dI, ip.x, ip.y, q, win, g);
       else if (avx2) extract_avx2(I, dI, ip.x, ip.y, q, win, g);
 #endif
 #ifdef EGOGEO_KLT_SSE2
@@ -421,8 +558,9 @@ void klt_track(const std::vector<cv::Mat>& prev, const std::vector<cv::Mat>& nex
         }
         q = weights(next_pt.x - in.x, next_pt.y - in.y);
         int64_t ib1 = 0, ib2 = 0;
-        if (in.x > last_j) mismatch_scalar(J, in.x, in.y, q, win, ib1, ib2);
+        if (in.x > last_j || p.isa < 1) mismatch_scalar(J, in.x, in.y, q, win, ib1, ib2);
 #ifdef EGOGEO_KLT_AVX2
+        else if (avx512) mismatch_avx512(J, in.x, in.y, q, win, ib1, ib2);
         else if (avx2) mismatch_avx2(J, in.x, in.y, q, win, ib1, ib2);
 #endif
 #ifdef EGOGEO_KLT_SSE2

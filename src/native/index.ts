@@ -540,6 +540,11 @@ export interface KltOptions {
   initial?: Float32Array;
   /** 'opencv': cv::calcOpticalFlowPyrLK on the same pyramids instead of the tracker's own KLT. */
   reference?: 'egogeo' | 'opencv';
+  /**
+   * The widest instruction set the tracker's window sums may use, each where the CPU has it
+   * (default 'best'); every choice gives the same bits (tests compare them).
+   */
+  instructions?: 'best' | 'avx512' | 'avx2' | 'sse2' | 'scalar';
 }
 
 /**

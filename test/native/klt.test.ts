@@ -79,6 +79,20 @@ describe.skipIf(!NATIVE_BUILT)('kltTrack', () => {
     }
   });
 
+  it('gives the same bits on every instruction set (scalar, SSE2, AVX2, AVX-512 where the CPU has them), windows 9 to 21', () => {
+    const [a, b] = [clip.frames[0], clip.frames[2]];
+    // Points across the whole frame, the right border included (the paths read past a window's row).
+    const pts = grid(a, 5, 1);
+    for (const o of [{ window: 13, levels: 4 }, { window: 9, levels: 3 }, { window: 16, levels: 3 }, { window: 21, levels: 2 }] as KltOptions[]) {
+      const runs = (['scalar', 'sse2', 'avx2', 'avx512', 'best'] as const).map((instructions) => kltTrack(a, b, pts, { ...o, instructions }));
+      expect(runs[0].status.reduce((n, s) => n + s, 0)).toBeGreaterThan(0.5 * (pts.length / 2));
+      for (const r of runs.slice(1)) {
+        expect(Buffer.from(r.status.buffer).equals(Buffer.from(runs[0].status.buffer))).toBe(true);
+        expect(Buffer.from(r.points.buffer).equals(Buffer.from(runs[0].points.buffer))).toBe(true);
+      }
+    }
+  });
+
   it.skipIf(!needsShared('KITTI frames', 'data/kitti/00/image_0/000000.jpg', 'data/kitti/00/image_0/000003.jpg'))('tracks KITTI frames 0.3 s apart as OpenCV does', async () => {
     const read = async (f: string): Promise<PixelFrame> => {
       const { data, info } = await sharp(readFileSync(sharedPath('data/kitti/00/image_0', f))).greyscale().raw().toBuffer({ resolveWithObject: true });
@@ -101,5 +115,6 @@ describe.skipIf(!NATIVE_BUILT)('kltTrack', () => {
     expect(thrown(() => kltTrack(a, a, new Float32Array(2), { window: 3 })).message).toMatch(/options\.window must be in \[5, 101\]/);
     expect(thrown(() => kltTrack(a, a, new Float32Array(4), { initial: new Float32Array(2) })).message).toMatch(/options\.initial must have as many points/);
     expect(thrown(() => kltTrack(a, a, [1, 2] as unknown as Float32Array)).message).toMatch(/points must be a Float32Array/);
+    expect(thrown(() => kltTrack(a, a, new Float32Array(2), { instructions: 'neon' as 'best' })).message).toMatch(/options\.instructions must be one of/);
   });
 });
