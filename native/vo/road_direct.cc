@@ -170,7 +170,7 @@ __attribute__((target("avx2"))) void sums_avx2(const Samples& S, const cv::Mat& 
       // Each lane's two pixel pairs as 64-bit loads (cheaper than four gathers).
       alignas(16) int ix[4];
       _mm_store_si128(reinterpret_cast<__m128i*>(ix), idx);
-      auto pair = [&](int o) { return _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(base + o))); };
+      auto pair = [&](int o) { return _mm_castsi128_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(base + o))); };  // unaligned 8 bytes
       const __m128 t0 = _mm_movelh_ps(pair(ix[0]), pair(ix[1])), t1 = _mm_movelh_ps(pair(ix[2]), pair(ix[3]));  // p00 p01 of lanes 0 1 | 2 3
       const __m128 u0 = _mm_movelh_ps(pair(ix[0] + step), pair(ix[1] + step)), u1 = _mm_movelh_ps(pair(ix[2] + step), pair(ix[3] + step));
       const __m128 p00 = _mm_shuffle_ps(t0, t1, _MM_SHUFFLE(2, 0, 2, 0)), p01 = _mm_shuffle_ps(t0, t1, _MM_SHUFFLE(3, 1, 3, 1));

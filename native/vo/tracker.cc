@@ -12,6 +12,10 @@
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 #define EGOGEO_REFINE_AVX2 1  // compiled with a target attribute, run where the CPU has AVX2
+// A function compiled twice, for AVX2 and for the baseline, the loader picking one (an ifunc).
+#define EGOGEO_CLONES_AVX2 __attribute__((target_clones("avx2", "default")))
+#else
+#define EGOGEO_CLONES_AVX2
 #endif
 
 #include <algorithm>
@@ -169,7 +173,7 @@ struct NormalSums {
 
 /// One row v of the window's samples (u = -half..half) added to `ns`: ix, iy, i1 are I1's gradients
 /// and grey level at each, tmpl the template's row.
-__attribute__((target_clones("avx2", "default"))) void add_row(const float* ix, const float* iy, const float* i1, const float* tmpl, int half, int v, double g,
+EGOGEO_CLONES_AVX2 void add_row(const float* ix, const float* iy, const float* i1, const float* tmpl, int half, int v, double g,
                                                                 double b, NormalSums& ns) {
   using v4 = double __attribute__((vector_size(32)));
   v4 a0, a1, a2, a3, a4, a5;
