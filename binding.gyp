@@ -13,6 +13,7 @@
         "native/render/render.cc",
         "native/render/texture.cc",
         "native/render/world.cc",
+        "native/vo/band_blur.cc",
         "native/vo/binding.cc",
         "native/vo/bundle_scale.cc",
         "native/vo/camera.cc",

@@ -6,6 +6,7 @@
 #include "scale_fusion.h"
 
 #include "../napi_util.h"
+#include "band_blur.h"
 #include "frame_decode.h"
 #include "gpu_backend.h"
 #include "klt.h"
@@ -649,7 +650,32 @@ static Napi::Value KltTrack(const Napi::CallbackInfo& info) {
   return out;
 }
 
+/// bandBlur(frame, {top, sigma, reference}) -> {pixels, own}: the direct alignment's blur of the
+/// rows top.. (band_blur.cc; Float32Array, width x (height - top)), or with reference: 'opencv'
+/// cv::GaussianBlur's. `own`: whether band_blur computes it itself on this CPU (tests compare them).
+static Napi::Value BandBlur(const Napi::CallbackInfo& info) {
+  const napi::Args a(info.Env(), "bandBlur");
+  if (info.Length() < 1) a.fail("expected (frame[, options])");
+  const cv::Mat grey = grey_frame(a, info[0], "frame");
+  if (info.Length() > 1 && !info[1].IsUndefined() && (!info[1].IsObject() || info[1].IsArray())) a.fail("options must be an object");
+  Napi::Object o = info.Length() > 1 && !info[1].IsUndefined() ? info[1].As<Napi::Object>() : Napi::Object::New(info.Env());
+  const int top = a.integer(o, "top", "options", 0, 0, grey.rows - 1);
+  const double sigma = a.number(o, "sigma", "options", 3.0, 0.1, 10);
+  const bool opencv = a.choice(o, "reference", "options", "egogeo", {"egogeo", "opencv"}) == "opencv";
+  cv::Mat dst(grey.size(), CV_32F, cv::Scalar(0));
+  BandBlurScratch scratch;
+  napi::Failure err;
+  if (!napi::guarded<InputError>("bandBlur", [&] { band_blur(grey, top, sigma, dst, scratch, opencv); }, err)) throw err.to_js(info.Env());
+  Napi::Float32Array px = Napi::Float32Array::New(info.Env(), static_cast<size_t>(grey.cols) * (grey.rows - top));
+  for (int y = top; y < grey.rows; ++y) std::copy(dst.ptr<float>(y), dst.ptr<float>(y) + grey.cols, px.Data() + static_cast<size_t>(y - top) * grey.cols);
+  Napi::Object out = Napi::Object::New(info.Env());
+  out.Set("pixels", px);
+  out.Set("own", band_blur_own());
+  return out;
+}
+
 void register_exports(Napi::Env env, Napi::Object exports) {
+  exports.Set("bandBlur", Napi::Function::New(env, BandBlur, "bandBlur"));
   exports.Set("kltTrack", Napi::Function::New(env, KltTrack, "kltTrack"));
   exports.Set("optionTable", Napi::Function::New(env, OptionTable, "optionTable"));
   exports.Set("probeVideo", Napi::Function::New(env, ProbeVideo, "probeVideo"));

@@ -1,5 +1,7 @@
 #include "road_direct.h"
 
+#include "band_blur.h"
+
 #include <opencv2/imgproc.hpp>
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -216,7 +218,7 @@ void score_many(const Samples& S, const cv::Mat& prev, int top, const std::vecto
 
 }  // namespace
 
-void road_image(const cv::Mat& grey, int top, RoadImage& out, cv::Mat& f) {
+void road_image(const cv::Mat& grey, int top, RoadImage& out, BandBlurScratch& scratch) {
   if (grey.empty()) {
     out = RoadImage{};
     return;
@@ -232,15 +234,9 @@ void road_image(const cv::Mat& grey, int top, RoadImage& out, cv::Mat& f) {
     out.coarse.rowRange(0, out.top).setTo(0);
     out.fine.rowRange(0, out.top).setTo(0);
   }
-  // A band of rows blurred as part of the whole image: the filter reads the rows above the band,
-  // up to its radius (12 for sigma 3), so those are converted and the rest left alone.
-  f.create(grey.size(), CV_32F);
-  const int from = std::max(0, out.top - 16);
-  grey.rowRange(from, grey.rows).convertTo(f.rowRange(from, grey.rows), CV_32F);
-  const cv::Range rows(out.top, grey.rows);
-  cv::Mat coarse = out.coarse.rowRange(rows), fine = out.fine.rowRange(rows);
-  cv::GaussianBlur(f.rowRange(rows), coarse, cv::Size(0, 0), 3.0);
-  cv::GaussianBlur(f.rowRange(rows), fine, cv::Size(0, 0), 1.0);
+  // The band blurred as part of the whole frame (the filter reads the rows above it).
+  band_blur(grey, out.top, 3.0, out.coarse, scratch);
+  band_blur(grey, out.top, 1.0, out.fine, scratch);
 }
 
 DirectRoad direct_road_distance(const RoadImage& prevs, const RoadImage& currs, const Intrinsics& intr, const PairMotion& pm,
@@ -252,31 +248,31 @@ DirectRoad direct_road_distance(const RoadImage& prevs, const RoadImage& currs, 
   // X2 = (R + s t w^T) X1 on the plane, so X1 = R^T X2 - c(s) (w . R^T X2) R^T t.
   const cv::Vec3d u = Rt * pm.t_dir, Ku = K * u;
 
-  // Gradients of the current frame below the prepared band's first row (the samples lie further
-  // down, in the road region); sigma 3 for the coarse search (a basin of several pixels), 1 for the refinement.
-  cv::Mat &gx = scratch.gx, &gy = scratch.gy;
-  gx.create(c3.size(), CV_32F);
-  gy.create(c3.size(), CV_32F);
-  gx.rowRange(0, std::min(currs.top + 1, c3.rows)).setTo(0);
-  gy.rowRange(0, std::min(currs.top + 1, c3.rows)).setTo(0);
-  if (currs.top + 1 < c3.rows) {
-    const cv::Range band(currs.top + 1, c3.rows);
-    cv::Mat bx = gx.rowRange(band), by = gy.rowRange(band);
-    cv::Sobel(c3.rowRange(band), bx, CV_32F, 1, 0, 3, 1.0 / 8);
-    cv::Sobel(c3.rowRange(band), by, CV_32F, 0, 1, 3, 1.0 / 8);
-  }
+  // The current frame's gradients at the samples (sigma 3, for the coarse search's basin of several
+  // pixels): cv::Sobel(coarse, CV_32F, 1, 0 | 0, 1, 3, 1.0 / 8) there, as OpenCV's small separable
+  // filters compute it -- the derivative pass a difference, the smoothing pass (1, 2, 1) / 8 whose
+  // products are exact (powers of two), so each is one rounding of the same sum whatever the order
+  // or fusing. Computed at the samples only (every kStep-th row and column, away from the borders),
+  // not over the whole band.
+  auto gradient = [&c3](int v, int x, float& gx, float& gy) {
+    const float *a = c3.ptr<float>(v - 1), *m = c3.ptr<float>(v), *b = c3.ptr<float>(v + 1);
+    const float da = a[x + 1] - a[x - 1], dm = m[x + 1] - m[x - 1], db = b[x + 1] - b[x - 1];
+    gx = (da + db) * 0.125f + dm * 0.25f;
+    const float sa = a[x] * 0.25f + (a[x - 1] + a[x + 1]) * 0.125f, sb = b[x] * 0.25f + (b[x - 1] + b[x + 1]) * 0.125f;
+    gy = sb - sa;
+  };
 
   Samples coarse, fine;
   coarse.q = fine.q = w.dot(u);
   for (int v = kStep; v < c3.rows - kStep; v += kStep) {
     if (v <= currs.top + 1) continue;
-    const float* gxr = gx.ptr<float>(v);
-    const float* gyr = gy.ptr<float>(v);
     for (int x = kStep; x < c3.cols - kStep; x += kStep) {
+      float gx, gy;
+      gradient(v, x, gx, gy);
       // The gradient along the parallax is at most the gradient's length: a pixel whose gradient is
       // shorter than kMinGradient (with a margin for rounding) fails the test below whatever its
       // parallax, so it is passed over before the geometry (most of a road is smooth at sigma 3).
-      const double g2 = static_cast<double>(gxr[x]) * gxr[x] + static_cast<double>(gyr[x]) * gyr[x];
+      const double g2 = static_cast<double>(gx) * gx + static_cast<double>(gy) * gy;
       if (g2 < 0.98 * kMinGradient * kMinGradient) continue;
       const cv::Vec3d ray = Ki * cv::Vec3d(x, v, 1);
       if (prior.dot(ray) < depression) continue;
@@ -290,7 +286,7 @@ DirectRoad direct_road_distance(const RoadImage& prevs, const RoadImage& currs, 
       // du, dv are pixels per metre, far from overflow or underflow).
       const double dn = std::sqrt(du * du + dv * dv);
       if (!(dn > 1e-12)) continue;
-      const double along = std::abs(gx.at<float>(v, x) * du + gy.at<float>(v, x) * dv) / dn;
+      const double along = std::abs(gx * du + gy * dv) / dn;
       // |g| as a float, as std::hypot(float, float) rounds it (glibc: the double root of the double squares).
       if (along < kMinGradient || along < 0.5 * static_cast<float>(std::sqrt(g2))) continue;
       coarse.push(a, b);

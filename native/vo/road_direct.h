@@ -15,6 +15,7 @@
 // frames read +23% long, median; bench/RESULTS.md, "The direct alignment's fixed support").
 #pragma once
 
+#include "band_blur.h"
 #include "types.h"
 
 #include <opencv2/core.hpp>
@@ -38,14 +39,12 @@ struct RoadImage {
   cv::Mat coarse, fine;
   int top = 0;
 };
-/// Prepares `grey` into `out`, reusing its buffers (a clip's frames share one size); `scratch`
-/// holds the float copy.
-void road_image(const cv::Mat& grey, int top, RoadImage& out, cv::Mat& scratch);
+/// Prepares `grey` into `out`, reusing its buffers (a clip's frames share one size) and the blur's
+/// (band_blur.h).
+void road_image(const cv::Mat& grey, int top, RoadImage& out, BandBlurScratch& scratch);
 
-/// Buffers an alignment reuses from pair to pair (the current frame's gradients, the samples'
-/// projections): fresh full-frame buffers every pair cost as much in page faults as the blurs.
+/// Buffers an alignment reuses from pair to pair (the samples' projections).
 struct DirectScratch {
-  cv::Mat gx, gy;
   std::vector<double> xy;
 };
 

@@ -81,8 +81,8 @@ void RoadScale::add_direct(const cv::Mat& prev, const cv::Mat& curr, const PairM
   // aligned pair's current one when pair k - 1 was aligned too.
   const size_t frame = road_.size();
   if (last_image_frame_ == frame) std::swap(prev_image_, last_image_);
-  else road_image(prev, horizon_top_, prev_image_, road_float_);
-  road_image(curr, horizon_top_, last_image_, road_float_);
+  else road_image(prev, horizon_top_, prev_image_, road_blur_);
+  road_image(curr, horizon_top_, last_image_, road_blur_);
   last_image_frame_ = frame + 1;
   direct_.back() = direct_road_distance(prev_image_, last_image_, intr_, pm, pair_plane(pm), prior_, road_depression_, kMaxSpeed * dt, direct_scratch_);
 }

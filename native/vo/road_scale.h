@@ -75,7 +75,7 @@ class RoadScale {
   int horizon_top_;                 // the first row road_image prepares (the road plane's horizon, less a margin)
   RoadImage last_image_;            // the last aligned pair's current frame, prepared (road_image)
   RoadImage prev_image_;            // the pair's previous frame, prepared (buffers reused pair to pair)
-  cv::Mat road_float_;              // road_image's scratch
+  BandBlurScratch road_blur_;       // road_image's scratch
   DirectScratch direct_scratch_;
   size_t last_image_frame_ = 0;     // and its index (0: none; frame 0 is never a pair's current)
   size_t ok_pairs_ = 0, lacking_pairs_ = 0;  // pairs add_direct saw with a pose, and those without tracked road

@@ -415,6 +415,7 @@ interface Addon {
   processClipAsync(clip: NativeClip | NativeVideoClip, options?: VoOptions): Promise<NativeResult>;
   smoothSpeed(m: SpeedMeasurements): SmoothedSpeed;
   kltTrack(prev: PixelFrame, next: PixelFrame, points: Float32Array, options: KltOptions): { points: Float32Array; status: Uint8Array };
+  bandBlur(frame: PixelFrame, options: BandBlurOptions): { pixels: Float32Array; own: boolean };
   baselineSignals(r: BaselineRequest): BaselineSignals;
   baselineSignalsAsync(r: BaselineRequest): Promise<BaselineSignals>;
   referenceFrames(r: { video: string; frameIndices: number[]; paths: string[] }): { written: number };
@@ -553,6 +554,25 @@ export interface KltOptions {
  */
 export function kltTrack(prev: PixelFrame, next: PixelFrame, points: Float32Array, options: KltOptions = {}): { points: Float32Array; status: Uint8Array } {
   return native().kltTrack(prev, next, points, options);
+}
+
+/** bandBlur's options. */
+export interface BandBlurOptions {
+  /** First row of the band (default 0). */
+  top?: number;
+  /** Gaussian sigma in pixels (default 3; the alignment uses 3 and 1). */
+  sigma?: number;
+  /** 'opencv': cv::GaussianBlur on the float frame instead of native/vo/band_blur.cc. */
+  reference?: 'egogeo' | 'opencv';
+}
+
+/**
+ * The direct road alignment's Gaussian blur of the rows `top`.. of an 8-bit frame (row-major
+ * floats), and whether it was computed by band_blur.cc itself (`own`: a CPU with AVX2 and FMA) or
+ * by OpenCV. Both give the same floats (tests compare them).
+ */
+export function bandBlur(frame: PixelFrame, options: BandBlurOptions = {}): { pixels: Float32Array; own: boolean } {
+  return native().bandBlur(frame, options);
 }
 
 /** Per-pair measurements for `smoothSpeed` (see native/vo/binding.cc SmoothSpeed). */
