@@ -17,6 +17,7 @@
         "native/vo/binding.cc",
         "native/vo/bundle_scale.cc",
         "native/vo/camera.cc",
+        "native/vo/fast.cc",
         "native/vo/frame_decode.cc",
         "native/vo/jpeg.cc",
         "native/vo/klt.cc",

@@ -7,6 +7,7 @@
 
 #include "../napi_util.h"
 #include "band_blur.h"
+#include "fast.h"
 #include "frame_decode.h"
 #include "gpu_backend.h"
 #include "klt.h"
@@ -674,8 +675,34 @@ static Napi::Value BandBlur(const Napi::CallbackInfo& info) {
   return out;
 }
 
+/// fastCorners(frame, {threshold, reference}) -> {points, scores, own}: the tracker's FAST corners
+/// (fast.cc; x, y pairs and their scores, in cv::FAST's order), or with reference: 'opencv'
+/// cv::FAST's. `own`: whether fast.cc computes them itself on this CPU (tests compare them).
+static Napi::Value FastCorners(const Napi::CallbackInfo& info) {
+  const napi::Args a(info.Env(), "fastCorners");
+  if (info.Length() < 1) a.fail("expected (frame[, options])");
+  const cv::Mat grey = grey_frame(a, info[0], "frame");
+  if (info.Length() > 1 && !info[1].IsUndefined() && (!info[1].IsObject() || info[1].IsArray())) a.fail("options must be an object");
+  Napi::Object o = info.Length() > 1 && !info[1].IsUndefined() ? info[1].As<Napi::Object>() : Napi::Object::New(info.Env());
+  const int threshold = a.integer(o, "threshold", "options", Options{}.fast_threshold, 0, 255);
+  const bool opencv = a.choice(o, "reference", "options", "egogeo", {"egogeo", "opencv"}) == "opencv";
+  std::vector<cv::KeyPoint> kps;
+  FastScratch scratch;
+  napi::Failure err;
+  if (!napi::guarded<InputError>("fastCorners", [&] { fast_corners(grey, threshold, kps, scratch, opencv); }, err)) throw err.to_js(info.Env());
+  Napi::Float32Array pts = Napi::Float32Array::New(info.Env(), 2 * kps.size());
+  Napi::Float32Array scores = Napi::Float32Array::New(info.Env(), kps.size());
+  for (size_t i = 0; i < kps.size(); ++i) pts[2 * i] = kps[i].pt.x, pts[2 * i + 1] = kps[i].pt.y, scores[i] = kps[i].response;
+  Napi::Object out = Napi::Object::New(info.Env());
+  out.Set("points", pts);
+  out.Set("scores", scores);
+  out.Set("own", fast_corners_own());
+  return out;
+}
+
 void register_exports(Napi::Env env, Napi::Object exports) {
   exports.Set("bandBlur", Napi::Function::New(env, BandBlur, "bandBlur"));
+  exports.Set("fastCorners", Napi::Function::New(env, FastCorners, "fastCorners"));
   exports.Set("kltTrack", Napi::Function::New(env, KltTrack, "kltTrack"));
   exports.Set("optionTable", Napi::Function::New(env, OptionTable, "optionTable"));
   exports.Set("probeVideo", Napi::Function::New(env, ProbeVideo, "probeVideo"));

@@ -1,5 +1,6 @@
 #include "tracker.h"
 
+#include "fast.h"
 #include "klt.h"
 #include "timer.h"
 
@@ -261,11 +262,8 @@ bool refine_scaled(const cv::Mat& I0, const cv::Mat& I1, const Gradients& grad, 
 }  // namespace
 
 Tracker::Tracker(const Options& opt) : opt_(opt), photometric_(opt), threshold_(opt.fast_threshold) {
-  if (opt.detector == Detector::Orb) {
-    detector_ = cv::ORB::create(opt.max_features * 2, 1.2f, 1, 31, 0, 2, cv::ORB::FAST_SCORE, 31, opt.fast_threshold);
-  } else {
-    detector_ = cv::FastFeatureDetector::create(opt.fast_threshold, true);
-  }
+  // FAST (the default) is fast.cc's: cv::FAST's corners, faster.
+  if (opt.detector == Detector::Orb) orb_ = cv::ORB::create(opt.max_features * 2, 1.2f, 1, 31, 0, 2, cv::ORB::FAST_SCORE, 31, opt.fast_threshold);
   if (opt.device == Options::Device::Gpu) gpu_ = std::make_unique<GpuKlt>(opt);  // [gpu] gpu_backend.cc
 }
 
@@ -364,10 +362,14 @@ void Tracker::detect(const cv::Mat& img) {
   }
 
   std::vector<cv::KeyPoint> kps;
-  if (auto* fast = dynamic_cast<cv::FastFeatureDetector*>(detector_.get())) fast->setThreshold(threshold_);
-  if (auto* orb = dynamic_cast<cv::ORB*>(detector_.get())) orb->setFastThreshold(threshold_);
-  if (gpu_ && opt_.detector == Detector::Fast) gpu_->detect(img, threshold_, kps);  // [gpu]
-  else detector_->detect(img, kps);
+  if (orb_) {
+    orb_->setFastThreshold(threshold_);
+    orb_->detect(img, kps);
+  } else if (gpu_) {
+    gpu_->detect(img, threshold_, kps);  // [gpu]
+  } else {
+    fast_corners(img, threshold_, kps, fast_scratch_);
+  }
   std::sort(kps.begin(), kps.end(), [](const cv::KeyPoint& a, const cv::KeyPoint& b) { return a.response > b.response; });
   const int quota = std::max(1, opt_.max_features / (cols * rows));
   const int border = 4;

@@ -1,6 +1,7 @@
 // Feature tracking: bucketed FAST/ORB corners tracked by pyramidal KLT with a forward-backward check.
 #pragma once
 
+#include "fast.h"
 #include "gpu_backend.h"
 #include "photometric.h"
 #include "types.h"
@@ -64,7 +65,8 @@ class Tracker {
   void build_pyramid(const cv::Mat& img, std::vector<cv::Mat>& pyr) const;
 
   const Options& opt_;
-  cv::Ptr<cv::Feature2D> detector_;
+  cv::Ptr<cv::ORB> orb_;       // Detector::Orb only
+  FastScratch fast_scratch_;   // fast_corners's score plane
   PhotometricStage photometric_;
   int threshold_ = 0;            // FAST threshold for the current frame
   std::vector<cv::Mat> prev_pyr_;

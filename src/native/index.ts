@@ -416,6 +416,7 @@ interface Addon {
   smoothSpeed(m: SpeedMeasurements): SmoothedSpeed;
   kltTrack(prev: PixelFrame, next: PixelFrame, points: Float32Array, options: KltOptions): { points: Float32Array; status: Uint8Array };
   bandBlur(frame: PixelFrame, options: BandBlurOptions): { pixels: Float32Array; own: boolean };
+  fastCorners(frame: PixelFrame, options: FastCornerOptions): FastCorners;
   baselineSignals(r: BaselineRequest): BaselineSignals;
   baselineSignalsAsync(r: BaselineRequest): Promise<BaselineSignals>;
   referenceFrames(r: { video: string; frameIndices: number[]; paths: string[] }): { written: number };
@@ -573,6 +574,30 @@ export interface BandBlurOptions {
  */
 export function bandBlur(frame: PixelFrame, options: BandBlurOptions = {}): { pixels: Float32Array; own: boolean } {
   return native().bandBlur(frame, options);
+}
+
+/** fastCorners' options. */
+export interface FastCornerOptions {
+  /** FAST threshold, 0..255 (default: the tracker's, 12). */
+  threshold?: number;
+  /** 'opencv': cv::FAST instead of native/vo/fast.cc. */
+  reference?: 'egogeo' | 'opencv';
+}
+
+/** FAST corners: x, y pairs and their scores, in cv::FAST's order. */
+export interface FastCorners {
+  points: Float32Array;
+  scores: Float32Array;
+  /** Whether fast.cc computed them itself (x86-64 with AVX2) rather than OpenCV. */
+  own: boolean;
+}
+
+/**
+ * The tracker's FAST-9/16 corners with non-maximum suppression (native/vo/fast.cc): the list
+ * cv::FAST(frame, threshold, true) gives, which `reference: 'opencv'` returns (tests compare them).
+ */
+export function fastCorners(frame: PixelFrame, options: FastCornerOptions = {}): FastCorners {
+  return native().fastCorners(frame, options);
 }
 
 /** Per-pair measurements for `smoothSpeed` (see native/vo/binding.cc SmoothSpeed). */
