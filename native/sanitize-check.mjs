@@ -57,6 +57,17 @@ for (const seq of ['00', '01', '06']) {
     clips++;
   }
 }
+// The stages that replace OpenCV calls (fast.cc, band_blur.cc) at every width mod 32 and the
+// smallest frames, where their vectors' last, overlapping reads sit at the frame's edge.
+const { bandBlur, fastCorners } = await import('../dist/native/index.js');
+let edgeFrames = 0;
+for (const [w, h] of [[16, 16], [17, 19], [31, 16], [37, 23], [38, 40], ...Array.from({ length: 32 }, (_, k) => [64 + k, 20])]) {
+  const data = Uint8Array.from({ length: w * h }, (_, i) => (i * 2654435761) >>> 24);
+  const f = { data, width: w, height: h };
+  for (const threshold of [0, 12, 255]) fastCorners(f, { threshold });
+  for (const top of [0, 5, h - 1]) for (const sigma of [3, 1]) bandBlur(f, { top, sigma });
+  edgeFrames++;
+}
 const dir = mkdtempSync(join(tmpdir(), 'egogeo-asan-'));
 writeFileSync(join(dir, 'corrupt.jpg'), Buffer.from([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3, 4, 5]));
 // A rendered mp4 (decoded whole, then a few frames of it), and broken ones.
@@ -121,4 +132,4 @@ if (existsSync(`${ROOT}build-asan/Release/libegogeo_gpu.so`) && existsSync(join(
   const after = gpuInfo().shared;
   gpu = `; the GPU path (host reference): ${windows.length} windows at once, ${after.contexts - before.contexts} shared context, ${after.jobs - before.jobs} jobs in ${after.calls - before.calls} calls`;
 }
-console.log(`sanitizer check: ${clips} KITTI windows (engine and both published baselines), a rendered mp4 and ${bad.length + 3} bad inputs (${errors} rejected with a JS error), no ASan/UBSan report${gpu}`);
+console.log(`sanitizer check: ${clips} KITTI windows (engine and both published baselines), FAST and the road blur on ${edgeFrames} edge-size frames, a rendered mp4 and ${bad.length + 3} bad inputs (${errors} rejected with a JS error), no ASan/UBSan report${gpu}`);
