@@ -51,9 +51,10 @@ EGOGEO_AVX2_FMA void row_pass(const float* p, const float* k, int ks, int n, flo
   }
 }
 
-/// d[x] = kc[0] S[0][x], then FMAs of kc[i] (S[i][x] + S[-i][x]), i = 1..r, for x < n (a multiple of 8).
-EGOGEO_AVX2_FMA void column_pass(const float* const* S, const float* kc, int r, int n, float* d) {
-  int x = 0;
+/// d[x] = kc[0] S[0][x], then FMAs of kc[i] (S[i][x] + S[-i][x]), i = 1..r, for x in [from, n) (n - from
+/// a multiple of 8).
+EGOGEO_AVX2_FMA void column_pass(const float* const* S, const float* kc, int r, int from, int n, float* d) {
+  int x = from;
   const __m256 zero = _mm256_setzero_ps();
   for (; x + 32 <= n; x += 32) {
     const __m256 c = _mm256_broadcast_ss(kc);
@@ -77,6 +78,34 @@ EGOGEO_AVX2_FMA void column_pass(const float* const* S, const float* kc, int r, 
   }
 }
 
+/// column_pass for two output rows at once, y (S[0]) and y + 1 (S[1]); S valid for -r .. r + 1.
+/// Each row's chain is column_pass's, in its order; the rows they share are read once for both
+/// (the pass is bound by its loads): y's step i adds S[i] + S[-i], y + 1's S[i + 1] + S[1 - i], and
+/// S[i + 1] and S[-i] are y's next S[i] and y + 1's next S[1 - i].
+EGOGEO_AVX2_FMA void column_pass2(const float* const* S, const float* kc, int r, int n, float* d0, float* d1) {
+  const __m256 zero = _mm256_setzero_ps();
+  int x = 0;
+  for (; x + 16 <= n; x += 16) {
+    const __m256 c = _mm256_broadcast_ss(kc);
+    __m256 up0 = _mm256_loadu_ps(S[1] + x), up1 = _mm256_loadu_ps(S[1] + x + 8);    // S[i] of row y
+    __m256 low0 = _mm256_loadu_ps(S[0] + x), low1 = _mm256_loadu_ps(S[0] + x + 8);  // S[1 - i] of row y + 1
+    __m256 a0 = _mm256_fmadd_ps(low0, c, zero), a1 = _mm256_fmadd_ps(low1, c, zero);
+    __m256 b0 = _mm256_fmadd_ps(up0, c, zero), b1 = _mm256_fmadd_ps(up1, c, zero);
+    for (int i = 1; i <= r; ++i) {
+      const __m256 kv = _mm256_broadcast_ss(kc + i);
+      const __m256 m0 = _mm256_loadu_ps(S[-i] + x), m1 = _mm256_loadu_ps(S[-i] + x + 8);
+      const __m256 p0 = _mm256_loadu_ps(S[i + 1] + x), p1 = _mm256_loadu_ps(S[i + 1] + x + 8);
+      a0 = _mm256_fmadd_ps(_mm256_add_ps(up0, m0), kv, a0);
+      a1 = _mm256_fmadd_ps(_mm256_add_ps(up1, m1), kv, a1);
+      b0 = _mm256_fmadd_ps(_mm256_add_ps(p0, low0), kv, b0);
+      b1 = _mm256_fmadd_ps(_mm256_add_ps(p1, low1), kv, b1);
+      up0 = p0, up1 = p1, low0 = m0, low1 = m1;
+    }
+    _mm256_storeu_ps(d0 + x, a0), _mm256_storeu_ps(d0 + x + 8, a1), _mm256_storeu_ps(d1 + x, b0), _mm256_storeu_ps(d1 + x + 8, b1);
+  }
+  if (x < n) column_pass(S, kc, r, x, n, d0), column_pass(S + 1, kc, r, x, n, d1);
+}
+
 /// An 8-bit row as floats (exact).
 EGOGEO_AVX2_FMA void widen(const uchar* g, int n, float* out) {
   int x = 0;
@@ -98,7 +127,7 @@ void blur_own(const cv::Mat& grey, int top, double sigma, cv::Mat& dst, BandBlur
   std::vector<float>& row = scratch.row;
   std::vector<float>& rows = scratch.rows;
   row.assign(static_cast<size_t>(n + 2 * r), 0.f);
-  rows.resize(static_cast<size_t>(hi - lo + 1) * n + n);  // + one row of output for a partial last vector
+  rows.resize(static_cast<size_t>(hi - lo + 1 + 2) * n);  // + two rows of output for a partial last vector
   for (int y = lo; y <= hi; ++y) {
     const uchar* g = grey.ptr<uchar>(y);
     float* p = row.data();
@@ -107,16 +136,20 @@ void blur_own(const cv::Mat& grey, int top, double sigma, cv::Mat& dst, BandBlur
     row_pass(p, k, ks, n, rows.data() + static_cast<size_t>(y - lo) * n);
   }
   const float* kc = k + r;
-  std::vector<const float*> S(static_cast<size_t>(ks));
-  float* spare = rows.data() + static_cast<size_t>(hi - lo + 1) * n;
-  for (int y = top; y < H; ++y) {
-    for (int i = -r; i <= r; ++i) S[static_cast<size_t>(i + r)] = rows.data() + static_cast<size_t>(reflect(y + i, H) - lo) * n;
-    float* d = dst.ptr<float>(y);
-    if (n == W) {
-      column_pass(S.data() + r, kc, r, n, d);
-    } else {
-      column_pass(S.data() + r, kc, r, n, spare);
-      std::copy(spare, spare + W, d);
+  std::vector<const float*> S(static_cast<size_t>(ks) + 1);
+  float* spare = rows.data() + static_cast<size_t>(hi - lo + 1) * n;  // two rows of output
+  // Two output rows a pass (the last alone when the band's height is odd); rows whose width is not
+  // a whole number of vectors go through `spare`.
+  for (int y = top; y < H; y += 2) {
+    const bool two = y + 1 < H;
+    for (int i = -r; i <= r + (two ? 1 : 0); ++i) S[static_cast<size_t>(i + r)] = rows.data() + static_cast<size_t>(reflect(y + i, H) - lo) * n;
+    float* d0 = n == W ? dst.ptr<float>(y) : spare;
+    float* d1 = n == W && two ? dst.ptr<float>(y + 1) : spare + n;
+    if (two) column_pass2(S.data() + r, kc, r, n, d0, d1);
+    else column_pass(S.data() + r, kc, r, 0, n, d0);
+    if (n != W) {
+      std::copy(spare, spare + W, dst.ptr<float>(y));
+      if (two) std::copy(spare + n, spare + n + W, dst.ptr<float>(y + 1));
     }
   }
 }
