@@ -85,3 +85,25 @@ export function pathLength(traj: Pick<Trajectory, 'x' | 'y'>): number {
   for (let i = 1; i < traj.x.length; i++) s += Math.hypot(traj.x[i] - traj.x[i - 1], traj.y[i] - traj.y[i - 1]);
   return s;
 }
+
+/**
+ * `traj` at the timestamps `t` (inside its span): positions linearly, yaw the shorter way round.
+ * Here rather than beside the trajectory errors (vo/errors.ts): a clip task needs it, and the
+ * errors' linear algebra (ml-matrix, 150 KB of CommonJS) cost every worker ~30 ms to load.
+ */
+export function resample(traj: Trajectory, t: ArrayLike<number>): Trajectory {
+  const n = traj.t.length;
+  const out = { id: traj.id, t: Float64Array.from(t), x: new Float64Array(t.length), y: new Float64Array(t.length), yaw: new Float64Array(t.length) };
+  let k = 0;
+  for (let i = 0; i < t.length; i++) {
+    const ti = t[i];
+    if (!(ti >= traj.t[0] - 1e-9 && ti <= traj.t[n - 1] + 1e-9)) throw new InputError(`resample: ${ti} s is outside trajectory '${traj.id}' (${traj.t[0]}..${traj.t[n - 1]} s)`);
+    while (k + 2 < n && traj.t[k + 1] < ti) k++;
+    const f = Math.min(1, Math.max(0, (ti - traj.t[k]) / (traj.t[k + 1] - traj.t[k])));
+    out.x[i] = traj.x[k] + f * (traj.x[k + 1] - traj.x[k]);
+    out.y[i] = traj.y[k] + f * (traj.y[k + 1] - traj.y[k]);
+    const dyaw = Math.atan2(Math.sin(traj.yaw[k + 1] - traj.yaw[k]), Math.cos(traj.yaw[k + 1] - traj.yaw[k]));
+    out.yaw[i] = traj.yaw[k] + f * dyaw;
+  }
+  return out;
+}

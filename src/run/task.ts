@@ -8,7 +8,7 @@
  */
 import { existsSync } from 'node:fs';
 import type { Clip, LoadedClip, QaItem, VideoFrame } from '../core/clip.js';
-import type { Trajectory } from '../core/trajectory.js';
+import { resample, type Trajectory } from '../core/trajectory.js';
 import { CancelledError, ClipDataError, firstLine, InputError, InternalError, NATIVE_INTERNAL } from '../core/errors.js';
 import { groundTruthArrays, readNpzArrays } from '../datasets/groundtruth.js';
 import { type ClipQuality, formatQualityLine, formatTum } from '../io/trajectories.js';
@@ -19,7 +19,6 @@ import { flowHeuristicAnswers, REFERENCE_FRAMES, type ReferenceMethod, voProxyAn
 import { baselineSignals, baselineSignalsAsync, type BaselineRequest, type BaselineSignals, type NativeResult } from '../native/index.js';
 import { type EngineConfig, engineInput } from '../vo/config.js';
 import { type EngineRun, estimateClip, estimateClipAsync } from '../vo/estimate.js';
-import { resample } from '../vo/errors.js';
 import { clipQuality, scaleFree } from '../vo/quality.js';
 import { checkTiming, evenFrames, loadFrames } from '../vo/frames.js';
 

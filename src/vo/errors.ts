@@ -2,12 +2,14 @@
  * Trajectory errors of an estimate against ground truth, as evo defines them: the two are first
  * associated by timestamp as evo does (`associate`: nearest timestamp within 0.01 s), then ATE after
  * SE(3) or Sim(3) Umeyama alignment, RPE over a frame delta, and RMSE of the oracle's yaw-rate and
- * speed arrays. Planar trajectories are lifted to z = 0. `resample` puts one trajectory on
- * another's timestamps (linear in position, shortest-way in yaw) where association finds no pairs.
+ * speed arrays. Planar trajectories are lifted to z = 0. `resample` (core/trajectory.ts) puts one
+ * trajectory on another's timestamps where association finds no pairs.
  */
 import { Matrix, SingularValueDecomposition } from 'ml-matrix';
 import { InputError } from '../core/errors.js';
 import type { Trajectory } from '../core/trajectory.js';
+
+export { resample } from '../core/trajectory.js';
 import { computeDynamics } from '../oracle/dynamics.js';
 
 export interface Alignment {
@@ -139,22 +141,4 @@ export function associate(est: Trajectory, ref: Trajectory, maxDiff = 0.01, offs
     );
   }
   return refLonger ? [pick(est, ib), pick(ref, ia)] : [pick(est, ia), pick(ref, ib)];
-}
-
-/** `traj` at the timestamps `t` (inside its span): positions linearly, yaw the shorter way round. */
-export function resample(traj: Trajectory, t: ArrayLike<number>): Trajectory {
-  const n = traj.t.length;
-  const out = { id: traj.id, t: Float64Array.from(t), x: new Float64Array(t.length), y: new Float64Array(t.length), yaw: new Float64Array(t.length) };
-  let k = 0;
-  for (let i = 0; i < t.length; i++) {
-    const ti = t[i];
-    if (!(ti >= traj.t[0] - 1e-9 && ti <= traj.t[n - 1] + 1e-9)) throw new InputError(`resample: ${ti} s is outside trajectory '${traj.id}' (${traj.t[0]}..${traj.t[n - 1]} s)`);
-    while (k + 2 < n && traj.t[k + 1] < ti) k++;
-    const f = Math.min(1, Math.max(0, (ti - traj.t[k]) / (traj.t[k + 1] - traj.t[k])));
-    out.x[i] = traj.x[k] + f * (traj.x[k + 1] - traj.x[k]);
-    out.y[i] = traj.y[k] + f * (traj.y[k + 1] - traj.y[k]);
-    const dyaw = Math.atan2(Math.sin(traj.yaw[k + 1] - traj.yaw[k]), Math.cos(traj.yaw[k + 1] - traj.yaw[k]));
-    out.yaw[i] = traj.yaw[k] + f * dyaw;
-  }
-  return out;
 }
