@@ -51,8 +51,8 @@ EGOGEO_AVX2_FMA void row_pass(const float* p, const float* k, int ks, int n, flo
   }
 }
 
-/// d[x] = kc[0] S[0][x], then FMAs of kc[i] (S[i][x] + S[-i][x]), i = 1..r, for x in [from, n) (n - from
-/// a multiple of 8).
+/// d[x - from] = kc[0] S[0][x], then FMAs of kc[i] (S[i][x] + S[-i][x]), i = 1..r, for x in [from, n)
+/// (n - from a multiple of 8).
 EGOGEO_AVX2_FMA void column_pass(const float* const* S, const float* kc, int r, int from, int n, float* d) {
   int x = from;
   const __m256 zero = _mm256_setzero_ps();
@@ -69,12 +69,13 @@ EGOGEO_AVX2_FMA void column_pass(const float* const* S, const float* kc, int r, 
       s2 = _mm256_fmadd_ps(_mm256_add_ps(_mm256_loadu_ps(a + 16), _mm256_loadu_ps(b + 16)), kv, s2);
       s3 = _mm256_fmadd_ps(_mm256_add_ps(_mm256_loadu_ps(a + 24), _mm256_loadu_ps(b + 24)), kv, s3);
     }
-    _mm256_storeu_ps(d + x, s0), _mm256_storeu_ps(d + x + 8, s1), _mm256_storeu_ps(d + x + 16, s2), _mm256_storeu_ps(d + x + 24, s3);
+    float* o = d + (x - from);
+    _mm256_storeu_ps(o, s0), _mm256_storeu_ps(o + 8, s1), _mm256_storeu_ps(o + 16, s2), _mm256_storeu_ps(o + 24, s3);
   }
   for (; x < n; x += 8) {
     __m256 s = _mm256_fmadd_ps(_mm256_loadu_ps(S[0] + x), _mm256_broadcast_ss(kc), zero);
     for (int i = 1; i <= r; ++i) s = _mm256_fmadd_ps(_mm256_add_ps(_mm256_loadu_ps(S[i] + x), _mm256_loadu_ps(S[-i] + x)), _mm256_broadcast_ss(kc + i), s);
-    _mm256_storeu_ps(d + x, s);
+    _mm256_storeu_ps(d + (x - from), s);
   }
 }
 
@@ -103,7 +104,7 @@ EGOGEO_AVX2_FMA void column_pass2(const float* const* S, const float* kc, int r,
     }
     _mm256_storeu_ps(d0 + x, a0), _mm256_storeu_ps(d0 + x + 8, a1), _mm256_storeu_ps(d1 + x, b0), _mm256_storeu_ps(d1 + x + 8, b1);
   }
-  if (x < n) column_pass(S, kc, r, x, n, d0), column_pass(S + 1, kc, r, x, n, d1);
+  if (x < n) column_pass(S, kc, r, x, n, d0 + x), column_pass(S + 1, kc, r, x, n, d1 + x);
 }
 
 /// An 8-bit row as floats (exact).
@@ -127,7 +128,7 @@ void blur_own(const cv::Mat& grey, int top, double sigma, cv::Mat& dst, BandBlur
   std::vector<float>& row = scratch.row;
   std::vector<float>& rows = scratch.rows;
   row.assign(static_cast<size_t>(n + 2 * r), 0.f);
-  rows.resize(static_cast<size_t>(hi - lo + 1 + 2) * n);  // + two rows of output for a partial last vector
+  rows.resize(static_cast<size_t>(hi - lo + 1) * n + 8);  // + the last vector's output
   for (int y = lo; y <= hi; ++y) {
     const uchar* g = grey.ptr<uchar>(y);
     float* p = row.data();
@@ -137,19 +138,18 @@ void blur_own(const cv::Mat& grey, int top, double sigma, cv::Mat& dst, BandBlur
   }
   const float* kc = k + r;
   std::vector<const float*> S(static_cast<size_t>(ks) + 1);
-  float* spare = rows.data() + static_cast<size_t>(hi - lo + 1) * n;  // two rows of output
-  // Two output rows a pass (the last alone when the band's height is odd); rows whose width is not
-  // a whole number of vectors go through `spare`.
+  float* spare = rows.data() + static_cast<size_t>(hi - lo + 1) * n;  // the last, partial vector
+  const int body = W / 8 * 8;                                          // columns written straight into dst
+  // Two output rows a pass (the last alone when the band's height is odd).
   for (int y = top; y < H; y += 2) {
     const bool two = y + 1 < H;
     for (int i = -r; i <= r + (two ? 1 : 0); ++i) S[static_cast<size_t>(i + r)] = rows.data() + static_cast<size_t>(reflect(y + i, H) - lo) * n;
-    float* d0 = n == W ? dst.ptr<float>(y) : spare;
-    float* d1 = n == W && two ? dst.ptr<float>(y + 1) : spare + n;
-    if (two) column_pass2(S.data() + r, kc, r, n, d0, d1);
-    else column_pass(S.data() + r, kc, r, 0, n, d0);
-    if (n != W) {
-      std::copy(spare, spare + W, dst.ptr<float>(y));
-      if (two) std::copy(spare + n, spare + n + W, dst.ptr<float>(y + 1));
+    const float* const* Sy = S.data() + r;
+    if (two) column_pass2(Sy, kc, r, body, dst.ptr<float>(y), dst.ptr<float>(y + 1));
+    else column_pass(Sy, kc, r, 0, body, dst.ptr<float>(y));
+    for (int k = 0; k < (two ? 2 : 1) && body < W; ++k) {
+      column_pass(Sy + k, kc, r, body, n, spare);
+      std::copy(spare, spare + (W - body), dst.ptr<float>(y + k) + body);
     }
   }
 }
