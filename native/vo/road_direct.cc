@@ -48,33 +48,101 @@ inline float bilinear(const cv::Mat& img, double x, double y) {
   return (1 - fy) * ((1 - fx) * r0[x0] + fx * r0[x0 + 1]) + fy * ((1 - fx) * r1[x0] + fx * r1[x0 + 1]);
 }
 
+#ifdef EGOGEO_DIRECT_AVX2
+/// score()'s first two loops four samples at a time: each lane does the scalar operations in their
+/// order (no fused multiply-add; bilinear's float operations), so the same values; the samples that
+/// land inside are packed in sample order. Returns their count; xs, ys need 4 entries of slack.
+__attribute__((target("avx2"))) size_t project_avx2(const Samples& S, const cv::Mat& prev, int top, double c, double* xs, double* ys) {
+  const size_t N = S.v.size();
+  const __m256d one = _mm256_set1_pd(1.0), vW = _mm256_set1_pd(prev.cols - 2), vH = _mm256_set1_pd(prev.rows - 2), vT = _mm256_set1_pd(std::max(1, top));
+  const __m256d eps = _mm256_set1_pd(1e-9), minus1 = _mm256_set1_pd(-1.0), c4 = _mm256_set1_pd(c);
+  const __m128 onef = _mm_set1_ps(1.f);
+  const int step = static_cast<int>(prev.step / sizeof(float));
+  const float* base = prev.ptr<float>(0);
+  // Lane order of the packed doubles for each mask of lanes inside (as 32-bit index pairs).
+  alignas(32) static constexpr int kPack[16][8] = {
+      {0, 1, 2, 3, 4, 5, 6, 7}, {0, 1, 2, 3, 4, 5, 6, 7}, {2, 3, 0, 1, 4, 5, 6, 7}, {0, 1, 2, 3, 4, 5, 6, 7},
+      {4, 5, 0, 1, 2, 3, 6, 7}, {0, 1, 4, 5, 2, 3, 6, 7}, {2, 3, 4, 5, 0, 1, 6, 7}, {0, 1, 2, 3, 4, 5, 6, 7},
+      {6, 7, 0, 1, 2, 3, 4, 5}, {0, 1, 6, 7, 2, 3, 4, 5}, {2, 3, 6, 7, 0, 1, 4, 5}, {0, 1, 2, 3, 6, 7, 4, 5},
+      {4, 5, 6, 7, 0, 1, 2, 3}, {0, 1, 4, 5, 6, 7, 2, 3}, {2, 3, 4, 5, 6, 7, 0, 1}, {0, 1, 2, 3, 4, 5, 6, 7}};
+  size_t n = 0, i = 0;
+  for (; i + 4 <= N; i += 4) {
+    const __m256d z = _mm256_add_pd(_mm256_loadu_pd(&S.az[i]), _mm256_mul_pd(c4, _mm256_loadu_pd(&S.bz[i])));
+    const __m256d iz = _mm256_div_pd(one, z);
+    const __m256d x = _mm256_blendv_pd(minus1, _mm256_mul_pd(_mm256_add_pd(_mm256_loadu_pd(&S.ax[i]), _mm256_mul_pd(c4, _mm256_loadu_pd(&S.bx[i]))), iz),
+                                       _mm256_cmp_pd(z, eps, _CMP_GT_OQ));
+    const __m256d y = _mm256_mul_pd(_mm256_add_pd(_mm256_loadu_pd(&S.ay[i]), _mm256_mul_pd(c4, _mm256_loadu_pd(&S.by[i]))), iz);
+    const __m256d in = _mm256_and_pd(_mm256_and_pd(_mm256_cmp_pd(x, one, _CMP_GE_OQ), _mm256_cmp_pd(y, vT, _CMP_GE_OQ)),
+                                     _mm256_and_pd(_mm256_cmp_pd(x, vW, _CMP_LT_OQ), _mm256_cmp_pd(y, vH, _CMP_LT_OQ)));
+    const int mask = _mm256_movemask_pd(in);
+    if (mask == 0) continue;
+    // Lanes outside read pixel (1, T), which is inside, and are dropped by the packing.
+    const __m256d xi = _mm256_blendv_pd(one, x, in), yi = _mm256_blendv_pd(vT, y, in);
+    const __m128i x0 = _mm256_cvttpd_epi32(xi), y0 = _mm256_cvttpd_epi32(yi);
+    const __m128 fx = _mm256_cvtpd_ps(_mm256_sub_pd(xi, _mm256_cvtepi32_pd(x0))), fy = _mm256_cvtpd_ps(_mm256_sub_pd(yi, _mm256_cvtepi32_pd(y0)));
+    alignas(16) int ix[4];
+    _mm_store_si128(reinterpret_cast<__m128i*>(ix), _mm_add_epi32(_mm_mullo_epi32(y0, _mm_set1_epi32(step)), x0));
+    auto pair = [&](int o) { return _mm_castsi128_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(base + o))); };  // unaligned 8 bytes
+    const __m128 t0 = _mm_movelh_ps(pair(ix[0]), pair(ix[1])), t1 = _mm_movelh_ps(pair(ix[2]), pair(ix[3]));
+    const __m128 u0 = _mm_movelh_ps(pair(ix[0] + step), pair(ix[1] + step)), u1 = _mm_movelh_ps(pair(ix[2] + step), pair(ix[3] + step));
+    const __m128 p00 = _mm_shuffle_ps(t0, t1, _MM_SHUFFLE(2, 0, 2, 0)), p01 = _mm_shuffle_ps(t0, t1, _MM_SHUFFLE(3, 1, 3, 1));
+    const __m128 p10 = _mm_shuffle_ps(u0, u1, _MM_SHUFFLE(2, 0, 2, 0)), p11 = _mm_shuffle_ps(u0, u1, _MM_SHUFFLE(3, 1, 3, 1));
+    const __m128 gx = _mm_sub_ps(onef, fx), gy = _mm_sub_ps(onef, fy);
+    const __m128 r0 = _mm_add_ps(_mm_mul_ps(gx, p00), _mm_mul_ps(fx, p01)), r1 = _mm_add_ps(_mm_mul_ps(gx, p10), _mm_mul_ps(fx, p11));
+    const __m256d vb = _mm256_cvtps_pd(_mm_add_ps(_mm_mul_ps(gy, r0), _mm_mul_ps(fy, r1)));
+    const __m256d va = _mm256_cvtps_pd(_mm_loadu_ps(&S.v[i]));
+    const __m256i order = _mm256_load_si256(reinterpret_cast<const __m256i*>(kPack[mask]));
+    _mm256_storeu_pd(xs + n, _mm256_castps_pd(_mm256_permutevar8x32_ps(_mm256_castpd_ps(va), order)));
+    _mm256_storeu_pd(ys + n, _mm256_castps_pd(_mm256_permutevar8x32_ps(_mm256_castpd_ps(vb), order)));
+    n += static_cast<size_t>(__builtin_popcount(static_cast<unsigned>(mask)));
+  }
+  for (; i < N; ++i) {
+    const double z = S.az[i] + c * S.bz[i];
+    const double iz = 1 / z;
+    const double x = z > 1e-9 ? (S.ax[i] + c * S.bx[i]) * iz : -1.0, y = (S.ay[i] + c * S.by[i]) * iz;
+    if (!(x >= 1 && y >= std::max(1, top) && x < prev.cols - 2 && y < prev.rows - 2)) continue;
+    xs[n] = S.v[i];
+    ys[n] = bilinear(prev, x, y);
+    ++n;
+  }
+  return n;
+}
+#endif
+
 /// ZNCC of the samples' intensities against the previous frame at distance s; -inf when too few land
-/// inside. `xy` is scratch (2 per sample). The projections are computed for all samples first (the
-/// same operations per sample, so the same values), then summed in sample order.
+/// inside. `xy` is scratch (2 per sample, and slack). The projections are computed for all samples
+/// first (the same operations per sample, so the same values), then summed in sample order.
 double score(const Samples& S, const cv::Mat& prev, int top, double s, int* valid_out, std::vector<double>& xy) {
   if (!(1 + s * S.q > 1e-6)) return -std::numeric_limits<double>::infinity();
   const double c = s / (1 + s * S.q);
   const double W = prev.cols - 2, H = prev.rows - 2, T = std::max(1, top);
   const size_t N = S.v.size();
-  xy.resize(2 * N);
+  xy.resize(2 * N + 8);
   double* xs = xy.data();
-  double* ys = xs + N;
-  for (size_t i = 0; i < N; ++i) {
-    const double z = S.az[i] + c * S.bz[i];
-    const double iz = 1 / z;
-    // Behind the camera: a point outside the frame (fails the test below).
-    xs[i] = z > 1e-9 ? (S.ax[i] + c * S.bx[i]) * iz : -1.0;
-    ys[i] = (S.ay[i] + c * S.by[i]) * iz;
-  }
-  // The samples that land inside, with both intensities (the gathers), then the sums in sample
-  // order: the sums' dependency chains no longer wait on the gathers.
+  double* ys = xs + N + 4;
   size_t n = 0;
-  for (size_t i = 0; i < N; ++i) {
-    const double x = xs[i], y = ys[i];
-    if (!(x >= 1 && y >= T && x < W && y < H)) continue;
-    xs[n] = S.v[i];
-    ys[n] = bilinear(prev, x, y);
-    ++n;
+#ifdef EGOGEO_DIRECT_AVX2
+  if (__builtin_cpu_supports("avx2")) {
+    n = project_avx2(S, prev, top, c, xs, ys);
+  } else
+#endif
+  {
+    for (size_t i = 0; i < N; ++i) {
+      const double z = S.az[i] + c * S.bz[i];
+      const double iz = 1 / z;
+      // Behind the camera: a point outside the frame (fails the test below).
+      xs[i] = z > 1e-9 ? (S.ax[i] + c * S.bx[i]) * iz : -1.0;
+      ys[i] = (S.ay[i] + c * S.by[i]) * iz;
+    }
+    // The samples that land inside, with both intensities (the gathers), then the sums in sample
+    // order: the sums' dependency chains no longer wait on the gathers.
+    for (size_t i = 0; i < N; ++i) {
+      const double x = xs[i], y = ys[i];
+      if (!(x >= 1 && y >= T && x < W && y < H)) continue;
+      xs[n] = S.v[i];
+      ys[n] = bilinear(prev, x, y);
+      ++n;
+    }
   }
   double sa = 0, sb = 0, saa = 0, sbb = 0, sab = 0;
   for (size_t i = 0; i < n; ++i) {
