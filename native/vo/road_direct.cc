@@ -209,7 +209,6 @@ __attribute__((target("avx2"))) void sums_avx2(const Samples& S, const cv::Mat& 
   std::vector<double> cv4(4 * G, 0.0);
   std::vector<int64_t> ok4(4 * G, 0);
   for (size_t k = 0; k < K; ++k) cv4[k] = c[k], ok4[k] = ok[k] ? -1 : 0;
-  // Per distance (lane) sums, plain memory: the vectors are loaded and stored around each update.
   std::vector<double> Sa(4 * G, 0.0), Sb = Sa, Saa = Sa, Sbb = Sa, Sab = Sa;
   std::vector<int64_t> Cnt(4 * G, 0);
   const __m256d one = _mm256_set1_pd(1.0), vW = _mm256_set1_pd(prev.cols - 2), vH = _mm256_set1_pd(prev.rows - 2), vT = _mm256_set1_pd(std::max(1, top));
@@ -218,19 +217,22 @@ __attribute__((target("avx2"))) void sums_avx2(const Samples& S, const cv::Mat& 
   const int step = static_cast<int>(prev.step / sizeof(float));
   const __m128i vstep = _mm_set1_epi32(step);
   const float* base = prev.ptr<float>(0);
-  for (size_t i = 0; i < N; ++i) {
-    const __m256d ax = _mm256_set1_pd(S.ax[i]), ay = _mm256_set1_pd(S.ay[i]), az = _mm256_set1_pd(S.az[i]);
-    const __m256d bx = _mm256_set1_pd(S.bx[i]), by = _mm256_set1_pd(S.by[i]), bz = _mm256_set1_pd(S.bz[i]);
-    const __m256d va = _mm256_set1_pd(static_cast<double>(S.v[i])), vaa = _mm256_mul_pd(va, va);
-    for (size_t g = 0; g < G; ++g) {
-      const __m256d c4 = _mm256_loadu_pd(&cv4[4 * g]);
+  // Four distances (lanes) at a time over every sample, their sums in registers.
+  for (size_t g = 0; g < G; ++g) {
+    const __m256d c4 = _mm256_loadu_pd(&cv4[4 * g]);
+    const __m256d okg = _mm256_castsi256_pd(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(&ok4[4 * g])));
+    __m256d sa = _mm256_setzero_pd(), sb = sa, saa = sa, sbb = sa, sab = sa;
+    __m256i cnt = _mm256_setzero_si256();
+    for (size_t i = 0; i < N; ++i) {
+      const __m256d az = _mm256_set1_pd(S.az[i]), bz = _mm256_set1_pd(S.bz[i]);
       const __m256d z = _mm256_add_pd(az, _mm256_mul_pd(c4, bz));
       const __m256d iz = _mm256_div_pd(one, z);
-      const __m256d x = _mm256_blendv_pd(minus1, _mm256_mul_pd(_mm256_add_pd(ax, _mm256_mul_pd(c4, bx)), iz), _mm256_cmp_pd(z, eps, _CMP_GT_OQ));
-      const __m256d y = _mm256_mul_pd(_mm256_add_pd(ay, _mm256_mul_pd(c4, by)), iz);
+      const __m256d x = _mm256_blendv_pd(minus1, _mm256_mul_pd(_mm256_add_pd(_mm256_set1_pd(S.ax[i]), _mm256_mul_pd(c4, _mm256_set1_pd(S.bx[i]))), iz),
+                                         _mm256_cmp_pd(z, eps, _CMP_GT_OQ));
+      const __m256d y = _mm256_mul_pd(_mm256_add_pd(_mm256_set1_pd(S.ay[i]), _mm256_mul_pd(c4, _mm256_set1_pd(S.by[i]))), iz);
       __m256d in = _mm256_and_pd(_mm256_and_pd(_mm256_cmp_pd(x, one, _CMP_GE_OQ), _mm256_cmp_pd(y, vT, _CMP_GE_OQ)),
                                  _mm256_and_pd(_mm256_cmp_pd(x, vW, _CMP_LT_OQ), _mm256_cmp_pd(y, vH, _CMP_LT_OQ)));
-      in = _mm256_and_pd(in, _mm256_castsi256_pd(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(&ok4[4 * g]))));
+      in = _mm256_and_pd(in, okg);
       if (_mm256_movemask_pd(in) == 0) continue;
       // Lanes outside read pixel (1, T), which is inside, and add zeros.
       const __m256d xs = _mm256_blendv_pd(one, x, in), ys = _mm256_blendv_pd(vT, y, in);
@@ -248,15 +250,17 @@ __attribute__((target("avx2"))) void sums_avx2(const Samples& S, const cv::Mat& 
       const __m128 gx = _mm_sub_ps(onef, fx), gy = _mm_sub_ps(onef, fy);
       const __m128 r0 = _mm_add_ps(_mm_mul_ps(gx, p00), _mm_mul_ps(fx, p01)), r1 = _mm_add_ps(_mm_mul_ps(gx, p10), _mm_mul_ps(fx, p11));
       const __m256d vb = _mm256_and_pd(_mm256_cvtps_pd(_mm_add_ps(_mm_mul_ps(gy, r0), _mm_mul_ps(fy, r1))), in);
-      const size_t o = 4 * g;
-      _mm256_storeu_pd(&Sa[o], _mm256_add_pd(_mm256_loadu_pd(&Sa[o]), _mm256_and_pd(va, in)));
-      _mm256_storeu_pd(&Sb[o], _mm256_add_pd(_mm256_loadu_pd(&Sb[o]), vb));
-      _mm256_storeu_pd(&Saa[o], _mm256_add_pd(_mm256_loadu_pd(&Saa[o]), _mm256_and_pd(vaa, in)));
-      _mm256_storeu_pd(&Sbb[o], _mm256_add_pd(_mm256_loadu_pd(&Sbb[o]), _mm256_mul_pd(vb, vb)));
-      _mm256_storeu_pd(&Sab[o], _mm256_add_pd(_mm256_loadu_pd(&Sab[o]), _mm256_and_pd(_mm256_mul_pd(va, vb), in)));
-      auto* cn = reinterpret_cast<__m256i*>(&Cnt[o]);
-      _mm256_storeu_si256(cn, _mm256_sub_epi64(_mm256_loadu_si256(cn), _mm256_castpd_si256(in)));
+      const __m256d va = _mm256_set1_pd(static_cast<double>(S.v[i]));
+      sa = _mm256_add_pd(sa, _mm256_and_pd(va, in));
+      sb = _mm256_add_pd(sb, vb);
+      saa = _mm256_add_pd(saa, _mm256_and_pd(_mm256_mul_pd(va, va), in));
+      sbb = _mm256_add_pd(sbb, _mm256_mul_pd(vb, vb));
+      sab = _mm256_add_pd(sab, _mm256_and_pd(_mm256_mul_pd(va, vb), in));
+      cnt = _mm256_sub_epi64(cnt, _mm256_castpd_si256(in));
     }
+    const size_t o = 4 * g;
+    _mm256_storeu_pd(&Sa[o], sa), _mm256_storeu_pd(&Sb[o], sb), _mm256_storeu_pd(&Saa[o], saa), _mm256_storeu_pd(&Sbb[o], sbb), _mm256_storeu_pd(&Sab[o], sab);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(&Cnt[o]), cnt);
   }
   for (size_t k = 0; k < K; ++k) acc[k] = Sums{Sa[k], Sb[k], Saa[k], Sbb[k], Sab[k], Cnt[k]};
 }
