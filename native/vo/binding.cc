@@ -599,6 +599,13 @@ static std::vector<cv::Point2f> points_of(const napi::Args& a, Napi::Value v, co
   return p;
 }
 
+/// Argument i as an options object: {} when absent or undefined; anything else but a plain object fails.
+static Napi::Object options_arg(const napi::Args& a, const Napi::CallbackInfo& info, size_t i) {
+  if (info.Length() <= i || info[i].IsUndefined()) return Napi::Object::New(info.Env());
+  if (!info[i].IsObject() || info[i].IsArray()) a.fail("options must be an object");
+  return info[i].As<Napi::Object>();
+}
+
 /// kltTrack(prev, next, points, {window, levels, iterations, epsilon, initial, reference, instructions}) ->
 /// {points, status}: the tracker's KLT (klt.cc) on two frames, or with reference: 'opencv'
 /// cv::calcOpticalFlowPyrLK on the same pyramids (tests compare them; bench/stage-profile.mjs times them).
@@ -608,8 +615,7 @@ static Napi::Value KltTrack(const Napi::CallbackInfo& info) {
   const cv::Mat prev = grey_frame(a, info[0], "prev"), next = grey_frame(a, info[1], "next");
   if (prev.size() != next.size()) a.fail("prev and next must have the same size");
   const std::vector<cv::Point2f> from = points_of(a, info[2], "points");
-  Napi::Object o = info.Length() > 3 && !info[3].IsUndefined() ? info[3].As<Napi::Object>() : Napi::Object::New(info.Env());
-  if (info.Length() > 3 && !info[3].IsUndefined() && (!info[3].IsObject() || info[3].IsArray())) a.fail("options must be an object");
+  const Napi::Object o = options_arg(a, info, 3);
   KltParams p;
   p.window = a.integer(o, "window", "options", EGOGEO_KLT_WINDOW, 5, 101);
   p.max_level = a.integer(o, "levels", "options", EGOGEO_KLT_LEVELS, 0, 8);
@@ -658,8 +664,7 @@ static Napi::Value BandBlur(const Napi::CallbackInfo& info) {
   const napi::Args a(info.Env(), "bandBlur");
   if (info.Length() < 1) a.fail("expected (frame[, options])");
   const cv::Mat grey = grey_frame(a, info[0], "frame");
-  if (info.Length() > 1 && !info[1].IsUndefined() && (!info[1].IsObject() || info[1].IsArray())) a.fail("options must be an object");
-  Napi::Object o = info.Length() > 1 && !info[1].IsUndefined() ? info[1].As<Napi::Object>() : Napi::Object::New(info.Env());
+  const Napi::Object o = options_arg(a, info, 1);
   const int top = a.integer(o, "top", "options", 0, 0, grey.rows - 1);
   const double sigma = a.number(o, "sigma", "options", 3.0, 0.1, 10);
   const bool opencv = a.choice(o, "reference", "options", "egogeo", {"egogeo", "opencv"}) == "opencv";
@@ -682,8 +687,7 @@ static Napi::Value FastCorners(const Napi::CallbackInfo& info) {
   const napi::Args a(info.Env(), "fastCorners");
   if (info.Length() < 1) a.fail("expected (frame[, options])");
   const cv::Mat grey = grey_frame(a, info[0], "frame");
-  if (info.Length() > 1 && !info[1].IsUndefined() && (!info[1].IsObject() || info[1].IsArray())) a.fail("options must be an object");
-  Napi::Object o = info.Length() > 1 && !info[1].IsUndefined() ? info[1].As<Napi::Object>() : Napi::Object::New(info.Env());
+  const Napi::Object o = options_arg(a, info, 1);
   const int threshold = a.integer(o, "threshold", "options", Options{}.fast_threshold, 0, 255);
   const bool opencv = a.choice(o, "reference", "options", "egogeo", {"egogeo", "opencv"}) == "opencv";
   std::vector<cv::KeyPoint> kps;
