@@ -204,9 +204,9 @@ void track_points(const HostPyramid& A, const HostPyramid& B, int top, const ego
   for (int i = 0; i < n; ++i) {
     const float x = pts[2 * i], y = pts[2 * i + 1];
     float fx, fy, bx, by;
-    const bool s1 = lk_point(A.levels.data(), B.levels.data(), top, p.window, p.iterations, static_cast<float>(eps2), p.min_eig, x, y, 0, 0, false,
+    const bool s1 = lk_point(Solo{}, A.levels.data(), B.levels.data(), top, p.window, p.iterations, static_cast<float>(eps2), p.min_eig, x, y, 0, 0, false,
                              scratch.data(), &fx, &fy);
-    const bool s2 = lk_point(B.levels.data(), A.levels.data(), top, p.window, p.iterations, static_cast<float>(eps2), p.min_eig, fx, fy, x, y, true,
+    const bool s2 = lk_point(Solo{}, B.levels.data(), A.levels.data(), top, p.window, p.iterations, static_cast<float>(eps2), p.min_eig, fx, fy, x, y, true,
                              scratch.data(), &bx, &by);
     fwd[2 * i] = fx;
     fwd[2 * i + 1] = fy;

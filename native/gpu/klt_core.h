@@ -2,7 +2,7 @@
 // code runs in the CUDA kernels and in the host reference (egogeo_gpu_reference_*), which is what
 // can be checked against OpenCV on a machine without a GPU. Each function reproduces the integer
 // arithmetic of OpenCV 4.6 (modules/video/src/lkpyramid.cpp, imgproc pyrDown, features2d FAST); the
-// KLT's window sums are exact integers (LaneSum), as the CPU tracker's (native/vo/klt.cc), so tracks
+// KLT's window sums are exact integers (lk_point), as the CPU tracker's (native/vo/klt.cc), so tracks
 // equal the CPU path's bit for bit and cv::calcOpticalFlowPyrLK's but for its float rounding.
 #pragma once
 
@@ -130,29 +130,36 @@ EGG_HD int fast_score(const uint8_t* img, int pitch, int x, int y, int threshold
   return best > threshold ? best - 1 : 0;
 }
 
-/// The window sums of LKTrackerInvoker, exact: the products are integers (|ix|, |iy| <= 4080, |diff|
-/// <= 8160) and so are their sums, converted to float once at the end. OpenCV 4.6 adds the products
-/// as floats (rounding once the sums pass 2^24), so its last bits depend on its lane order; exact
-/// sums depend on no order, and are what the CPU tracker's KLT (native/vo/klt.cc) computes, so the
-/// device, the host reference and the CPU path give the same tracks bit for bit. The blocks and tail
-/// below keep OpenCV's reading of a row (they change no sum).
-struct LaneSum {
-  int64_t l[4] = {0, 0, 0, 0};
-  int64_t tail = 0;
-  EGG_HD float total() const { return static_cast<float>(tail + ((l[0] + l[2]) + (l[1] + l[3]))); }
+/// The lanes that track one point together. The window's pixels are dealt out to them (pixel i of
+/// the win x win window to lane i mod size) and each lane sums its pixels' products; sum() adds the
+/// lanes' sums. The sums are exact integers (|ix|, |iy| <= 4080, |diff| <= 8160, so every product and
+/// sum is an integer), as the CPU tracker's KLT (native/vo/klt.cc) sums them, so their value depends
+/// on no order and no dealing: every lane then runs the same float steps on the same totals, holds
+/// the same estimate and takes the same branches. OpenCV 4.6 adds the products as floats (rounding
+/// once the sums pass 2^24), so its last bits depend on its lane order; the exact sums give the CPU
+/// path's tracks bit for bit, on one host thread (Solo: the host reference) or on a warp (context.cu),
+/// and a group of host threads stands in for a warp in the tests (test/klt_group_test.cc).
+struct Solo {
+  EGG_HD int lane() const { return 0; }
+  EGG_HD int size() const { return 1; }
+  EGG_HD int64_t sum(int64_t v) const { return v; }
 };
 
 /// Pyramidal Lucas-Kanade for one point, as LKTrackerInvoker: `prev`/`next` hold levels
 /// 0..max_level. `pt` is in level-0 pixels; `guess` the initial estimate in `next` (used when
-/// use_guess, else pt). scratch: 3 * win * win shorts. Returns status; *out the estimate.
-EGG_HD bool lk_point(const Level* prev, const Level* next, int max_level, int win, int iters, float eps2, float min_eig,
+/// use_guess, else pt). scratch: 3 * win * win shorts shared by the group (each lane touches only
+/// its own pixels). Returns status; *out the estimate. Group: lane(), size(), sum(int64) as Solo.
+template <class Group>
+EGG_HD bool lk_point(const Group& g, const Level* prev, const Level* next, int max_level, int win, int iters, float eps2, float min_eig,
                      float ptx, float pty, float gx, float gy, bool use_guess, int16_t* scratch, float* outx, float* outy) {
   constexpr int W_BITS = 14;
   constexpr float FLT_SCALE = 1.f / (1 << 20);
   const float half = (win - 1) * 0.5f;
-  const int vec_end = win / 8 * 8;  // OpenCV's blocks: for (x = 0; x <= win - 8; x += 8)
+  const int area = win * win, lane = g.lane(), step = g.size();
+  // This lane's first pixel, and the move from one of its pixels to the next (step columns on).
+  const int y0 = lane / win, x0 = lane - y0 * win, sy = step / win, sx = step - sy * win;
   int16_t* Iw = scratch;
-  int16_t* dIw = scratch + win * win;
+  int16_t* dIw = scratch + area;
   bool status = true;
   float nx = 0, ny = 0;  // nextPts[ptidx] as OpenCV holds it (the window centre, current level)
   for (int level = max_level; level >= 0; --level) {
@@ -179,39 +186,30 @@ EGG_HD bool lk_point(const Level* prev, const Level* next, int max_level, int wi
     int iw01 = round_i(a * (1.f - b) * (1 << W_BITS));
     int iw10 = round_i((1.f - a) * b * (1 << W_BITS));
     int iw11 = (1 << W_BITS) - iw00 - iw01 - iw10;
-    LaneSum s11, s12, s22;
-    for (int y = 0; y < win; ++y) {
-      const int yy = ipy + y;
-      // Blocks of 8 then the tail, as OpenCV reads the row; k & 3 is a constant once unrolled, so the
-      // lanes stay in registers on the device.
-      for (int x0 = 0; x0 < win; x0 += 8) {
-        const int n = x0 < vec_end ? 8 : win - x0;
-        for (int k = 0; k < 8; ++k) {
-          if (k >= n) break;
-          const int x = x0 + k, xx = ipx + x;
-          const int ival = pix(I, xx, yy) * iw00 + pix(I, xx + 1, yy) * iw01 + pix(I, xx, yy + 1) * iw10 + pix(I, xx + 1, yy + 1) * iw11;
-          const int ixv = deriv(I, xx, yy, 0) * iw00 + deriv(I, xx + 1, yy, 0) * iw01 + deriv(I, xx, yy + 1, 0) * iw10 + deriv(I, xx + 1, yy + 1, 0) * iw11;
-          const int iyv = deriv(I, xx, yy, 1) * iw00 + deriv(I, xx + 1, yy, 1) * iw01 + deriv(I, xx, yy + 1, 1) * iw10 + deriv(I, xx + 1, yy + 1, 1) * iw11;
-          const int iv = (ival + (1 << (W_BITS - 6))) >> (W_BITS - 5);
-          const int ix = (ixv + (1 << (W_BITS - 1))) >> W_BITS;
-          const int iy = (iyv + (1 << (W_BITS - 1))) >> W_BITS;
-          Iw[y * win + x] = static_cast<int16_t>(iv);
-          dIw[2 * (y * win + x)] = static_cast<int16_t>(ix);
-          dIw[2 * (y * win + x) + 1] = static_cast<int16_t>(iy);
-          const int p11 = ix * ix, p12 = ix * iy, p22 = iy * iy;
-          if (n == 8) {
-            s11.l[k & 3] += p11;
-            s12.l[k & 3] += p12;
-            s22.l[k & 3] += p22;
-          } else {
-            s11.tail += p11;
-            s12.tail += p12;
-            s22.tail += p22;
-          }
-        }
+    int64_t s11 = 0, s12 = 0, s22 = 0;
+    for (int i = lane, x = x0, y = y0; i < area; i += step) {
+      const int xx = ipx + x, yy = ipy + y;
+      const int ival = pix(I, xx, yy) * iw00 + pix(I, xx + 1, yy) * iw01 + pix(I, xx, yy + 1) * iw10 + pix(I, xx + 1, yy + 1) * iw11;
+      const int ixv = deriv(I, xx, yy, 0) * iw00 + deriv(I, xx + 1, yy, 0) * iw01 + deriv(I, xx, yy + 1, 0) * iw10 + deriv(I, xx + 1, yy + 1, 0) * iw11;
+      const int iyv = deriv(I, xx, yy, 1) * iw00 + deriv(I, xx + 1, yy, 1) * iw01 + deriv(I, xx, yy + 1, 1) * iw10 + deriv(I, xx + 1, yy + 1, 1) * iw11;
+      const int iv = (ival + (1 << (W_BITS - 6))) >> (W_BITS - 5);
+      const int ix = (ixv + (1 << (W_BITS - 1))) >> W_BITS;
+      const int iy = (iyv + (1 << (W_BITS - 1))) >> W_BITS;
+      Iw[i] = static_cast<int16_t>(iv);
+      dIw[2 * i] = static_cast<int16_t>(ix);
+      dIw[2 * i + 1] = static_cast<int16_t>(iy);
+      s11 += ix * ix;
+      s12 += ix * iy;
+      s22 += iy * iy;
+      x += sx;
+      y += sy;
+      if (x >= win) {
+        x -= win;
+        ++y;
       }
     }
-    const float A11 = s11.total() * FLT_SCALE, A12 = s12.total() * FLT_SCALE, A22 = s22.total() * FLT_SCALE;
+    const float A11 = static_cast<float>(g.sum(s11)) * FLT_SCALE, A12 = static_cast<float>(g.sum(s12)) * FLT_SCALE,
+                A22 = static_cast<float>(g.sum(s22)) * FLT_SCALE;
     float D = A11 * A22 - A12 * A12;
     const float mineig = (A22 + A11 - sqrt_f((A11 - A22) * (A11 - A22) + 4.f * A12 * A12)) / static_cast<float>(2 * win * win);
     if (mineig < min_eig || D < 1.1920929e-07f) {  // FLT_EPSILON
@@ -236,33 +234,21 @@ EGG_HD bool lk_point(const Level* prev, const Level* next, int max_level, int wi
       iw01 = round_i(a * (1.f - b) * (1 << W_BITS));
       iw10 = round_i((1.f - a) * b * (1 << W_BITS));
       iw11 = (1 << W_BITS) - iw00 - iw01 - iw10;
-      LaneSum s1, s2;
-      for (int y = 0; y < win; ++y) {
-        const int yy = iny + y;
-        const int16_t* Ir = Iw + y * win;
-        const int16_t* dIr = dIw + 2 * y * win;
-        int x = 0;
-        for (; x < vec_end; x += 8) {
-          int d[8];
-          for (int k = 0; k < 8; ++k) {
-            const int xx = inx + x + k;
-            const int jv = pix(J, xx, yy) * iw00 + pix(J, xx + 1, yy) * iw01 + pix(J, xx, yy + 1) * iw10 + pix(J, xx + 1, yy + 1) * iw11;
-            d[k] = ((jv + (1 << (W_BITS - 6))) >> (W_BITS - 5)) - Ir[x + k];
-          }
-          for (int k = 0; k < 4; ++k) {
-            s1.l[k] += d[k] * dIr[2 * (x + k)] + d[k + 4] * dIr[2 * (x + k + 4)];
-            s2.l[k] += d[k] * dIr[2 * (x + k) + 1] + d[k + 4] * dIr[2 * (x + k + 4) + 1];
-          }
-        }
-        for (; x < win; ++x) {
-          const int xx = inx + x;
-          const int jv = pix(J, xx, yy) * iw00 + pix(J, xx + 1, yy) * iw01 + pix(J, xx, yy + 1) * iw10 + pix(J, xx + 1, yy + 1) * iw11;
-          const int diff = ((jv + (1 << (W_BITS - 6))) >> (W_BITS - 5)) - Ir[x];
-          s1.tail += diff * dIr[2 * x];
-          s2.tail += diff * dIr[2 * x + 1];
+      int64_t s1 = 0, s2 = 0;
+      for (int i = lane, x = x0, y = y0; i < area; i += step) {
+        const int xx = inx + x, yy = iny + y;
+        const int jv = pix(J, xx, yy) * iw00 + pix(J, xx + 1, yy) * iw01 + pix(J, xx, yy + 1) * iw10 + pix(J, xx + 1, yy + 1) * iw11;
+        const int diff = ((jv + (1 << (W_BITS - 6))) >> (W_BITS - 5)) - Iw[i];
+        s1 += diff * dIw[2 * i];
+        s2 += diff * dIw[2 * i + 1];
+        x += sx;
+        y += sy;
+        if (x >= win) {
+          x -= win;
+          ++y;
         }
       }
-      const float b1 = s1.total() * FLT_SCALE, b2 = s2.total() * FLT_SCALE;
+      const float b1 = static_cast<float>(g.sum(s1)) * FLT_SCALE, b2 = static_cast<float>(g.sum(s2)) * FLT_SCALE;
       const float dx = (A12 * b2 - A22 * b1) * D;
       const float dy = (A12 * b1 - A11 * b2) * D;
       nx += dx;
