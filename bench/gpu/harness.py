@@ -25,6 +25,7 @@ import multiprocessing as mp
 import os
 import subprocess
 import sys
+import tempfile
 import time
 
 import cv2
@@ -189,13 +190,16 @@ def accuracy(lib, frames, use_reference, batch):
     det = {'frames': 0, 'identical': 0, 'corners_gpu': 0, 'corners_cv2': 0}
     gpu = None if use_reference else Gpu(lib, w, h, 4, batch)
     try:
-        sample = frames[: min(len(frames), batch)]
-        if use_reference:
-            raw = [reference_detect(lib, f, 0) for f in sample]
-        else:
-            gpu.push([(i, 0, f) for i, f in enumerate(sample)])
-            raw = gpu.detect([(i, 0, np.zeros((0, 2))) for i in range(len(sample))], max_features=0)
-        for f, (xy, sc, _) in zip(sample, raw):
+        # Every frame, `batch` per call.
+        raw = []
+        for at in range(0, len(frames), batch):
+            chunk = frames[at:at + batch]
+            if use_reference:
+                raw += [reference_detect(lib, f, 0) for f in chunk]
+            else:
+                gpu.push([(i, 0, f) for i, f in enumerate(chunk)])
+                raw += gpu.detect([(i, 0, np.zeros((0, 2))) for i in range(len(chunk))], max_features=0)
+        for f, (xy, sc, _) in zip(frames, raw):
             ours = {(int(x), int(y), int(s)) for (x, y), s in zip(xy, sc)}
             theirs = {(int(k.pt[0]), int(k.pt[1]), int(k.response)) for k in fast.detect(f)}
             det['frames'] += 1
@@ -270,7 +274,30 @@ def _cpu_clip(args):
     return len(clip), pyr_s
 
 
-def throughput(lib, frames, sizes, clips, length, batch, workers):
+def native_bench(lib_path, src, clips, length, batch, env):
+    """bench/gpu/throughput.cc (egogeo_gpu_bench, built beside the library) on the same clips: the
+    library's throughput without Python in the loop, as the engine calls it. None when not built."""
+    exe = os.path.join(os.path.dirname(os.path.abspath(lib_path)), 'egogeo_gpu_bench')
+    if not os.path.exists(exe):
+        return None
+    h, w = src[0].shape
+    with tempfile.NamedTemporaryFile(suffix='.u8') as f:
+        np.ascontiguousarray(np.stack(src)).tofile(f.name)
+        r = subprocess.run([exe, '--frames', f.name, '--count', str(len(src)), '--width', str(w), '--height', str(h), '--clips', str(clips),
+                            '--length', str(length), '--batch', str(batch), '--max-features', str(MAXF), '--max-points', str(MAXF)],
+                           capture_output=True, text=True, errors='replace', env={**os.environ, **env})
+    if r.returncode != 0:
+        raise RuntimeError(f'egogeo_gpu_bench: {r.stderr.strip() or r.stdout.strip()}')
+    return json.loads(r.stdout)
+
+
+# The library as built (warp KLT, selection on the device), with the device time per stage, and the
+# former kernels it replaced (one thread per point; selection on the host), each in the same run.
+NATIVE_VARIANTS = (('default', {}), ('profiled', {'EGOGEO_GPU_PROFILE': '1'}), ('thread_klt', {'EGOGEO_GPU_THREAD_KLT': '1'}),
+                   ('host_select', {'EGOGEO_GPU_HOST_SELECT': '1'}))
+
+
+def throughput(lib, lib_path, frames, sizes, clips, length, batch, workers):
     res = []
     for (w, h) in sizes:
         src = [cv2.resize(f, (w, h), interpolation=cv2.INTER_LINEAR) if f.shape != (h, w) else f for f in frames]
@@ -304,6 +331,14 @@ def throughput(lib, frames, sizes, clips, length, batch, workers):
         finally:
             g.close()
         calls = length * ((clips + batch - 1) // batch)
+        native = {}
+        for name, env in NATIVE_VARIANTS:
+            got = native_bench(lib_path, src, clips, length, batch, env)
+            if got is None:
+                break
+            native[name] = got
+            print(f'  {w}x{h}: C++ loop ({name}): {got["fps"]:.0f} frames/s; ms per call: '
+                  + ', '.join(f'{k} {v:.2f}' for k, v in got['ms_per_call'].items()), flush=True)
         with mp.get_context('fork').Pool(workers) as pool:
             pool.map(_cpu_clip, [(clip_list[0], 3)] * workers)  # warm-up
             t0 = time.perf_counter()
@@ -317,9 +352,15 @@ def throughput(lib, frames, sizes, clips, length, batch, workers):
                     'gpu_fps': n / gpu_s, 'cpu_fps': done / cpu_s, 'cpu_fps_pyramids_once': done / once_s, 'cpu_processes': workers,
                     'speedup': (n / gpu_s) / (done / cpu_s), 'speedup_vs_pyramids_once': (n / gpu_s) / (done / once_s),
                     'gpu_ms_per_call': {k: 1000 * v / calls for k, v in steps.items()}})
-        print(f'  {w}x{h}: GPU {n / gpu_s:.0f} frames/s, CPU ({workers} processes) {done / cpu_s:.0f} frames/s '
+        if native:
+            d = native['default']
+            res[-1].update({'native': native, 'native_fps': d['fps'], 'native_speedup': d['fps'] / (done / cpu_s)})
+        print(f'  {w}x{h}: GPU {n / gpu_s:.0f} frames/s (Python loop), CPU ({workers} processes) {done / cpu_s:.0f} frames/s '
               f'({done / once_s:.0f} with one pyramid per frame, estimated); GPU ms per call of {batch} clips: '
               + ', '.join(f'{k} {1000 * v / calls:.2f}' for k, v in steps.items()), flush=True)
+        if native:
+            print(f'  {w}x{h}: GPU {native["default"]["fps"]:.0f} frames/s (C++ loop) = {res[-1]["native_speedup"]:.1f}x the CPU processes; '
+                  f'former KLT kernel {native["thread_klt"]["fps"]:.0f}, selection on the host {native["host_select"]["fps"]:.0f} frames/s', flush=True)
     return res
 
 
@@ -398,7 +439,7 @@ def main():
         print(json.dumps(result['accuracy'], indent=1), flush=True)
         if not a.reference:
             sizes = [tuple(int(v) for v in s.split('x')) for s in a.sizes.split(',')]
-            result['throughput'] = throughput(lib, frames, sizes, a.clips, a.length, a.batch, a.workers)
+            result['throughput'] = throughput(lib, a.lib, frames, sizes, a.clips, a.length, a.batch, a.workers)
     except RuntimeError as e:  # the library's message (a failed self-test, say): keep it in the JSON
         result['error'] = str(e)
         print(f'error: {e}', flush=True)

@@ -9,6 +9,7 @@
 #include <cub/device/device_segmented_radix_sort.cuh>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <new>
@@ -265,6 +266,69 @@ size_t align_up(size_t v) { return (v + 255) & ~size_t(255); }
 
 }  // namespace
 
+/// EGOGEO_GPU_PROFILE=1: the device time of each stage, from events around its copies and launches
+/// (egogeo_gpu_profile). Spans are read at the next stream synchronisation (track and detect end
+/// with one; push does not), so a call's own device time is counted whenever it ran.
+enum Stage { kUpload, kPyramids, kFast, kNms, kSort, kSelect, kDetectDownload, kTrackUpload, kTrack, kTrackDownload, kStages };
+constexpr const char* kStageNames[kStages] = {"upload",   "pyramids",     "fast",  "nms",           "sort",
+                                              "select",   "detect_download", "track_upload", "track", "track_download"};
+
+struct Profile {
+  bool on = false;
+  std::vector<cudaEvent_t> events;  // a pool: spans take two each, returned once read
+  size_t used = 0;
+  struct Span {
+    int stage;
+    cudaEvent_t a, b;
+  };
+  std::vector<Span> pending;
+  int open_stage = -1;
+  cudaEvent_t open_event = nullptr;
+  double ms[kStages] = {};
+  long spans[kStages] = {};
+
+  cudaEvent_t next() {
+    if (used == events.size()) {
+      cudaEvent_t e = nullptr;
+      if (cudaEventCreate(&e) != cudaSuccess) {
+        cudaGetLastError();
+        return nullptr;
+      }
+      events.push_back(e);
+    }
+    return events[used++];
+  }
+  void begin(int stage, cudaStream_t s) {
+    if (!on) return;
+    open_stage = stage;
+    open_event = next();
+    if (open_event) cudaEventRecord(open_event, s);
+  }
+  void end(cudaStream_t s) {
+    if (!on || open_stage < 0) return;
+    cudaEvent_t b = next();
+    if (open_event && b && cudaEventRecord(b, s) == cudaSuccess) pending.push_back(Span{open_stage, open_event, b});
+    open_stage = -1;
+  }
+  /// After a stream synchronisation: every pending span has run.
+  void settle() {
+    if (!on) return;
+    for (const Span& sp : pending) {
+      float t = 0;
+      if (cudaEventElapsedTime(&t, sp.a, sp.b) == cudaSuccess) {
+        ms[sp.stage] += t;
+        spans[sp.stage]++;
+      }
+    }
+    cudaGetLastError();
+    pending.clear();
+    used = 0;
+  }
+  ~Profile() {
+    for (cudaEvent_t e : events) cudaEventDestroy(e);
+  }
+};
+
 struct egogeo_gpu_context {
   egogeo_gpu_params p{};
   std::string error;
@@ -311,6 +375,7 @@ struct egogeo_gpu_context {
   bool host_select = false;     // EGOGEO_GPU_HOST_SELECT=1: selection on the host (the former path)
   bool thread_klt = false;      // EGOGEO_GPU_THREAD_KLT=1: one thread per tracked point (the former kernel)
   std::vector<Corner> corners;  // host_select: pageable, a few thousand per frame
+  Profile prof;                 // EGOGEO_GPU_PROFILE=1
 
   int fail(int code, const std::string& msg) {
     error = msg;
@@ -421,6 +486,7 @@ int detect_host_select(egogeo_gpu_context* ctx, const egogeo_gpu_detect_job* job
   EGG_TRY(ctx->cuda(cudaMemcpyAsync(ctx->h_counts, ctx->d_counts, sizeof(int) * n, cudaMemcpyDeviceToHost, ctx->stream), "download"));
   EGG_TRY(ctx->mark_staging());
   EGG_TRY(ctx->cuda(cudaStreamSynchronize(ctx->stream), "detect"));
+  ctx->prof.settle();
   std::vector<unsigned long long> keys;
   for (int i = 0; i < n; ++i) {
     const Buffer& B = *ctx->buffer(jobs[i].slot, jobs[i].buffer);
@@ -550,6 +616,7 @@ int create_context(const egogeo_gpu_params* params, egogeo_gpu_context* ctx) {
   EGG_TRY(ctx->cuda(cudaFuncSetAttribute(k_select, cudaFuncAttributeMaxDynamicSharedMemorySize, kSelectSmem), "cudaFuncSetAttribute"));
   ctx->host_select = env_flag("EGOGEO_GPU_HOST_SELECT");
   ctx->thread_klt = env_flag("EGOGEO_GPU_THREAD_KLT");
+  ctx->prof.on = env_flag("EGOGEO_GPU_PROFILE");
 
   size_t hsize = 0;
   auto hcarve = [&](size_t bytes) {
@@ -706,6 +773,7 @@ int egogeo_gpu_push_frames(egogeo_gpu_context* ctx, const egogeo_gpu_frame* fram
   } else {
     stage_frames(0, 1);
   }
+  ctx->prof.begin(kUpload, ctx->stream);
   for (int i = 0; i < n; ++i) {
     const egogeo_gpu_frame& f = frames[i];
     Buffer& B = *ctx->buffer(f.slot, f.buffer);
@@ -738,7 +806,9 @@ int egogeo_gpu_push_frames(egogeo_gpu_context* ctx, const egogeo_gpu_frame* fram
     for (int l = 0; l <= B.top; ++l) ctx->h_ops[nops++] = PlaneOp{B.img[l], B.der[l], ws[l], hs[l], ctx->mw[l], 0, 0, ctx->mw[l], 0, nullptr, 0};
   }
   if (nops > 0) EGG_TRY(ctx->cuda(cudaMemcpyAsync(ctx->d_ops, ctx->h_ops, sizeof(PlaneOp) * nops, cudaMemcpyHostToDevice, ctx->stream), "upload ops"));
+  ctx->prof.end(ctx->stream);
   EGG_TRY(ctx->mark_staging());
+  ctx->prof.begin(kPyramids, ctx->stream);
   const dim3 block(kBlock, kBlock);
   for (int l = 1; l <= max_top; ++l) {
     const unsigned cnt = static_cast<unsigned>(level_start[l + 1] - level_start[l]);
@@ -750,6 +820,7 @@ int egogeo_gpu_push_frames(egogeo_gpu_context* ctx, const egogeo_gpu_frame* fram
     const dim3 grid((ctx->mw[0] + kBlock - 1) / kBlock, (ctx->mh[0] + kBlock - 1) / kBlock, static_cast<unsigned>(nops - scharr_start));
     k_scharr<<<grid, block, 0, ctx->stream>>>(ctx->d_ops + scharr_start);
   }
+  ctx->prof.end(ctx->stream);
   return ctx->cuda(cudaGetLastError(), "pyramid kernels");
 }
 
@@ -803,8 +874,11 @@ int egogeo_gpu_track(egogeo_gpu_context* ctx, const egogeo_gpu_track_job* jobs, 
     total += j.n;
   }
   if (total == 0) return EGOGEO_GPU_OK;
+  ctx->prof.begin(kTrackUpload, ctx->stream);
   EGG_TRY(ctx->cuda(cudaMemcpyAsync(ctx->d_jobs, ctx->h_jobs, sizeof(TrackDesc) * n, cudaMemcpyHostToDevice, ctx->stream), "upload jobs"));
   EGG_TRY(ctx->cuda(cudaMemcpyAsync(ctx->d_pts, ctx->h_pts, sizeof(float2) * total, cudaMemcpyHostToDevice, ctx->stream), "upload points"));
+  ctx->prof.end(ctx->stream);
+  ctx->prof.begin(kTrack, ctx->stream);
   const float eps2 = p.epsilon * p.epsilon;
   const float fb2 = p.fb_threshold * p.fb_threshold;
   if (ctx->thread_klt) {
@@ -816,12 +890,16 @@ int egogeo_gpu_track(egogeo_gpu_context* ctx, const egogeo_gpu_track_job* jobs, 
     k_track<<<dim3((max_n + kTrackWarps - 1) / kTrackWarps, n), 32 * kTrackWarps, smem, ctx->stream>>>(
         ctx->d_jobs, ctx->d_pts, ctx->d_fwd, ctx->d_back, ctx->d_status, p.window, p.iterations, eps2, p.min_eig, fb2);
   }
+  ctx->prof.end(ctx->stream);
   EGG_TRY(ctx->cuda(cudaGetLastError(), "track kernel"));
+  ctx->prof.begin(kTrackDownload, ctx->stream);
   EGG_TRY(ctx->cuda(cudaMemcpyAsync(ctx->h_fwd, ctx->d_fwd, sizeof(float2) * total, cudaMemcpyDeviceToHost, ctx->stream), "download"));
   EGG_TRY(ctx->cuda(cudaMemcpyAsync(ctx->h_back, ctx->d_back, sizeof(float2) * total, cudaMemcpyDeviceToHost, ctx->stream), "download"));
   EGG_TRY(ctx->cuda(cudaMemcpyAsync(ctx->h_status, ctx->d_status, total, cudaMemcpyDeviceToHost, ctx->stream), "download"));
+  ctx->prof.end(ctx->stream);
   EGG_TRY(ctx->mark_staging());
   EGG_TRY(ctx->cuda(cudaStreamSynchronize(ctx->stream), "track"));
+  ctx->prof.settle();
   for (int i = 0; i < n; ++i) {
     const egogeo_gpu_track_job& j = jobs[i];
     const int o = ctx->h_jobs[i].offset;
@@ -908,25 +986,36 @@ int egogeo_gpu_detect(egogeo_gpu_context* ctx, const egogeo_gpu_detect_job* jobs
     EGG_TRY(ctx->cuda(cudaMemcpyAsync(ctx->d_existing, ctx->h_existing, sizeof(float2) * existing_at, cudaMemcpyHostToDevice, ctx->stream), "upload tracks"));
   EGG_TRY(ctx->cuda(cudaMemsetAsync(ctx->d_counts, 0, sizeof(int) * n, ctx->stream), "memset"));
   const dim3 block(kBlock, kBlock), grid((ctx->mw[0] + kBlock - 1) / kBlock, (ctx->mh[0] + kBlock - 1) / kBlock, n);
+  ctx->prof.begin(kFast, ctx->stream);
   k_fast<<<grid, block, 0, ctx->stream>>>(ctx->d_ops);
+  ctx->prof.end(ctx->stream);
+  ctx->prof.begin(kNms, ctx->stream);
   k_nms<<<grid, block, 0, ctx->stream>>>(ctx->d_ops + n);
+  ctx->prof.end(ctx->stream);
   EGG_TRY(ctx->cuda(cudaGetLastError(), "FAST kernels"));
   if (ctx->host_select) return detect_host_select(ctx, jobs, n);
+  ctx->prof.begin(kSort, ctx->stream);
   k_ends<<<(n + 127) / 128, 128, 0, ctx->stream>>>(ctx->d_counts, ctx->d_end, n, cap);
   size_t tmp = ctx->sort_tmp_bytes;
   EGG_TRY(ctx->cuda(cub::DeviceSegmentedRadixSort::SortKeys(ctx->d_sort_tmp, tmp, static_cast<const unsigned long long*>(ctx->d_keys), ctx->d_sorted,
                                                               static_cast<int>(ctx->corner_cap * n), n, ctx->d_begin, ctx->d_end, 0, kKeyBits, ctx->stream),
                     "sort corners"));
+  ctx->prof.end(ctx->stream);
+  ctx->prof.begin(kSelect, ctx->stream);
   int* header = reinterpret_cast<int*>(ctx->d_out);
   Corner* out = reinterpret_cast<Corner*>(ctx->d_out + ctx->out_header);
   k_select<<<n, kSelectThreads, smem, ctx->stream>>>(ctx->d_desc, ctx->d_sorted, ctx->d_counts, cap, header, out, ctx->d_existing, ctx->d_occ,
                                                      ctx->occ_stride);
+  ctx->prof.end(ctx->stream);
   EGG_TRY(ctx->cuda(cudaGetLastError(), "selection kernel"));
   // One download for every job of the call: the header, then each job's corners at its offset.
+  ctx->prof.begin(kDetectDownload, ctx->stream);
   EGG_TRY(ctx->cuda(cudaMemcpyAsync(ctx->h_out, ctx->d_out, ctx->out_header + sizeof(Corner) * static_cast<size_t>(out_at), cudaMemcpyDeviceToHost, ctx->stream),
                     "download corners"));
+  ctx->prof.end(ctx->stream);
   EGG_TRY(ctx->mark_staging());
   EGG_TRY(ctx->cuda(cudaStreamSynchronize(ctx->stream), "detect"));
+  ctx->prof.settle();
   const int* hh = reinterpret_cast<const int*>(ctx->h_out);
   const Corner* hc = reinterpret_cast<const Corner*>(ctx->h_out + ctx->out_header);
   for (int i = 0; i < n; ++i) {
@@ -941,6 +1030,20 @@ int egogeo_gpu_detect(egogeo_gpu_context* ctx, const egogeo_gpu_detect_job* jobs
     *j.count = m;
     if (j.found) *j.found = hh[2 * i + 1];
   }
+  return EGOGEO_GPU_OK;
+}
+
+int egogeo_gpu_profile(const egogeo_gpu_context* ctx, char* buf, size_t len) {
+  if (!ctx || !buf || len == 0) return EGOGEO_GPU_EINVAL;
+  std::string j = std::string("{\"enabled\": ") + (ctx->prof.on ? "true" : "false");
+  for (int k = 0; k < kStages && ctx->prof.on; ++k) {
+    char item[128];
+    std::snprintf(item, sizeof item, ", \"%s\": {\"ms\": %.4f, \"spans\": %ld}", kStageNames[k], ctx->prof.ms[k], ctx->prof.spans[k]);
+    j += item;
+  }
+  j += "}";
+  if (j.size() >= len) return EGOGEO_GPU_EINVAL;
+  put_message(buf, len, j);
   return EGOGEO_GPU_OK;
 }
 

@@ -33,6 +33,10 @@
  *                                a caller can be tested on any machine (slow: one CPU thread).
  *   EGOGEO_GPU_SELFTEST_INJECT=1 test hook: the self-test perturbs one FAST score of the device's
  *                                answer, so create fails as on a device whose arithmetic is wrong.
+ *   EGOGEO_GPU_PROFILE=1         device time per stage, read with egogeo_gpu_profile.
+ *   EGOGEO_GPU_THREAD_KLT=1      the former KLT kernel (one thread per point, not a warp) and
+ *   EGOGEO_GPU_HOST_SELECT=1     the former selection (corners ranked and bucketed on the host):
+ *                                the same answers, kept so bench/gpu can measure both in one run.
  *
  * Errors: every call returns an EGOGEO_GPU_* code; the message of the last failure on a context is
  * egogeo_gpu_last_error(ctx). Nothing aborts. A context is not thread-safe; use one per thread. */
@@ -51,7 +55,8 @@ extern "C" {
 #define EGOGEO_GPU_API
 #endif
 
-/* Bumped on any change to the structs or signatures below; loaders check it. */
+/* Bumped on any change to the structs or signatures below; loaders check it. A function added keeps
+ * it (loaders that use one look it up by name). */
 #define EGOGEO_GPU_ABI 1
 
 enum {
@@ -148,6 +153,14 @@ EGOGEO_GPU_API int egogeo_gpu_push_frames(egogeo_gpu_context* ctx, const egogeo_
  * written. detect: n <= batch jobs; returns when the outputs are written. */
 EGOGEO_GPU_API int egogeo_gpu_track(egogeo_gpu_context* ctx, const egogeo_gpu_track_job* jobs, int n);
 EGOGEO_GPU_API int egogeo_gpu_detect(egogeo_gpu_context* ctx, const egogeo_gpu_detect_job* jobs, int n);
+
+/* EGOGEO_GPU_PROFILE=1 at create: the device time spent so far in each stage of the context's calls,
+ * from CUDA events around its copies and launches, as one JSON object: {"enabled": true, "upload":
+ * {"ms": 12.5, "spans": 40}, ...} with the stages upload, pyramids (push_frames), fast, nms, sort,
+ * select, detect_download (detect), track_upload, track, track_download (track); {"enabled": false}
+ * without it. A push's spans are counted once a later track or detect has waited for them. EINVAL
+ * when buf is too small (1 KiB is enough). For bench/gpu; the events cost a little time. */
+EGOGEO_GPU_API int egogeo_gpu_profile(const egogeo_gpu_context* ctx, char* buf, size_t len);
 
 /* Host reference of the same numerics (klt_core.h run on the CPU, no device needed): pyramids of
  * two frames of one size and forward + backward KLT of n points with the parameters of p.

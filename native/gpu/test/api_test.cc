@@ -110,9 +110,9 @@ int main() {
   const double med = errs.empty() ? 1e9 : errs[errs.size() / 2];
   check(static_cast<int>(errs.size()) >= n * 3 / 4, "reference keeps >= 75% of tracks on a pure shift (" + std::to_string(errs.size()) + "/" + std::to_string(n) + ")");
   check(med < 0.05, "reference recovers the shift: median error " + std::to_string(med) + " px < 0.05");
-  // The window is read as OpenCV reads it, blocks of 8 pixels and a tail (klt_core.h): windows
-  // with no block (5), blocks only (8, 16) and both (13, 31) all track the shift (the small ones
-  // less well on this smooth texture: 30 of 117 kept at 5 px, median 0.09 px).
+  // Windows of every shape the device deals out to a warp's 32 lanes (klt_core.h): fewer pixels
+  // than lanes (5), even sides (8, 16) and the largest (31) all track the shift (the small ones less
+  // well on this smooth texture: 30 of 117 kept at 5 px, median 0.09 px).
   for (const int win : {5, 8, 16, 31}) {
     egogeo_gpu_params q = p;
     q.window = win;
@@ -247,6 +247,15 @@ int main() {
       gj[1].existing = many.data();
       rc = egogeo_gpu_detect(ctx, gj + 1, 1);
       check(rc == EGOGEO_GPU_EINVAL && std::strstr(egogeo_gpu_last_error(ctx), "max_points"), "more existing tracks than max_points are refused");
+      // Device time per stage (EGOGEO_GPU_PROFILE=1 on a device; the host reference has none).
+      const char* prof_env = std::getenv("EGOGEO_GPU_PROFILE");
+      const bool profiled = prof_env && std::strcmp(prof_env, "1") == 0 && !(ref_env && std::strcmp(ref_env, "1") == 0);
+      char prof[1024];
+      rc = egogeo_gpu_profile(ctx, prof, sizeof prof);
+      check(rc == EGOGEO_GPU_OK && (profiled ? std::strstr(prof, "\"track\": {\"ms\": ") && std::strstr(prof, "\"select\": {\"ms\": ") && !std::strstr(prof, "\"spans\": 0}")
+                                             : std::strcmp(prof, "{\"enabled\": false}") == 0),
+            std::string("profile: ") + (rc == EGOGEO_GPU_OK ? prof : "(failed)"));
+      check(egogeo_gpu_profile(ctx, prof, profiled ? 64 : 8) == EGOGEO_GPU_EINVAL, "profile: a buffer too small is refused");
       tj[0].slot = 2;  // out of range: batch is 2
       rc = egogeo_gpu_track(ctx, tj, 1);
       check(rc == EGOGEO_GPU_EINVAL && std::strstr(egogeo_gpu_last_error(ctx), "out of range"), "a slot out of range is refused");
