@@ -207,6 +207,22 @@ def accuracy(lib, frames, use_reference, batch):
             det['corners_gpu'] += len(ours)
             det['corners_cv2'] += len(theirs)
         out['detection'] = det
+        # The selection (grid quota, min_distance, strongest first) on the device against the host
+        # reference's, corner for corner, on every frame.
+        sel = {'frames': 0, 'identical': 0, 'corners': 0}
+        for at in range(0, len(frames), batch):
+            chunk = frames[at:at + batch]
+            if use_reference:
+                got = [reference_detect(lib, f, MAXF) for f in chunk]
+            else:
+                gpu.push([(i, 0, f) for i, f in enumerate(chunk)])
+                got = gpu.detect([(i, 0, np.zeros((0, 2))) for i in range(len(chunk))])
+            for f, (xy, sc, fnd) in zip(chunk, got):
+                rxy, rsc, rfnd = reference_detect(lib, f, MAXF)
+                sel['frames'] += 1
+                sel['identical'] += bool(fnd == rfnd and np.array_equal(xy, rxy) and np.array_equal(sc, rsc))
+                sel['corners'] += len(xy)
+        out['selection'] = sel
         # Tracking: the bucketed corners of frame k, into frame k + step.
         for name, step, levels in (('consecutive', 1, 3), ('sparse_step3', 3, 4)):
             pairs = [(k, k + step) for k in range(0, len(frames) - step, step)]
@@ -451,8 +467,9 @@ def main():
     acc = result.get('accuracy', {})
     failed = ['error'] if 'error' in result else []
     failed += [k for k, v in acc.items() if isinstance(v, dict) and v.get('pass') is False]
-    if 'detection' in acc and acc['detection']['identical'] != acc['detection']['frames']:
-        failed.append('detection')
+    for k in ('detection', 'selection'):
+        if k in acc and acc[k]['identical'] != acc[k]['frames']:
+            failed.append(k)
     if not result.get('ctest', {'ok': True})['ok']:
         failed.append('ctest')
     if failed:

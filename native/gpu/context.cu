@@ -6,6 +6,7 @@
 #include "klt_defaults.h"
 
 #include <cuda_runtime.h>
+#include <cub/block/block_scan.cuh>
 #include <cub/device/device_segmented_radix_sort.cuh>
 
 #include <algorithm>
@@ -109,15 +110,20 @@ __global__ void k_ends(const int* counts, int* ends, int n, int cap) {
   if (i < n) ends[i] = i * cap + min(counts[i], cap);
 }
 
+using SelectScan = cub::BlockScan<int, kSelectThreads>;
+constexpr int kPerThread = kChunk / kSelectThreads;
+
 /// One block per detect job: the sorted corners (strongest first, raster order among equals) go
 /// through Tracker::detect's selection -- existing tracks first (occupancy, per-cell counts), then
 /// each corner in order: the 4 px border, the cell quota, the min_distance occupancy -- exactly as
-/// finish_detect does on the host. The scan itself is sequential (its order decides), one thread
-/// over keys staged in shared memory. Writes header[2 job] = count, header[2 job + 1] = found.
+/// finish_detect does on the host. The scan itself is sequential (its order decides): one thread,
+/// over the corners of a chunk of keys staged in shared memory that the block has not already
+/// ruled out in parallel. Writes header[2 job] = count, header[2 job + 1] = found.
 __global__ void k_select(const DetectDesc* descs, const unsigned long long* keys, const int* counts, int cap, int* header, Corner* out,
                          const float2* existing, uint8_t* occ_global, size_t occ_stride) {
   extern __shared__ unsigned long long smem[];
   __shared__ int s_n, s_done;
+  __shared__ typename SelectScan::TempStorage scan_tmp;
   const int job = blockIdx.x;
   const DetectDesc D = descs[job];
   const unsigned long long* K = keys + static_cast<size_t>(job) * cap;
@@ -133,7 +139,9 @@ __global__ void k_select(const DetectDesc* descs, const unsigned long long* keys
     return;
   }
   unsigned long long* chunk = smem;
-  int* per_bucket = reinterpret_cast<int*>(smem + kChunk);
+  int* live_bucket = reinterpret_cast<int*>(smem + kChunk);
+  unsigned* live_cell = reinterpret_cast<unsigned*>(live_bucket + kChunk);
+  int* per_bucket = reinterpret_cast<int*>(live_cell + kChunk);
   const int nb = D.cols * D.rows;
   uint8_t* occ = D.occ_shared ? reinterpret_cast<uint8_t*>(per_bucket + nb) : occ_global + static_cast<size_t>(job) * occ_stride;
   const int nocc = D.ow * D.oh;
@@ -168,18 +176,50 @@ __global__ void k_select(const DetectDesc* descs, const unsigned long long* keys
     const int m = min(kChunk, found - at);
     for (int k = threadIdx.x; k < m; k += blockDim.x) chunk[k] = K[at + k];
     __syncthreads();
+    // In parallel, each thread over kPerThread consecutive corners: what the chunk's state already
+    // rules out stays ruled out (a full cell only fills, occupancy only grows), so only the rest
+    // -- kept in order by a block scan -- go to the scan below, which checks them again.
+    unsigned long long key[kPerThread];
+    int bucket[kPerThread];
+    unsigned cell[kPerThread];
+    int live = 0;
+    for (int q = 0; q < kPerThread; ++q) {
+      const int k = static_cast<int>(threadIdx.x) * kPerThread + q;
+      bucket[q] = -1;
+      if (k >= m) continue;
+      key[q] = chunk[k];
+      const Corner c = key_corner(key[q]);
+      const float px = c.x, py = c.y;
+      if (px < border || py < border || px >= xmax || py >= ymax) continue;
+      const int b = bucket_of(px, py);
+      const unsigned cx = c.x / D.cell, cy = c.y / D.cell;
+      if (per_bucket[b] >= D.quota || occ[cy * D.ow + cx]) continue;
+      bucket[q] = b;
+      cell[q] = cx | (cy << 16);
+      ++live;
+    }
+    int to = 0, total = 0;
+    SelectScan(scan_tmp).ExclusiveSum(live, to, total);
+    __syncthreads();  // every key of the chunk is read: the survivors may overwrite it in place
+    for (int q = 0; q < kPerThread; ++q)
+      if (bucket[q] >= 0) {
+        chunk[to] = key[q];
+        live_bucket[to] = bucket[q];
+        live_cell[to] = cell[q];
+        ++to;
+      }
+    __syncthreads();
     if (threadIdx.x == 0) {
       int n = s_n;
-      for (int k = 0; k < m && n < D.bound; ++k) {
-        const Corner c = key_corner(chunk[k]);
-        const float px = c.x, py = c.y;
-        if (px < border || py < border || px >= xmax || py >= ymax) continue;
-        const int b = bucket_of(px, py);
+      for (int k = 0; k < total && n < D.bound; ++k) {
+        const int b = live_bucket[k];
         if (per_bucket[b] >= D.quota) continue;
-        if (occ[(c.y / D.cell) * D.ow + c.x / D.cell]) continue;
-        mark(px, py);
+        const int cx = static_cast<int>(live_cell[k] & 0xFFFFu), cy = static_cast<int>(live_cell[k] >> 16);
+        if (occ[cy * D.ow + cx]) continue;
+        for (int y = max(cy - 1, 0); y <= min(cy + 1, D.oh - 1); ++y)
+          for (int x = max(cx - 1, 0); x <= min(cx + 1, D.ow - 1); ++x) occ[y * D.ow + x] = 1;
         per_bucket[b]++;
-        O[n++] = c;
+        O[n++] = key_corner(chunk[k]);
       }
       s_n = n;
       s_done = n >= D.bound;
@@ -976,7 +1016,7 @@ int egogeo_gpu_detect(egogeo_gpu_context* ctx, const egogeo_gpu_detect_job* jobs
     D.out_at = out_at;
     out_at += D.bound;
   }
-  const size_t smem_base = sizeof(unsigned long long) * kChunk + sizeof(int) * static_cast<size_t>(max_cells);
+  const size_t smem_base = (sizeof(unsigned long long) + sizeof(int) + sizeof(unsigned)) * kChunk + sizeof(int) * static_cast<size_t>(max_cells);
   const bool occ_shared = smem_base + static_cast<size_t>(max_occ) <= static_cast<size_t>(kSelectSmem);
   for (int i = 0; i < n; ++i) ctx->h_desc[i].occ_shared = occ_shared ? 1 : 0;
   const size_t smem = smem_base + (occ_shared ? static_cast<size_t>(max_occ) : 0);
