@@ -11,7 +11,9 @@
     to 500 points from the previous frame) over batches of clips at 1241x376 and 1600x900
     (KITTI frames upscaled), GPU vs cv2 on every CPU core (one process per core,
     cv2.setNumThreads(1); FAST + strongest 500, no bucketing) in the same run. Frames are decoded
-    beforehand on both sides.
+    beforehand on both sides. The GPU is driven twice: by this script's loop (ctypes) and by
+    bench/gpu/throughput.cc (egogeo_gpu_bench, the same loop in C++, as the engine calls the
+    library), the latter also profiled, with two contexts, and with the former kernels.
 --reference runs (a) with the library's host reference of the kernels' arithmetic instead of the
 device (no GPU needed: checks the numerics and this script anywhere). Without a device and
 without --reference: prints "no CUDA device" and exits 2.
@@ -290,7 +292,7 @@ def _cpu_clip(args):
     return len(clip), pyr_s
 
 
-def native_bench(lib_path, src, clips, length, batch, env):
+def native_bench(lib_path, src, clips, length, batch, env, args=()):
     """bench/gpu/throughput.cc (egogeo_gpu_bench, built beside the library) on the same clips: the
     library's throughput without Python in the loop, as the engine calls it. None when not built."""
     exe = os.path.join(os.path.dirname(os.path.abspath(lib_path)), 'egogeo_gpu_bench')
@@ -300,17 +302,18 @@ def native_bench(lib_path, src, clips, length, batch, env):
     with tempfile.NamedTemporaryFile(suffix='.u8') as f:
         np.ascontiguousarray(np.stack(src)).tofile(f.name)
         r = subprocess.run([exe, '--frames', f.name, '--count', str(len(src)), '--width', str(w), '--height', str(h), '--clips', str(clips),
-                            '--length', str(length), '--batch', str(batch), '--max-features', str(MAXF), '--max-points', str(MAXF)],
+                            '--length', str(length), '--batch', str(batch), '--max-features', str(MAXF), '--max-points', str(MAXF), *args],
                            capture_output=True, text=True, errors='replace', env={**os.environ, **env})
     if r.returncode != 0:
         raise RuntimeError(f'egogeo_gpu_bench: {r.stderr.strip() or r.stdout.strip()}')
     return json.loads(r.stdout)
 
 
-# The library as built (warp KLT, selection on the device), with the device time per stage, and the
+# The library as built (warp KLT, selection on the device, one context), with the device time per
+# stage, with two contexts on two host threads (one's copies overlap the other's kernels), and the
 # former kernels it replaced (one thread per point; selection on the host), each in the same run.
-NATIVE_VARIANTS = (('default', {}), ('profiled', {'EGOGEO_GPU_PROFILE': '1'}), ('thread_klt', {'EGOGEO_GPU_THREAD_KLT': '1'}),
-                   ('host_select', {'EGOGEO_GPU_HOST_SELECT': '1'}))
+NATIVE_VARIANTS = (('default', {}, ()), ('profiled', {'EGOGEO_GPU_PROFILE': '1'}, ()), ('two_contexts', {}, ('--contexts', '2')),
+                   ('thread_klt', {'EGOGEO_GPU_THREAD_KLT': '1'}, ()), ('host_select', {'EGOGEO_GPU_HOST_SELECT': '1'}, ()))
 
 
 def throughput(lib, lib_path, frames, sizes, clips, length, batch, workers):
@@ -348,8 +351,8 @@ def throughput(lib, lib_path, frames, sizes, clips, length, batch, workers):
             g.close()
         calls = length * ((clips + batch - 1) // batch)
         native = {}
-        for name, env in NATIVE_VARIANTS:
-            got = native_bench(lib_path, src, clips, length, batch, env)
+        for name, env, args in NATIVE_VARIANTS:
+            got = native_bench(lib_path, src, clips, length, batch, env, args)
             if got is None:
                 break
             native[name] = got
@@ -376,7 +379,8 @@ def throughput(lib, lib_path, frames, sizes, clips, length, batch, workers):
               + ', '.join(f'{k} {1000 * v / calls:.2f}' for k, v in steps.items()), flush=True)
         if native:
             print(f'  {w}x{h}: GPU {native["default"]["fps"]:.0f} frames/s (C++ loop) = {res[-1]["native_speedup"]:.1f}x the CPU processes; '
-                  f'former KLT kernel {native["thread_klt"]["fps"]:.0f}, selection on the host {native["host_select"]["fps"]:.0f} frames/s', flush=True)
+                  f'two contexts {native["two_contexts"]["fps"]:.0f}; former KLT kernel {native["thread_klt"]["fps"]:.0f}, '
+                  f'selection on the host {native["host_select"]["fps"]:.0f} frames/s', flush=True)
     return res
 
 

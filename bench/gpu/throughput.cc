@@ -9,7 +9,9 @@
 //
 // F.u8: `count` grey frames of width x height bytes each, back to back (harness.py writes it);
 // clip c's frame t is frame (3c + t) mod count, as in the harness. --synthetic makes moving
-// texture instead. EGOGEO_GPU_PROFILE=1 adds the device time per stage (egogeo_gpu_profile).
+// texture instead. --contexts N: N contexts of `batch` clips, each on its own host thread (one's
+// copies and host work overlap another's kernels). EGOGEO_GPU_PROFILE=1 adds the device time per
+// stage (egogeo_gpu_profile, context 0).
 #include "egogeo_gpu.h"
 
 #include <chrono>
@@ -18,7 +20,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -32,7 +36,7 @@ struct Args {
   std::string frames;
   bool synthetic = false;
   int width = 0, height = 0, count = 0, clips = 64, length = 10, batch = 32, levels = 3, max_points = 500, threshold = 12, max_features = 500,
-      grid_cols = 10, grid_rows = 4, min_distance = 8;
+      grid_cols = 10, grid_rows = 4, min_distance = 8, contexts = 1;
 };
 
 Args parse(int argc, char** argv) {
@@ -65,6 +69,7 @@ Args parse(int argc, char** argv) {
     else if (k == "--grid-cols") a.grid_cols = num(1, 64);
     else if (k == "--grid-rows") a.grid_rows = num(1, 64);
     else if (k == "--min-distance") a.min_distance = num(1, 100);
+    else if (k == "--contexts") a.contexts = num(1, 16);
     else die("unknown option " + k);
   }
   if (!a.width || !a.height) die("--width and --height are required");
@@ -99,53 +104,56 @@ std::vector<unsigned char> synthetic(Args& a) {
   return data;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  Args a = parse(argc, argv);
-  const std::vector<unsigned char> frames = a.synthetic ? synthetic(a) : load(a);
-  const size_t plane = static_cast<size_t>(a.width) * a.height;
-  egogeo_gpu_params p;
-  egogeo_gpu_default_params(&p);
-  p.max_width = a.width;
-  p.max_height = a.height;
-  p.levels = a.levels;
-  p.batch = a.batch;
-  p.max_points = a.max_points;
-  p.buffers = 3;
+/// One context and its caller's buffers: runs the groups of `batch` clips given to it.
+struct Runner {
+  const Args& a;
+  const std::vector<unsigned char>& frames;
   egogeo_gpu_context* ctx = nullptr;
-  if (egogeo_gpu_create(&p, &ctx) != EGOGEO_GPU_OK) die(std::string("create: ") + egogeo_gpu_last_error(ctx));
-  char device[256] = "";
-  egogeo_gpu_device_name(p.device, device, sizeof device);
-
-  const int B = a.batch, M = a.max_features;
-  std::vector<std::vector<float>> pts(static_cast<size_t>(B)), fwd(static_cast<size_t>(B)), back(static_cast<size_t>(B));
-  std::vector<std::vector<unsigned char>> status(static_cast<size_t>(B));
-  std::vector<std::vector<float>> corners(static_cast<size_t>(B), std::vector<float>(2 * static_cast<size_t>(M)));
-  std::vector<int> count(static_cast<size_t>(B)), found(static_cast<size_t>(B));
-  std::vector<egogeo_gpu_frame> fr(static_cast<size_t>(B));
-  std::vector<egogeo_gpu_track_job> tj(static_cast<size_t>(B));
-  std::vector<egogeo_gpu_detect_job> dj(static_cast<size_t>(B));
+  std::vector<std::vector<float>> pts, fwd, back, corners;
+  std::vector<std::vector<unsigned char>> status;
+  std::vector<int> count, found;
+  std::vector<egogeo_gpu_frame> fr;
+  std::vector<egogeo_gpu_track_job> tj;
+  std::vector<egogeo_gpu_detect_job> dj;
   double ms_push = 0, ms_track = 0, ms_detect = 0;
-  long tracked = 0, kept = 0;
-  using clock = std::chrono::steady_clock;
-  auto ms_since = [](clock::time_point t0) { return std::chrono::duration<double, std::milli>(clock::now() - t0).count(); };
-  auto ok = [&](int rc, const char* what) {
-    if (rc != EGOGEO_GPU_OK) die(std::string(what) + ": " + egogeo_gpu_last_error(ctx));
-  };
-  auto pass = [&] {
+  long tracked = 0, kept = 0, calls = 0;
+  std::string error;
+
+  Runner(const Args& args, const std::vector<unsigned char>& f) : a(args), frames(f) {
+    const size_t B = static_cast<size_t>(a.batch);
+    pts.resize(B);
+    fwd.resize(B);
+    back.resize(B);
+    status.resize(B);
+    corners.assign(B, std::vector<float>(2 * static_cast<size_t>(a.max_features)));
+    count.resize(B);
+    found.resize(B);
+    fr.resize(B);
+    tj.resize(B);
+    dj.resize(B);
+  }
+  bool ok(int rc, const char* what) {
+    if (rc != EGOGEO_GPU_OK && error.empty()) error = std::string(what) + ": " + egogeo_gpu_last_error(ctx);
+    return rc == EGOGEO_GPU_OK;
+  }
+  /// Groups first, first + step, ... of `batch` clips each.
+  void pass(int first, int step) {
+    using clock = std::chrono::steady_clock;
+    auto ms_since = [](clock::time_point t0) { return std::chrono::duration<double, std::milli>(clock::now() - t0).count(); };
     ms_push = ms_track = ms_detect = 0;
-    tracked = kept = 0;
-    for (int at = 0; at < a.clips; at += B) {
+    tracked = kept = calls = 0;
+    const size_t plane = static_cast<size_t>(a.width) * a.height;
+    const int B = a.batch, M = a.max_features;
+    for (int at = first * B; at < a.clips; at += step * B) {
       const int n = std::min(B, a.clips - at);
       for (auto& v : pts) v.clear();
-      for (int t = 0; t < a.length; ++t) {
+      for (int t = 0; t < a.length; ++t, ++calls) {
         auto t0 = clock::now();
         for (int i = 0; i < n; ++i) {
           const unsigned char* img = frames.data() + plane * static_cast<size_t>(((at + i) * 3 + t) % a.count);
           fr[static_cast<size_t>(i)] = egogeo_gpu_frame{i, t % 2, img, a.width, a.height, a.width};
         }
-        ok(egogeo_gpu_push_frames(ctx, fr.data(), n), "push_frames");
+        if (!ok(egogeo_gpu_push_frames(ctx, fr.data(), n), "push_frames")) return;
         ms_push += ms_since(t0);
         t0 = clock::now();
         if (t > 0) {
@@ -156,7 +164,7 @@ int main(int argc, char** argv) {
             status[k].resize(m);
             tj[k] = egogeo_gpu_track_job{i, (t - 1) % 2, t % 2, static_cast<int>(m), pts[k].data(), fwd[k].data(), back[k].data(), status[k].data()};
           }
-          ok(egogeo_gpu_track(ctx, tj.data(), n), "track");
+          if (!ok(egogeo_gpu_track(ctx, tj.data(), n), "track")) return;
           for (int i = 0; i < n; ++i) {
             tracked += static_cast<long>(status[static_cast<size_t>(i)].size());
             for (unsigned char s : status[static_cast<size_t>(i)]) kept += s == EGOGEO_GPU_KEEP;
@@ -169,7 +177,7 @@ int main(int argc, char** argv) {
           dj[k] = egogeo_gpu_detect_job{i, t % 2, a.threshold, M, a.grid_cols, a.grid_rows, a.min_distance, 0, nullptr, M, corners[k].data(), nullptr,
                                         &count[k], &found[k]};
         }
-        ok(egogeo_gpu_detect(ctx, dj.data(), n), "detect");
+        if (!ok(egogeo_gpu_detect(ctx, dj.data(), n), "detect")) return;
         for (int i = 0; i < n; ++i) {
           const size_t k = static_cast<size_t>(i);
           pts[k].assign(corners[k].begin(), corners[k].begin() + 2 * count[k]);
@@ -177,28 +185,69 @@ int main(int argc, char** argv) {
         ms_detect += ms_since(t0);
       }
     }
+  }
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Args a = parse(argc, argv);
+  const std::vector<unsigned char> frames = a.synthetic ? synthetic(a) : load(a);
+  egogeo_gpu_params p;
+  egogeo_gpu_default_params(&p);
+  p.max_width = a.width;
+  p.max_height = a.height;
+  p.levels = a.levels;
+  p.batch = a.batch;
+  p.max_points = a.max_points;
+  p.buffers = 3;
+  std::vector<std::unique_ptr<Runner>> runners;
+  for (int c = 0; c < a.contexts; ++c) {
+    runners.emplace_back(new Runner(a, frames));
+    Runner& r = *runners.back();
+    if (egogeo_gpu_create(&p, &r.ctx) != EGOGEO_GPU_OK) die(std::string("create: ") + egogeo_gpu_last_error(r.ctx));
+  }
+  char device[256] = "";
+  egogeo_gpu_device_name(p.device, device, sizeof device);
+  // Each context on its own host thread, the groups of clips dealt out in turn.
+  auto pass = [&] {
+    std::vector<std::thread> threads;
+    for (int c = 0; c < a.contexts; ++c) threads.emplace_back([&, c] { runners[static_cast<size_t>(c)]->pass(c, a.contexts); });
+    for (std::thread& t : threads) t.join();
+    for (const auto& r : runners)
+      if (!r->error.empty()) die(r->error);
   };
   pass();  // warm-up: first launches, page-in
-  const auto t0 = clock::now();
+  const auto t0 = std::chrono::steady_clock::now();
   pass();
-  const double seconds = ms_since(t0) / 1000;
-  const long calls = static_cast<long>(a.length) * ((a.clips + B - 1) / B);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  double ms_push = 0, ms_track = 0, ms_detect = 0;
+  long calls = 0, tracked = 0, kept = 0;
+  for (const auto& r : runners) {
+    ms_push += r->ms_push;
+    ms_track += r->ms_track;
+    ms_detect += r->ms_detect;
+    calls += r->calls;
+    tracked += r->tracked;
+    kept += r->kept;
+  }
+  calls = std::max(1L, calls);
   const double frames_n = static_cast<double>(a.clips) * a.length;
   char prof[2048] = "{}";
-  egogeo_gpu_profile(ctx, prof, sizeof prof);
+  egogeo_gpu_profile(runners[0]->ctx, prof, sizeof prof);
   const char* env_ref = std::getenv("EGOGEO_GPU_REFERENCE");
   const bool reference = env_ref && std::strcmp(env_ref, "1") == 0;
   const char* env_klt = std::getenv("EGOGEO_GPU_THREAD_KLT");
   const char* env_sel = std::getenv("EGOGEO_GPU_HOST_SELECT");
   std::printf(
-      "{\"device\": \"%s\", \"width\": %d, \"height\": %d, \"clips\": %d, \"frames_per_clip\": %d, \"batch\": %d, \"max_features\": %d, "
+      "{\"device\": \"%s\", \"width\": %d, \"height\": %d, \"clips\": %d, \"frames_per_clip\": %d, \"batch\": %d, \"contexts\": %d, \"max_features\": %d, "
       "\"klt\": \"%s\", \"selection\": \"%s\", \"frames\": %.0f, \"seconds\": %.6f, \"fps\": %.1f, "
       "\"ms_per_call\": {\"push\": %.4f, \"track\": %.4f, \"detect\": %.4f}, \"tracks\": %ld, \"kept\": %ld, "
-      "\"profile_both_passes\": %s}\n",
-      device, a.width, a.height, a.clips, a.length, B, M,
+      "\"profile_both_passes_context_0\": %s}\n",
+      device, a.width, a.height, a.clips, a.length, a.batch, a.contexts, a.max_features,
       reference ? "host reference" : env_klt && std::strcmp(env_klt, "1") == 0 ? "thread per point" : "warp per point",
       reference || (env_sel && std::strcmp(env_sel, "1") == 0) ? "host" : "device", frames_n, seconds, frames_n / seconds, ms_push / calls, ms_track / calls,
       ms_detect / calls, tracked, kept, prof);
-  egogeo_gpu_destroy(ctx);
+  for (const auto& r : runners) egogeo_gpu_destroy(r->ctx);
   return 0;
 }
