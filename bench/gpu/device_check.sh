@@ -5,8 +5,9 @@
 #    fast_score built by nvcc against g++, every pixel (0 must differ);
 # 2. the harness: build into build-gpu, ctest (device self-test, device = host reference), device vs
 #    cv2 on the packed frames, throughput (batches of 64 clips) against cv2 on every core.
-# If the device's selection fails its self-test, the harness is run again with the selection on
-# the host (EGOGEO_GPU_HOST_SELECT=1) so the rest is still measured. Outputs land in OUTDIR.
+# If the device's selection or its warp KLT fails the self-test, the harness is run again with the
+# former kernel (EGOGEO_GPU_HOST_SELECT=1: selection on the host; EGOGEO_GPU_THREAD_KLT=1: a
+# thread per point) so the rest is still measured. Outputs land in OUTDIR.
 set -u
 out=${1:-/tmp/gpu-check}
 mkdir -p "$out"
@@ -22,6 +23,12 @@ python3 bench/gpu/harness.py --build --arch 90 --frames bench/gpu/frames --max-f
 rc=$?
 grep -E '^(ok|FAIL|all checks|[0-9]+% tests|device|  [0-9]+x|error|wrote|FAILED)|Test +#' "$out/harness.log" | tail -40
 echo "harness exit $rc"
+if [ $rc -ne 0 ] && grep -q 'KLT job' "$out/harness.log"; then
+  EGOGEO_GPU_THREAD_KLT=1 python3 bench/gpu/harness.py --frames bench/gpu/frames --max-frames 120 --batch 64 --clips 256 \
+    --out "$out/gpu-h200-thread-klt.json" >"$out/harness-thread-klt.log" 2>&1
+  echo "harness (a thread per tracked point) exit $?"
+  grep -E '^(device|  [0-9]+x|error|FAILED)' "$out/harness-thread-klt.log"
+fi
 if [ $rc -ne 0 ] && grep -q 'corners after selection' "$out/harness.log"; then
   EGOGEO_GPU_HOST_SELECT=1 python3 bench/gpu/harness.py --frames bench/gpu/frames --max-frames 120 --batch 64 --clips 256 \
     --out "$out/gpu-h200-host-select.json" >"$out/harness-host-select.log" 2>&1
