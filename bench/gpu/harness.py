@@ -228,7 +228,7 @@ def accuracy(lib, frames, use_reference, batch):
         # Tracking: the bucketed corners of frame k, into frame k + step.
         for name, step, levels in (('consecutive', 1, 3), ('sparse_step3', 3, 4)):
             pairs = [(k, k + step) for k in range(0, len(frames) - step, step)]
-            diffs, both, either, agree, total = [], 0, 0, 0, 0
+            diffs, both, either, agree, total, same_bits = [], 0, 0, 0, 0, 0
             for at in range(0, len(pairs), batch):
                 chunk = pairs[at:at + batch]
                 if use_reference:
@@ -243,7 +243,10 @@ def accuracy(lib, frames, use_reference, batch):
                         res = g.track([(i, 0, 1, c) for i, c in enumerate(corners)])
                     finally:
                         g.close()
-                for (a, b), c, (f, _, st) in zip(chunk, corners, res):
+                for (a, b), c, (f, bk, st) in zip(chunk, corners, res):
+                    if not use_reference:  # the device's tracks against its host reference's, bit for bit
+                        rf, rb, rs = reference_track(lib, frames[a], frames[b], c, levels)
+                        same_bits += int(((f == rf).all(1) & (bk == rb).all(1) & (st == rs)).sum())
                     cf, ck = cv_track(frames[a], frames[b], c, levels)
                     gk = st == KEEP
                     total += len(c)
@@ -259,6 +262,8 @@ def accuracy(lib, frames, use_reference, batch):
                 'p99_endpoint_diff_px': float(np.percentile(d, 99)) if len(d) else None,
                 'kept_by_both_of_either': both / either if either else None,
                 'keep_flag_agreement': agree / total if total else None,
+                # forward point, backward point and status equal to the host reference's (klt_core.h)
+                'bit_identical_to_host_reference': None if use_reference else same_bits,
                 'pass': bool(len(d) and np.median(d) <= TOL['median_endpoint_diff_px'] and either
                              and both / either >= TOL['kept_by_both_of_either']),
             }
