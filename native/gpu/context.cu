@@ -783,47 +783,32 @@ int egogeo_gpu_push_frames(egogeo_gpu_context* ctx, const egogeo_gpu_frame* fram
   const size_t pixels = static_cast<size_t>(p.max_width) * p.max_height;
   size_t nops = 0;
   int max_top = 0;
-  // Into pinned staging: one copy per frame, spread over a few host threads when there is much to
-  // copy (one thread copied 30 MB of a 64-frame call at about 4.5 GB/s: the largest step of a call).
-  auto stage_frames = [&](int first, int step) {
-    for (int i = first; i < n; i += step) {
-      const egogeo_gpu_frame& f = frames[i];
-      uint8_t* stage = ctx->h_frames + pixels * i;
-      if (f.stride == f.width) std::memcpy(stage, f.data, static_cast<size_t>(f.width) * f.height);
-      else
-        for (int y = 0; y < f.height; ++y) std::memcpy(stage + static_cast<size_t>(y) * f.width, f.data + static_cast<size_t>(y) * f.stride, f.width);
-    }
+  // Into pinned staging, then to the device: one copy per frame. Much to copy (one thread staged
+  // 30 MB of a 64-frame call at about 4.5 GB/s, the largest step of a call) is staged by a few host
+  // threads, and this thread queues each frame's upload as soon as it is staged, in frame order, so
+  // the copy engine moves frame i while the next ones are staged.
+  auto stage_one = [&](int i) {
+    const egogeo_gpu_frame& f = frames[i];
+    uint8_t* stage = ctx->h_frames + pixels * i;
+    if (f.stride == f.width) std::memcpy(stage, f.data, static_cast<size_t>(f.width) * f.height);
+    else
+      for (int y = 0; y < f.height; ++y) std::memcpy(stage + static_cast<size_t>(y) * f.width, f.data + static_cast<size_t>(y) * f.stride, f.width);
   };
   size_t bytes = 0;
   for (int i = 0; i < n; ++i) bytes += static_cast<size_t>(frames[i].width) * frames[i].height;
   const int threads = std::min({n, 8, std::max(1, static_cast<int>(std::thread::hardware_concurrency())), static_cast<int>(bytes >> 21) + 1});
-  if (threads > 1) {
-    std::vector<std::thread> pool;
-    try {
-      for (int t = 1; t < threads; ++t) pool.emplace_back(stage_frames, t, threads);
-    } catch (...) {  // no thread to be had: copy on this one
-      for (std::thread& th : pool) th.join();
-      pool.clear();
-      stage_frames(0, 1);
-    }
-    if (!pool.empty() || threads == 1) {
-      stage_frames(0, threads);
-      for (std::thread& th : pool) th.join();
-    }
-  } else {
-    stage_frames(0, 1);
-  }
   ctx->prof.begin(kUpload, ctx->stream);
-  for (int i = 0; i < n; ++i) {
+  const int rc = staged_in_order(n, threads, stage_one, [&](int i) {
     const egogeo_gpu_frame& f = frames[i];
     Buffer& B = *ctx->buffer(f.slot, f.buffer);
-    uint8_t* stage = ctx->h_frames + pixels * i;
     B.w = f.width;
     B.h = f.height;
     B.top = pyramid_top(f.width, f.height, p.levels, p.window);
     max_top = std::max(max_top, B.top);
-    EGG_TRY(ctx->cuda(cudaMemcpy2DAsync(B.img[0], ctx->mw[0], stage, f.width, f.width, f.height, cudaMemcpyHostToDevice, ctx->stream), "upload"));
-  }
+    return ctx->cuda(cudaMemcpy2DAsync(B.img[0], ctx->mw[0], ctx->h_frames + pixels * i, f.width, f.width, f.height, cudaMemcpyHostToDevice, ctx->stream),
+                     "upload");
+  });
+  if (rc != EGOGEO_GPU_OK) return rc;
   // Ops: pyrDown per level (level-major, so each launch covers one level of every frame), then
   // Scharr for every level of every frame in one launch.
   std::vector<size_t> level_start(static_cast<size_t>(max_top) + 2, 0);

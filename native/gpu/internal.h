@@ -4,8 +4,11 @@
 
 #include "egogeo_gpu.h"
 
+#include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace egogeo::gpu {
@@ -62,6 +65,44 @@ class HostBackend {
   struct Impl;
   Impl* m;
 };
+
+/// stage(i) for every i in [0, n) on up to `threads` host threads, and consume(i) on the calling
+/// thread in order 0..n-1, each as soon as stage(i) is done, so consume's work (queuing a frame's
+/// upload) overlaps the later stages. Returns the first non-zero consume(i) and consumes no more;
+/// every stage started finishes before it returns. With threads <= 1, or when no thread can be had,
+/// stage and consume alternate on the calling thread.
+template <class Stage, class Consume>
+int staged_in_order(int n, int threads, Stage stage, Consume consume) {
+  std::unique_ptr<std::atomic<bool>[]> done(new std::atomic<bool>[static_cast<size_t>(n > 0 ? n : 1)]);
+  for (int i = 0; i < n; ++i) done[i].store(false, std::memory_order_relaxed);
+  std::vector<std::thread> pool;
+  bool helpers = false;
+  if (threads > 1 && n > 1) {
+    try {
+      for (int t = 0; t < threads; ++t)
+        pool.emplace_back([&, t] {
+          for (int i = t; i < n; i += threads) {
+            stage(i);
+            done[i].store(true, std::memory_order_release);
+          }
+        });
+      helpers = true;
+    } catch (...) {  // the threads started finish their frames; this thread stages them all again
+      for (std::thread& th : pool) th.join();
+      pool.clear();
+    }
+  }
+  int rc = 0;
+  for (int i = 0; i < n && rc == 0; ++i) {
+    if (helpers)
+      while (!done[i].load(std::memory_order_acquire)) std::this_thread::yield();
+    else
+      stage(i);
+    rc = consume(i);
+  }
+  for (std::thread& th : pool) th.join();
+  return rc;
+}
 
 /// "1" in the environment variable `name` (EGOGEO_GPU_REFERENCE, EGOGEO_GPU_SELFTEST_INJECT).
 bool env_flag(const char* name);
