@@ -21,7 +21,7 @@ fi
 python3 bench/gpu/harness.py --build --arch 90 --frames bench/gpu/frames --max-frames 120 --batch 64 --clips 256 \
   --out "$out/gpu-h200.json" >"$out/harness.log" 2>&1
 rc=$?
-grep -E '^(ok|FAIL|all checks|[0-9]+% tests|device|  [0-9]+x|error|wrote|FAILED)|Test +#' "$out/harness.log" | tail -40
+grep -E '^(ok|FAIL|all passed|[0-9]+ failed|[0-9]+% tests|device|  [0-9]+x|error|wrote|FAILED)|Test +#' "$out/harness.log" | tail -40
 echo "harness exit $rc"
 if [ $rc -ne 0 ] && grep -q 'KLT job' "$out/harness.log"; then
   EGOGEO_GPU_THREAD_KLT=1 python3 bench/gpu/harness.py --frames bench/gpu/frames --max-frames 120 --batch 64 --clips 256 \

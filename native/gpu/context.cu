@@ -3,6 +3,7 @@
 // reference; this file only moves data and launches.
 #include "internal.h"
 #include "klt_core.h"
+#include "select_core.h"
 #include "klt_defaults.h"
 
 #include <cuda_runtime.h>
@@ -40,30 +41,8 @@ struct TrackDesc {
   int top, n, offset, w, h;
 };
 
-/// One detect job as the selection kernel sees it (Tracker::detect's rule, finish_detect on the host).
-struct DetectDesc {
-  int w, h;
-  int max_features;  // 0: every corner, strongest first
-  int cols, rows, cell, quota, ow, oh;
-  float cw, ch;      // cell size of the grid: float(w) / cols, float(h) / rows (rounded on the host)
-  int n_existing, existing_at;
-  int out_at, bound;  // where its corners go in the output area, and at most how many
-  int occ_shared;     // the occupancy grid fits in shared memory (for every job of the launch)
-};
-
 constexpr int kBlock = 16;
-constexpr int kSelectThreads = 256;
-constexpr int kChunk = 1024;  // sorted keys staged in shared memory at a time
 constexpr int kSelectSmem = 60 * 1024;  // dynamic shared memory of k_select (sm_75 allows 64 KiB per block in all)
-/// Sort key of a corner: strongest first (score <= 254 in bits 32..39, inverted), then raster order.
-constexpr int kKeyBits = 40;
-
-__device__ __forceinline__ unsigned long long corner_key(int x, int y, int score) {
-  return (static_cast<unsigned long long>(255 - score) << 32) | (static_cast<unsigned long long>(y) << 16) | static_cast<unsigned long long>(x);
-}
-__device__ __forceinline__ Corner key_corner(unsigned long long k) {
-  return Corner{static_cast<uint16_t>(k & 0xFFFF), static_cast<uint16_t>((k >> 16) & 0xFFFF), static_cast<uint16_t>(255 - static_cast<int>((k >> 32) & 0xFF)), 0};
-}
 
 __global__ void k_pyrdown(const PlaneOp* ops) {
   const PlaneOp op = ops[blockIdx.z];
@@ -111,125 +90,50 @@ __global__ void k_ends(const int* counts, int* ends, int n, int cap) {
 }
 
 using SelectScan = cub::BlockScan<int, kSelectThreads>;
-constexpr int kPerThread = kChunk / kSelectThreads;
 
-/// One block per detect job: the sorted corners (strongest first, raster order among equals) go
-/// through Tracker::detect's selection -- existing tracks first (occupancy, per-cell counts), then
-/// each corner in order: the 4 px border, the cell quota, the min_distance occupancy -- exactly as
-/// finish_detect does on the host. The scan itself is sequential (its order decides): one thread,
-/// over the corners of a chunk of keys staged in shared memory that the block has not already
-/// ruled out in parallel. Writes header[2 job] = count, header[2 job + 1] = found.
+/// A CUDA block as select_core.h's threads. Host form: never called.
+struct CudaBlock {
+  typename SelectScan::TempStorage& tmp;
+#ifdef __CUDA_ARCH__
+  __device__ int tid() const { return static_cast<int>(threadIdx.x); }
+  __device__ int size() const { return static_cast<int>(blockDim.x); }
+  __device__ void sync() const { __syncthreads(); }
+  __device__ int exclusive_sum(int v, int& total) const {
+    int out = 0;
+    SelectScan(tmp).ExclusiveSum(v, out, total);
+    return out;
+  }
+  __device__ void add(int* p, int v) const { atomicAdd(p, v); }
+  __device__ void set(uint8_t* p) const { *p = 1; }
+#else
+  int tid() const { return 0; }
+  int size() const { return 1; }
+  void sync() const {}
+  int exclusive_sum(int v, int& total) const { return total = v, 0; }
+  void add(int* p, int v) const { *p += v; }
+  void set(uint8_t* p) const { *p = 1; }
+#endif
+};
+
+/// One block per detect job: select_core.h's selection of the job's sorted corners, its shared
+/// state in shared memory (the occupancy grid in global memory when it does not fit).
 __global__ void k_select(const DetectDesc* descs, const unsigned long long* keys, const int* counts, int cap, int* header, Corner* out,
                          const float2* existing, uint8_t* occ_global, size_t occ_stride) {
   extern __shared__ unsigned long long smem[];
-  __shared__ int s_n, s_done;
+  __shared__ int s_taken, s_done;
   __shared__ typename SelectScan::TempStorage scan_tmp;
   const int job = blockIdx.x;
   const DetectDesc D = descs[job];
-  const unsigned long long* K = keys + static_cast<size_t>(job) * cap;
-  const int found = min(counts[job], cap);
-  Corner* O = out + D.out_at;
-  if (D.max_features == 0) {
-    const int m = min(found, D.bound);
-    for (int k = threadIdx.x; k < m; k += blockDim.x) O[k] = key_corner(K[k]);
-    if (threadIdx.x == 0) {
-      header[2 * job] = m;
-      header[2 * job + 1] = found;
-    }
-    return;
-  }
-  unsigned long long* chunk = smem;
-  int* live_bucket = reinterpret_cast<int*>(smem + kChunk);
-  unsigned* live_cell = reinterpret_cast<unsigned*>(live_bucket + kChunk);
-  int* per_bucket = reinterpret_cast<int*>(live_cell + kChunk);
-  const int nb = D.cols * D.rows;
-  uint8_t* occ = D.occ_shared ? reinterpret_cast<uint8_t*>(per_bucket + nb) : occ_global + static_cast<size_t>(job) * occ_stride;
-  const int nocc = D.ow * D.oh;
-  for (int i = threadIdx.x; i < nocc; i += blockDim.x) occ[i] = 0;
-  for (int i = threadIdx.x; i < nb; i += blockDim.x) per_bucket[i] = 0;
-  __syncthreads();
-  auto mark = [&](float px, float py) {
-    const int cx = static_cast<int>(px) / D.cell, cy = static_cast<int>(py) / D.cell;
-    for (int dy = -1; dy <= 1; ++dy)
-      for (int dx = -1; dx <= 1; ++dx) {
-        const int x = cx + dx, y = cy + dy;
-        if (x >= 0 && y >= 0 && x < D.ow && y < D.oh) occ[y * D.ow + x] = 1;
-      }
-  };
-  auto bucket_of = [&](float px, float py) {
-    const int bx = min(D.cols - 1, static_cast<int>(px / D.cw));
-    const int by = min(D.rows - 1, static_cast<int>(py / D.ch));
-    return by * D.cols + bx;
-  };
-  for (int i = threadIdx.x; i < D.n_existing; i += blockDim.x) {
-    const float2 p = existing[D.existing_at + i];
-    mark(p.x, p.y);
-    atomicAdd(&per_bucket[bucket_of(p.x, p.y)], 1);
-  }
-  if (threadIdx.x == 0) {
-    s_n = 0;
-    s_done = D.bound <= 0;
-  }
-  __syncthreads();
-  const float border = 4.f, xmax = static_cast<float>(D.w - 4), ymax = static_cast<float>(D.h - 4);
-  for (int at = 0; at < found && !s_done; at += kChunk) {
-    const int m = min(kChunk, found - at);
-    for (int k = threadIdx.x; k < m; k += blockDim.x) chunk[k] = K[at + k];
-    __syncthreads();
-    // In parallel, each thread over kPerThread consecutive corners: what the chunk's state already
-    // rules out stays ruled out (a full cell only fills, occupancy only grows), so only the rest
-    // -- kept in order by a block scan -- go to the scan below, which checks them again.
-    unsigned long long key[kPerThread];
-    int bucket[kPerThread];
-    unsigned cell[kPerThread];
-    int live = 0;
-    for (int q = 0; q < kPerThread; ++q) {
-      const int k = static_cast<int>(threadIdx.x) * kPerThread + q;
-      bucket[q] = -1;
-      if (k >= m) continue;
-      key[q] = chunk[k];
-      const Corner c = key_corner(key[q]);
-      const float px = c.x, py = c.y;
-      if (px < border || py < border || px >= xmax || py >= ymax) continue;
-      const int b = bucket_of(px, py);
-      const unsigned cx = c.x / D.cell, cy = c.y / D.cell;
-      if (per_bucket[b] >= D.quota || occ[cy * D.ow + cx]) continue;
-      bucket[q] = b;
-      cell[q] = cx | (cy << 16);
-      ++live;
-    }
-    int to = 0, total = 0;
-    SelectScan(scan_tmp).ExclusiveSum(live, to, total);
-    __syncthreads();  // every key of the chunk is read: the survivors may overwrite it in place
-    for (int q = 0; q < kPerThread; ++q)
-      if (bucket[q] >= 0) {
-        chunk[to] = key[q];
-        live_bucket[to] = bucket[q];
-        live_cell[to] = cell[q];
-        ++to;
-      }
-    __syncthreads();
-    if (threadIdx.x == 0) {
-      int n = s_n;
-      for (int k = 0; k < total && n < D.bound; ++k) {
-        const int b = live_bucket[k];
-        if (per_bucket[b] >= D.quota) continue;
-        const int cx = static_cast<int>(live_cell[k] & 0xFFFFu), cy = static_cast<int>(live_cell[k] >> 16);
-        if (occ[cy * D.ow + cx]) continue;
-        for (int y = max(cy - 1, 0); y <= min(cy + 1, D.oh - 1); ++y)
-          for (int x = max(cx - 1, 0); x <= min(cx + 1, D.ow - 1); ++x) occ[y * D.ow + x] = 1;
-        per_bucket[b]++;
-        O[n++] = key_corner(chunk[k]);
-      }
-      s_n = n;
-      s_done = n >= D.bound;
-    }
-    __syncthreads();
-  }
-  if (threadIdx.x == 0) {
-    header[2 * job] = s_n;
-    header[2 * job + 1] = found;
-  }
+  SelectShared S;
+  S.chunk = smem;
+  S.live_bucket = reinterpret_cast<int*>(smem + kChunk);
+  S.live_cell = reinterpret_cast<unsigned*>(S.live_bucket + kChunk);
+  S.per_bucket = reinterpret_cast<int*>(S.live_cell + kChunk);
+  S.occ = D.occ_shared ? reinterpret_cast<uint8_t*>(S.per_bucket + D.cols * D.rows) : occ_global + static_cast<size_t>(job) * occ_stride;
+  S.taken = &s_taken;
+  S.done = &s_done;
+  select_job(CudaBlock{scan_tmp}, D, keys + static_cast<size_t>(job) * cap, min(counts[job], cap), reinterpret_cast<const float*>(existing + D.existing_at),
+             out + D.out_at, S, header + 2 * job);
 }
 
 /// A warp tracks one point (klt_core.h's lane groups): lane i takes the window's pixels i, i + 32,

@@ -3,6 +3,7 @@
 // against the host reference. Exit 0 when every check holds; prints each failure.
 #include "egogeo_gpu.h"
 #include "klt_defaults.h"
+#include "test/check.h"
 
 #include <algorithm>
 #include <cmath>
@@ -13,13 +14,9 @@
 #include <string>
 #include <vector>
 
-namespace {
+using egogeo::gpu::test::check;
 
-int failures = 0;
-void check(bool ok, const std::string& what) {
-  std::printf("%s  %s\n", ok ? "ok  " : "FAIL", what.c_str());
-  if (!ok) ++failures;
-}
+namespace {
 
 /// A smooth random texture sampled at (x + sx, y + sy): a frame pair with a known sub-pixel shift.
 std::vector<unsigned char> texture(int w, int h, float sx, float sy) {
@@ -262,6 +259,5 @@ int main() {
     }
     egogeo_gpu_destroy(ctx);
   }
-  std::printf("%s (%d failure%s)\n", failures ? "FAILED" : "all checks passed", failures, failures == 1 ? "" : "s");
-  return failures ? 1 : 0;
+  return egogeo::gpu::test::report();
 }

@@ -5,58 +5,38 @@
 // track must equal the one-thread form's (the host reference) bit for bit, status included. A lane
 // that skipped a sum would leave the others waiting: ctest's timeout fails it.
 #include "klt_core.h"
+#include "test/host_threads.h"
+#include "test/check.h"
 
 #include <cmath>
-#include <condition_variable>
 #include <cstdio>
 #include <cstring>
-#include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 using namespace egogeo::gpu;
 
-namespace {
+using egogeo::gpu::test::check;
 
-int failures = 0;
-void check(bool ok, const std::string& what) {
-  std::printf("%s  %s\n", ok ? "ok  " : "FAIL", what.c_str());
-  if (!ok) ++failures;
-}
+namespace {
 
 /// Lanes that are host threads: sum() posts this lane's value, waits for all, adds every slot.
 class ThreadLanes {
  public:
-  explicit ThreadLanes(int n) : n_(n), slot_(static_cast<size_t>(n), 0) {}
-  int size() const { return n_; }
+  explicit ThreadLanes(int n) : barrier_(n), slot_(static_cast<size_t>(n), 0) {}
+  int size() const { return barrier_.size(); }
   int64_t exchange(int lane, int64_t v) {
     slot_[static_cast<size_t>(lane)] = v;
-    wait();
+    barrier_.wait();
     int64_t t = 0;
     for (int64_t s : slot_) t += s;
-    wait();  // nobody posts the next value before everyone has read this one
+    barrier_.wait();  // nobody posts the next value before everyone has read this one
     return t;
   }
 
  private:
-  void wait() {
-    std::unique_lock<std::mutex> lock(m_);
-    const long gen = gen_;
-    if (++waiting_ == n_) {
-      waiting_ = 0;
-      ++gen_;
-      cv_.notify_all();
-    } else {
-      cv_.wait(lock, [&] { return gen_ != gen; });
-    }
-  }
-  int n_;
+  test::Barrier barrier_;
   std::vector<int64_t> slot_;
-  std::mutex m_;
-  std::condition_variable cv_;
-  int waiting_ = 0;
-  long gen_ = 0;
 };
 
 struct HostLane {
@@ -119,17 +99,14 @@ std::vector<std::vector<Track>> track_group(int n, const Pyramid& A, const Pyram
   ThreadLanes lanes(n);
   std::vector<int16_t> scratch(3 * static_cast<size_t>(win) * win, 0);
   std::vector<std::vector<Track>> out(static_cast<size_t>(n), std::vector<Track>(pts.size() / 2));
-  std::vector<std::thread> threads;
-  for (int l = 0; l < n; ++l)
-    threads.emplace_back([&, l] {
-      const HostLane g{&lanes, l};
-      for (size_t i = 0; i < pts.size() / 2; ++i) {
-        Track& t = out[static_cast<size_t>(l)][i];
-        const float x = pts[2 * i], y = pts[2 * i + 1];
-        t.ok = lk_point(g, A.levels.data(), B.levels.data(), top, win, 10, 0.03f * 0.03f, 1e-4f, x, y, x + 1.5f, y - 0.5f, guess, scratch.data(), &t.x, &t.y);
-      }
-    });
-  for (std::thread& t : threads) t.join();
+  test::run_threads(n, [&](int l) {
+    const HostLane g{&lanes, l};
+    for (size_t i = 0; i < pts.size() / 2; ++i) {
+      Track& t = out[static_cast<size_t>(l)][i];
+      const float x = pts[2 * i], y = pts[2 * i + 1];
+      t.ok = lk_point(g, A.levels.data(), B.levels.data(), top, win, 10, 0.03f * 0.03f, 1e-4f, x, y, x + 1.5f, y - 0.5f, guess, scratch.data(), &t.x, &t.y);
+    }
+  });
   return out;
 }
 
@@ -177,6 +154,5 @@ int main() {
     check(same == c.lanes * static_cast<int>(solo.size()) && kept > 0 && kept < static_cast<int>(solo.size()),
           what + (same == c.lanes * static_cast<int>(solo.size()) ? "" : ": " + std::to_string(same) + " lane tracks equal"));
   }
-  std::printf(failures ? "%d failed\n" : "all passed\n", failures);
-  return failures ? 1 : 0;
+  return egogeo::gpu::test::report();
 }

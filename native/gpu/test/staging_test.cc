@@ -4,6 +4,7 @@
 // only after its stage finished; a failing consume stops the uploads and returns its code once
 // every started stage is done; one thread (or none to spare) alternates stage and consume.
 #include "internal.h"
+#include "test/check.h"
 
 #include <chrono>
 #include <cstdio>
@@ -12,16 +13,7 @@
 #include <vector>
 
 using egogeo::gpu::staged_in_order;
-
-namespace {
-
-int failures = 0;
-void check(bool ok, const std::string& what) {
-  std::printf("%s  %s\n", ok ? "ok  " : "FAIL", what.c_str());
-  if (!ok) ++failures;
-}
-
-}  // namespace
+using egogeo::gpu::test::check;
 
 int main() {
   for (const int n : {0, 1, 5, 64})
@@ -63,6 +55,5 @@ int main() {
     check(rc == 3 && consumed == 11 && stages.load() == after && (threads == 1 ? after == 11 : after == 64),
           std::to_string(threads) + " thread(s): a failing consume at frame 10 returns its code, consumed 11, stages " + std::to_string(after));
   }
-  std::printf(failures ? "%d failed\n" : "all passed\n", failures);
-  return failures ? 1 : 0;
+  return egogeo::gpu::test::report();
 }
