@@ -20,7 +20,7 @@ const MAY_IMPORT = {
   synth: ['core', 'io', 'native', 'oracle', 'pool'],
   report: ['baseline', 'core', 'datasets', 'grade', 'io', 'oracle', 'run', 'vo'],
   view: ['baseline', 'core', 'datasets', 'io', 'native', 'oracle', 'report', 'run', 'vo'], // baseline: the run's frame selection
-  audit: ['baseline', 'core', 'datasets', 'grade', 'io', 'oracle'], // oracle: a KITTI sequence's windows labelled from its poses
+  audit: ['baseline', 'core', 'datasets', 'grade', 'io', 'oracle', 'vo'], // oracle: a KITTI sequence's windows labelled from its poses; vo: the protocol's frames and the engine's densifier (the sampling ceiling)
   egogears: ['core', 'datasets', 'grade'],
   prompts: ['core', 'datasets'], // datasets: the clips and their ground-truth arrays
   doctor: ['native'],

@@ -19,7 +19,7 @@ import { InputError } from '../core/errors.js';
 import { oracleText, referenceSource } from '../core/prediction.js';
 import { readDataset, readJsonlRecords } from '../datasets/benchmark.js';
 import { groundTruthArrays } from '../datasets/groundtruth.js';
-import { clipData, labelClip, loadQuestions, summaryFeatures } from '../oracle/index.js';
+import { clipData, DEFAULT_DYNAMICS, labelClip, loadQuestions, summaryFeatures } from '../oracle/index.js';
 import { isPublishedRoot } from '../datasets/published.js';
 import { readInputText } from '../io/safety.js';
 import type { AuditClip } from './shortcut.js';
@@ -153,8 +153,8 @@ export function loadAuditClips(paths: readonly string[]): AuditClip[] {
 
 /**
  * `audit labels --dataset DIR`: every clip with ground truth, read as `egogeo run` and `oracle`
- * read the folder (EgoDyn-Bench as published, the benchmark layout, a KITTI sequence): its poses on
- * the oracle's grid (the clip's npz, else the KITTI poses through the dynamics) and its published
+ * read the folder (EgoDyn-Bench as published, the benchmark layout, a KITTI sequence): its poses at
+ * its own frames where the dataset has them (KITTI), else on the oracle's grid (its npz), and its published
  * labels (the QA answers; none for a KITTI sequence, whose labels are the oracle's). `skipped`
  * counts clips without ground truth.
  */
@@ -173,7 +173,9 @@ export function loadLabelClips(dir: string): { clips: LabelClip[]; skipped: numb
       const y = oracleText(q.answer);
       if (y !== null) published[q.question_id] = y.toLowerCase();
     }
-    clips.push({ id: c.id, source: c.source, traj: { id: c.id, t: a.timestamps, x: a.x, y: a.y, yaw: a.yaw }, published: c.qa.length ? published : null });
+    // The poses at the frames where the dataset has them (as the oracle labelled them: over the benchmark's 3 s), else the npz's grid.
+    const traj = c.groundTruth ? { ...c.groundTruth, id: c.id } : { id: c.id, t: a.timestamps, x: a.x, y: a.y, yaw: a.yaw };
+    clips.push({ id: c.id, source: c.source, traj, ...(c.groundTruth ? { duration: DEFAULT_DYNAMICS.duration } : {}), published: c.qa.length ? published : null });
   }
   if (clips.length === 0) throw new InputError(`${dir}: no clip with ground truth (no arrays/<clip>.npz, no KITTI poses)`);
   return { clips, skipped };

@@ -9,7 +9,7 @@
  */
 import { type Command, Option } from 'commander';
 import { InputError } from '../core/errors.js';
-import { type Level, sourceLevels } from '../audit/labels.js';
+import type { Level, NoiseLevel, SourceLevelSpec } from '../audit/labels.js';
 import { CARLA_DOMAINS, type CarlaDomain } from '../datasets/records.js';
 import { MAX_WORKERS } from '../io/safety.js';
 import { DEVICES, PHOTOMETRIC, type DeviceChoice } from '../native/index.js';
@@ -237,13 +237,18 @@ export function engineFromFlags(f: EngineFlags, device: DeviceChoice = ENGINE_DE
 
 // egogeo audit labels
 
-/** `--noise POS_M:YAW_DEG,…`: each level; one error line naming the bad entry. */
-export function parseNoise(spec: string): Level[] {
+/**
+ * `--noise POS_M:YAW_DEG[@TAU_S],…`: σ per pose of position (0–100 m) and yaw (0–180°), white, or
+ * with `@TAU_S` a Gauss-Markov drift of that correlation time (seconds, > 0).
+ */
+export function parseNoise(spec: string, flag = '--noise'): NoiseLevel[] {
   return spec.split(',').map((s) => s.trim()).filter(Boolean).map((s) => {
-    const m = /^([^:]+):([^:]+)$/.exec(s);
-    const pos = m ? Number(m[1]) : NaN, yaw = m ? Number(m[2]) : NaN;
-    if (!m || !(pos >= 0 && pos <= 100) || !(yaw >= 0 && yaw <= 180)) throw new InputError(`--noise: expected POS_M:YAW_DEG (σ of position 0–100 m, of yaw 0–180°, e.g. 0.02:0.1), got '${s}'`);
-    return { kind: 'noise', posM: pos, yawDeg: yaw };
+    const m = /^([^:@]+):([^:@]+)(?:@([^:@]+))?$/.exec(s);
+    const pos = m ? Number(m[1]) : NaN, yaw = m ? Number(m[2]) : NaN, tau = m?.[3] === undefined ? 0 : Number(m[3]);
+    if (!m || !(pos >= 0 && pos <= 100) || !(yaw >= 0 && yaw <= 180) || !(tau >= 0 && tau <= 1e6) || (m[3] !== undefined && !(tau > 0))) {
+      throw new InputError(`${flag}: expected POS_M:YAW_DEG or POS_M:YAW_DEG@TAU_S (σ of position 0–100 m, of yaw 0–180°, a correlation time > 0 s; e.g. 0.02:0.1 or 0.02:0.1@10), got '${s}'`);
+    }
+    return tau > 0 ? { kind: 'noise', posM: pos, yawDeg: yaw, tauS: tau } : { kind: 'noise', posM: pos, yawDeg: yaw };
   });
 }
 
@@ -257,14 +262,24 @@ export function parseSmooth(spec: string): Level[] {
   });
 }
 
-/** `--source-level SRC=POS_M:YAW_DEG,…` over audit/labels.ts SOURCE_NOISE. */
-export function parseSourceLevels(spec: string | undefined): Record<string, { posM: number; yawDeg: number }> {
-  const out = sourceLevels();
+/**
+ * `--source-level SRC=measured|literature|exact|POS_M:YAW_DEG[@TAU_S],…`: how each named source's
+ * level is chosen (audit/labels.ts; unnamed sources keep `defaultSourceLevel`).
+ */
+export function parseSourceLevels(spec: string | undefined): Record<string, SourceLevelSpec> {
+  const out: Record<string, SourceLevelSpec> = {};
   for (const s of (spec ?? '').split(',').map((x) => x.trim()).filter(Boolean)) {
     const eq = s.indexOf('=');
-    if (eq <= 0) throw new InputError(`--source-level: expected SOURCE=POS_M:YAW_DEG, got '${s}'`);
-    const [l] = parseNoise(s.slice(eq + 1)) as [{ kind: 'noise'; posM: number; yawDeg: number }];
-    out[s.slice(0, eq)] = { posM: l.posM, yawDeg: l.yawDeg };
+    if (eq <= 0) throw new InputError(`--source-level: expected SOURCE=measured, SOURCE=literature, SOURCE=exact or SOURCE=POS_M:YAW_DEG[@TAU_S], got '${s}'`);
+    const v = s.slice(eq + 1).trim();
+    out[s.slice(0, eq).trim()] = v === 'measured' || v === 'literature' || v === 'exact' ? v : parseNoise(v, `--source-level ${s.slice(0, eq).trim()}`)[0];
   }
   return out;
+}
+
+/** A list of `--frames` values ('10,all'): each as parseFrames reads it, 'all' kept as the word. */
+export function parseFrameCounts(spec: string, flag = '--frames'): (number | 'all')[] {
+  const out = parseList(spec).map((s) => parseFrames(s, flag) ?? ('all' as const));
+  if (out.length === 0) throw new InputError(`${flag}: expected 'all' or a count of frames, or several comma-separated`);
+  return [...new Set(out)];
 }

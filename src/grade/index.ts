@@ -21,6 +21,7 @@ export * from './consistency.js';
 export * from './metrics.js';
 export * from './bootstrap.js';
 export * from './coverage.js';
+export * from './draws.js';
 
 /** Parses one model answer for a question of a loaded `QuestionSet` (label or null). */
 export function parseAnswerFor(question: Question, modelAnswer: unknown): string | null {

@@ -64,9 +64,14 @@ function manifestModel(preds: string): string | null {
  */
 export function protocolOf(key: { method?: string; frames?: number | null; questions?: string }): string {
   const method = key.method ?? 'egogeo';
-  const frames = key.frames ?? (method === 'egogeo' ? null : 10);
+  const frames = framesOf(key);
   const six = key.questions === 'subset' || method !== 'egogeo';
   return `${method}, ${frames === null ? 'all frames' : `${frames} frames`}, ${six ? '6 questions' : '14 questions'}`;
+}
+
+/** The frames a run's estimator saw, from its run key (null: every frame; the published baselines always see 10). */
+export function framesOf(key: { method?: string; frames?: number | null }): number | null {
+  return key.frames ?? ((key.method ?? 'egogeo') === 'egogeo' ? null : 10);
 }
 
 /** Reads one predictions file as a run (name, CARLA domain, dataset). */
@@ -79,7 +84,7 @@ function readRun(preds: string): { run: ReportRun; dataset: string | null } {
   const domain = d || null;
   const model = manifestModel(preds);
   const [name, from]: [string, ReportRun['name_from']] = model ? [model, 'manifest'] : domain ? [`egogeo_${domain}`, 'run record'] : [basename(preds), 'file name'];
-  return { run: { file: preds, name, name_from: from, carla_domain: domain, records, protocol: record ? protocolOf(record.key) : null, method: record ? (record.key.method ?? 'egogeo') : null }, dataset: record && existsSync(record.key.dataset) ? record.key.dataset : null };
+  return { run: { file: preds, name, name_from: from, carla_domain: domain, records, protocol: record ? protocolOf(record.key) : null, method: record ? (record.key.method ?? 'egogeo') : null, ...(record ? { frames: framesOf(record.key) } : {}) }, dataset: record && existsSync(record.key.dataset) ? record.key.dataset : null };
 }
 
 /**

@@ -9,10 +9,11 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type LeaderboardPlacement, neighbourhood, type RankedRow } from './leaderboard.js';
-import type { CoveredGroup, Difference } from '../grade/index.js';
+import { type CoveredGroup, type Difference, DRAW_QUANTILE } from '../grade/index.js';
 import type { ErrorKey, Report } from './report.js';
 import type { DomainGap } from './domains.js';
 import { baseDomain } from './runs.js';
+import { CHECK_BOOTSTRAP, type CeilingCheck } from './ceilings.js';
 import { barChart, scatterPanels, trajectoryPanels, writePlots } from './svg.js';
 
 const f3 = (v: number): string => (Number.isFinite(v) ? v.toFixed(3) : '–');
@@ -276,7 +277,7 @@ export function markdown(r: Report, pngs: boolean, leaderboardRows = 3): string 
 
   L.push('## Per question: the oracle against the estimated trajectories', '');
   L.push(
-    `Agreement of the oracle's labels (ground truth) with the labels the same oracle gives the estimated trajectories; every disagreement is ${r.label_audit ? `*noise-decided* when the oracle label itself flips in at least ${pct(r.label_audit.noise_decided_share)} of the ground-truth noise draws at its source's level (\`egogeo audit labels\`, ${cell(r.label_audit.file)}), else ` : ''}a *near-threshold* case when the deciding value of the ground truth or of the estimate lies within ${pct(r.near_threshold)} of its threshold, else an *error*.${r.label_audit ? " The noise ceiling is the balanced accuracy of the ground truth's own labels under that noise against the published ones: the best an estimator that does not reproduce the ground truth's jitter can expect." : ''}${r.cross_check_left_out.length ? ` Left out (no trajectory): ${r.cross_check_left_out.map(cell).join(', ')}.` : ''}`,
+    `Agreement of the oracle's labels (ground truth) with the labels the same oracle gives the estimated trajectories; every disagreement is ${r.label_audit ? `*noise-decided* when the oracle label itself flips in at least ${pct(r.label_audit.noise_decided_share)} of the ground-truth noise draws at its source's level (\`egogeo audit labels\`, ${cell(r.label_audit.file)}), else ` : ''}a *near-threshold* case when the deciding value of the ground truth or of the estimate lies within ${pct(r.near_threshold)} of its threshold, else an *error*.${r.label_audit ? ` The noise ceiling is the balanced accuracy of the ground truth's own labels under that noise against the oracle's, over these clips: what an estimator whose errors are the ground truth's own jitter scores. Levels: ${Object.entries(r.label_audit.levels).map(([s, l]) => `${s} ${l.key} (${l.basis})`).join(', ')}.` : ''}${r.cross_check_left_out.length ? ` Left out (no trajectory): ${r.cross_check_left_out.map(cell).join(', ')}.` : ''}`,
     '',
   );
   const qs = Object.keys(r.per_question);
@@ -288,6 +289,7 @@ export function markdown(r: Report, pngs: boolean, leaderboardRows = 3): string 
     const per = sources.length > 1 ? `${sources.map((s) => f3(r.per_source[s].per_question[q]?.balanced_acc ?? NaN)).join(' | ')} | ` : '';
     L.push(`| ${q} | ${c.n} | ${pct(c.agreement)} | ${f3(c.balanced_acc)} | ${au ? `${c.noise_ceiling === null ? '–' : f3(c.noise_ceiling)} | ` : ''}${f3(c.macro_f1)} | ${per}${c.disagreements} | ${au ? `${c.noise_decided} | ` : ''}${c.near_threshold} | ${c.errors}${c.unknown ? ` (+${c.unknown} unknown)` : ''} |`);
   }
+  if (r.ceiling_checks.length) L.push('', ...ceilingMarkdown(r.ceiling_checks));
   const fe = qs.flatMap((q) => (r.feature_errors[q] ?? []).map((f) => ({ q, ...f })));
   if (fe.length) {
     L.push('', '### Signed errors of the deciding values', '');
@@ -312,7 +314,8 @@ export function markdown(r: Report, pngs: boolean, leaderboardRows = 3): string 
   const noisy = r.disagreements.filter((d) => d.kind === 'noise-decided');
   const unknown = r.disagreements.length - near.length - errs.length - noisy.length;
   L.push('### Disagreements', '');
-  L.push(`${r.disagreements.length} in all: ${r.label_audit ? `${noisy.length} noise-decided, ` : ''}${near.length} near-threshold, ${errs.length} errors${unknown ? `, ${unknown} without ground truth` : ''}. The largest errors (all in report.json):`, '');
+  const share = (k: keyof Report['class_shares']) => ` (${pct(r.class_shares[k])})`;
+  L.push(`${r.disagreements.length} in all: ${r.label_audit ? `${noisy.length} noise-decided${share('noise-decided')}, ` : ''}${near.length} near-threshold${share('near-threshold')}, ${errs.length} errors${share('error')}${unknown ? `, ${unknown} without ground truth${share('unknown')}` : ''}. The largest errors (all in report.json):`, '');
   if (errs.length) {
     L.push('| clip | source | question | oracle | estimate | deciding value | ground truth | estimate | threshold | distance (truth) | distance (estimate) |', '| --- | --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: |');
     for (const d of errs.slice(0, 25)) {
@@ -364,4 +367,28 @@ export async function writeReport(r: Report, dir: string, o: { leaderboardRows?:
   writeFileSync(join(dir, 'report.json'), `${JSON.stringify(r, (_, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 1)}\n`);
   written.push('report.md', 'report.json');
   return written;
+}
+
+/** The check of each run against the label audit's ceilings (report/ceilings.ts). */
+function ceilingMarkdown(checks: readonly CeilingCheck[]): string[] {
+  const L: string[] = ['### Ceiling check', ''];
+  L.push(
+    `Each run's balanced accuracy with its clip-level bootstrap interval (${CHECK_BOOTSTRAP.n} draws unless \`--bootstrap\` says otherwise) against the label audit's ceilings over the same clips: the noise ceiling (the ground truth's labels under its own jitter) and the sampling ceiling of the run's frames (the truth kept at them, a natural spline between; the engine's densifier beside it). An interval wholly above a ceiling (above the noise ceiling's spread over its draws, their ${DRAW_QUANTILE * 100}th percentile) beats it: that ceiling is no bound, and the line says why.`,
+    '',
+  );
+  for (const c of checks) {
+    const sampled = c.rows.find((r) => r.sampling)?.sampling;
+    const hows = sampled ? Object.keys(sampled) : [];
+    L.push(`**${cell(c.run)}** (${c.frames === undefined ? 'frames unknown' : c.frames === null ? 'all frames' : `${c.frames} frames`}, ${c.n_clips} clips in the audit)`, '');
+    L.push(`| question | balanced acc. | interval | noise ceiling | its draws up to | ${hows.map((h) => `sampling (${h}) | `).join('')}verdict |`, `| --- | ---: | ---: | ---: | ---: | ${hows.map(() => '---: | ').join('')}--- |`);
+    for (const r of c.rows) {
+      const name = r.scope === 'all' ? '**all questions (pooled)**' : r.scope === 'subset' ? '**6-question subset (pooled)**' : r.scope;
+      const verdict = r.beaten.length ? r.beaten.map((k) => `ceiling beaten (${k})`).join(', ') : 'under';
+      L.push(`| ${name} | ${f3(r.balanced_acc)} | [${f3(r.ci[0])}, ${f3(r.ci[1])}] | ${f3(r.noise)} | ${f3(r.noise_hi)} | ${hows.map((h) => `${r.sampling ? f3(r.sampling[h]) : '–'} | `).join('')}${verdict} |`);
+    }
+    L.push('');
+    for (const b of c.beaten) L.push(`- ${b}`);
+    if (c.beaten.length) L.push('');
+  }
+  return L;
 }

@@ -19,7 +19,9 @@ import { ate, rpe } from '../vo/errors.js';
 import { type BootstrapSpec, type DomainTable, domainTable } from './domains.js';
 import { type LeaderboardPlacement, type LeaderboardRow, placeOnLeaderboard, type RowIntervals, rowQuestions, runRow, runRowAll } from './leaderboard.js';
 import { decisionMargin, isNearThreshold, type Margin } from './margins.js';
-import type { LabelAuditView } from './labelaudit.js';
+import { ceilingsOver, type LabelAuditView } from './labelaudit.js';
+import { type CeilingCheck, checkCeilings } from './ceilings.js';
+import { GEOMETRIC_SUBSET } from '../baseline/baseline.js';
 import { REFERENCE_METHODS } from '../baseline/reference.js';
 import { baseDomain, combineRuns, type DomainInfo, type ReportRun, sourceOf } from './runs.js';
 
@@ -134,7 +136,7 @@ export interface QuestionCheck {
   near_threshold: number;
   errors: number;
   unknown: number;
-  /** With a label audit: the balanced accuracy its perturbed labels reach against the published ones. */
+  /** With a label audit: the balanced accuracy its perturbed labels reach against the oracle labels, over the cross-check's clips in the audit. */
   noise_ceiling: number | null;
 }
 
@@ -203,8 +205,12 @@ export interface Report {
   disagreements: Disagreement[];
   /** Per question: the signed errors of its deciding value(s), one entry per feature compared. */
   feature_errors: Record<string, FeatureErrors[]>;
-  /** The label audit the disagreements were classified with (`--label-audit`). */
-  label_audit: { file: string; noise_decided_share: number } | null;
+  /** The label audit the disagreements were classified with (`--label-audit`): its file, share, and each source's level and how it was chosen. */
+  label_audit: { file: string; noise_decided_share: number; levels: Record<string, { key: string; basis: string }> } | null;
+  /** The share of the disagreements in each class (noise-decided, near-threshold, error, unknown). */
+  class_shares: Record<Disagreement['kind'], number>;
+  /** With a label audit: every run checked against its ceilings over the run's own clips (report/ceilings.ts). */
+  ceiling_checks: CeilingCheck[];
   /** Runs whose records the cross-check leaves out (no trajectory: vo-proxy, flow-heuristic). */
   cross_check_left_out: string[];
   trajectory_errors: {
@@ -372,6 +378,7 @@ export function buildReport(input: ReportInput): Report {
   if (noTrajectory.size) notes.push(`left out of the oracle-vs-estimate cross-check (no trajectory): ${[...noTrajectory].map((n) => `${n} (${runs.find((r) => r.name === n)!.method})`).join(', ')}`);
 
   const audit = input.labelAudit;
+  const auditCeilings = audit ? ceilingsOver(audit, checked, questions, new Set<string>(GEOMETRIC_SUBSET), undefined) : null;
   const perQuestion: Record<string, QuestionCheck> = {};
   const disagreements: Disagreement[] = [];
   const featureErrors: Record<string, FeatureErrors[]> = {};
@@ -390,7 +397,7 @@ export function buildReport(input: ReportInput): Report {
       near_threshold: 0,
       errors: 0,
       unknown: 0,
-      noise_ceiling: audit ? (audit.ceiling[q.id] ?? null) : null,
+      noise_ceiling: auditCeilings?.noise.per_question[q.id] ?? null,
     };
     featureErrors[q.id] = signedErrors(q, rs, gtData, estData);
     for (const r of rs) {
@@ -499,13 +506,22 @@ export function buildReport(input: ReportInput): Report {
     bootstrap: input.bootstrap ? bootstrapIntervals(bootstrapClipsByDomain(records, questions), questions, { n: input.bootstrap.n, seed: input.bootstrap.seed }) : null,
     disagreements,
     feature_errors: featureErrors,
-    label_audit: audit ? { file: audit.file, noise_decided_share: audit.share } : null,
+    label_audit: audit ? { file: audit.file, noise_decided_share: audit.share, levels: audit.levels } : null,
+    class_shares: classShares(disagreements),
+    ceiling_checks: audit ? runs.flatMap((r) => checkCeilings(r.name, r.records, r.frames, audit, questions, input.bootstrap) ?? []) : [],
     cross_check_left_out: [...noTrajectory],
     trajectory_errors: { n_clips: perClip.length, per_source: errSources, per_clip: perClip },
     worst,
     quality: qualityBySource(input.clips),
     notes,
   };
+}
+
+/** The share of the disagreements in each class (0 each without any). */
+function classShares(ds: readonly Disagreement[]): Report['class_shares'] {
+  const out: Report['class_shares'] = { 'noise-decided': 0, 'near-threshold': 0, error: 0, unknown: 0 };
+  for (const d of ds) out[d.kind] += 1 / ds.length;
+  return out;
 }
 
 /**

@@ -21,6 +21,8 @@ export interface ReportRun {
   protocol?: string | null;
   /** Its method (run record key.method: egogeo, vo-proxy, flow-heuristic), else null (no run record). */
   method?: string | null;
+  /** The frames its estimator saw, as its run record says (null: every frame); absent without a run record. */
+  frames?: number | null;
   /** The records as the file holds them. */
   records: Prediction[];
 }

@@ -334,6 +334,25 @@ export function lineChart(series: LineSeries[], o: LineOptions): string {
   return frame(width, height, o.title, body);
 }
 
+/** Several whole SVG documents (as the charts here write them) one above the other in one document, left-aligned. */
+export function stackSvgs(svgs: readonly string[]): string {
+  const size = (svg: string): [number, number] => {
+    const m = /<svg[^>]*\swidth="([\d.]+)"[^>]*\sheight="([\d.]+)"/.exec(svg);
+    if (!m) throw new Error('stackSvgs: a document without width and height');
+    return [Number(m[1]), Number(m[2])];
+  };
+  const sizes = svgs.map(size);
+  const width = Math.max(...sizes.map((s) => s[0]));
+  const height = sizes.reduce((h, s) => h + s[1], 0);
+  let y = 0;
+  const parts = svgs.map((svg, i) => {
+    const part = svg.trim().replace(/^<svg /, `<svg x="0" y="${y}" `);
+    y += sizes[i][1];
+    return part;
+  });
+  return [`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">`, `<rect width="${width}" height="${height}" fill="white"/>`, ...parts, '</svg>', ''].join('\n');
+}
+
 type Sharp = (input: Buffer, o: { density: number }) => { png(): { toFile(path: string): Promise<unknown>; toBuffer(): Promise<Buffer> } };
 
 /** An SVG rendered to PNG bytes by `sharp` (at 144 dpi, as the report's copies); null without sharp. */

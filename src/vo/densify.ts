@@ -46,6 +46,18 @@ export function denseTimes(t: ArrayLike<number>, hz: number): Float64Array {
   return Float64Array.from(out);
 }
 
+/**
+ * What the oracle is given for a trajectory at frames `traj.t`: the frames themselves, or, where
+ * they are sparser than the `hz` grid (`sparseFrames`), the motion between them from their pair
+ * rates (`fromPairRates`) at the frames and the grid points between them (`times`). The engine's
+ * estimates and the label audit's sampling ceiling both go through here.
+ */
+export function densify(traj: Trajectory, hz: number): { trajectory: Trajectory; times: Float64Array | null } {
+  if (!sparseFrames(traj.t, hz)) return { trajectory: traj, times: null };
+  const times = denseTimes(traj.t, hz);
+  return { trajectory: fromPairRates(traj, times), times };
+}
+
 /** A pair shorter than this (m) does not move: its direction is its neighbour's. */
 const STILL = 1e-3;
 /** The longest step (s) over which the direction of travel is taken as constant when integrating the path. */

@@ -11,7 +11,7 @@ import { clipQuality, speedUncertainty } from './quality.js';
 // Where it lived before the verdict read it (bench scripts import it from here).
 export { speedUncertainty } from './quality.js';
 import { DEFAULT_DYNAMICS } from '../oracle/dynamics.js';
-import { denseTimes, fromPairRates, profileAt, sparseFrames } from './densify.js';
+import { densify, profileAt } from './densify.js';
 
 export interface Estimate {
   /**
@@ -43,9 +43,8 @@ function withSpeed(traj: Trajectory, nat: NativeResult): Estimate['trajectory'] 
   const p = nat.speedProfile;
   const profile: SpeedProfile = { speed: p.speed, speed_sigma: p.speedSigma, accel: p.accel, accel_sigma: p.accelSigma };
   const hz = DEFAULT_DYNAMICS.hz;
-  if (!sparseFrames(traj.t, hz)) return Object.assign(traj, { speedProfile: profile });
-  const times = denseTimes(traj.t, hz);
-  return Object.assign(fromPairRates(traj, times), { speedProfile: profileAt(traj.t, profile, times) });
+  const { trajectory, times } = densify(traj, hz);
+  return Object.assign(trajectory, { speedProfile: times ? profileAt(traj.t, profile, times) : profile });
 }
 
 /** A clip given with its frames and timestamps is used as it is; a video clip left to its container is opened first. */

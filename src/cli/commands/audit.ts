@@ -8,9 +8,9 @@ import type { Command } from 'commander';
 import { statSync } from 'node:fs';
 import { InputError } from '../../core/errors.js';
 import { loadAuditClips, loadLabelClips, readJson } from '../../audit/load.js';
-import { auditLabels, DEFAULT_NOISE, DEFAULT_SMOOTH, type LabelAudit, labelAuditMarkdown } from '../../audit/labels.js';
-import { parseNoise, parseSmooth, parseSourceLevels } from '../options.js';
-import { lineChart, svgToPng } from '../../report/svg.js';
+import { auditLabels, DEFAULT_FRAMES, type NoiseLevel, DEFAULT_NOISE, DEFAULT_SMOOTH, type LabelAudit, labelAuditMarkdown } from '../../audit/labels.js';
+import { parseFrameCounts, parseNoise, parseSmooth, parseSourceLevels } from '../options.js';
+import { barChart, lineChart, stackSvgs, svgToPng } from '../../report/svg.js';
 import { intIn } from './synth.js';
 import { parseLeaderboard } from '../../report/leaderboard.js';
 import { compareLeaderboard, type LeaderboardComparison, shortcutBound, type ShortcutMetric, type ShortcutReport } from '../../audit/shortcut.js';
@@ -113,20 +113,34 @@ const isFolder = (p: string): boolean => {
 const COLOURS = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#76b7b2', '#edc948', '#b07aa1', '#9c755f', '#bab0ac', '#1f77b4', '#8c564b', '#17becf', '#bcbd22', '#d62728'];
 
 /**
- * The fragility curves: agreement per question over the noise levels (x: the level's index, 0 =
- * exact; the note names each), all questions pooled in black.
+ * The plot: the fragility curves (agreement per question over the noise levels; x: the level's
+ * index, 0 = exact, the note names each; all questions pooled in black), and beneath them each
+ * question's ceilings (the noise ceiling at each source's level, the sampling ceilings).
  */
 export function labelAuditPlot(r: LabelAudit): string {
-  const noise = r.levels.filter((l) => l.kind === 'noise');
+  // White levels make the x axis; a drifting level (@TAU) is not on that scale: the tables give it.
+  const noise = r.levels.filter((l): l is NoiseLevel & { key: string } => l.kind === 'noise' && !l.tauS);
   const series = r.questions.map((q, i) => ({ name: q, color: COLOURS[i % COLOURS.length], points: noise.map((l, x) => [x, r.per_question[q][l.key]] as [number, number]) }));
   series.push({ name: 'all questions', color: '#000000', points: noise.map((l, x) => [x, r.pooled[l.key]] as [number, number]) });
-  return lineChart(series, {
-    title: `Label agreement under ground-truth pose noise (${r.n_clips} clips, ${r.draws} draws)`,
-    xLabel: `noise level (σ per pose); each source's own: ${Object.entries(r.source_levels).map(([s, k]) => `${s} ${noise.findIndex((l) => l.key === k)}`).join(', ')}`,
+  const own = Object.entries(r.source_levels).filter(([, k]) => noise.some((l) => l.key === k));
+  const curves = lineChart(series, {
+    title: `Label agreement under white ground-truth pose noise (${r.n_clips} clips, ${r.draws} draws)`,
+    xLabel: `noise level (σ per pose); each source's own: ${own.map(([s, k]) => `${s} ${noise.findIndex((l) => l.key === k)}`).join(', ') || 'drifting (tables)'}`,
     yLabel: 'agreement with the clean label',
     xTicks: noise.map((_, x) => x),
-    note: noise.map((l, x) => `${x}: ${l.kind === 'noise' ? (l.posM === 0 && l.yawDeg === 0 ? 'exact' : `${l.posM} m, ${l.yawDeg}°`) : ''}`).join(' · '),
+    note: `σ of position (yaw in the tables): ${noise.map((l, x) => `${x}: ${l.posM === 0 && l.yawDeg === 0 ? 'exact' : `${Number((1000 * l.posM).toPrecision(3))} mm`}`).join(' · ')}`,
   });
+  const cols: { name: string; get: (q: string | null) => number }[] = [
+    { name: `noise at each source's level (${Object.entries(r.source_levels).map(([s, k]) => `${s} ${k}`).join(', ')})`, get: (q) => (q === null ? r.ceiling.pooled.all : r.ceiling.pooled.per_question[q]) },
+    ...Object.entries(r.sampling).flatMap(([k, v]) => Object.entries(v).map(([how, c]) => ({ name: `sampling: ${k} frames, ${how}`, get: (q: string | null) => (q === null ? c.pooled.all : c.pooled.per_question[q]) }))),
+  ];
+  const rows = [...r.questions, `all ${r.questions.length} (pooled)`];
+  const bars = barChart(rows, cols.map((c) => c.name), rows.map((_, i) => cols.map((c) => c.get(i < r.questions.length ? r.questions[i] : null) ?? Number.NaN)), {
+    title: `Ceilings: balanced accuracy of the ground truth's labels against the published ones (${r.n_clips} clips)`,
+    axis: 'balanced accuracy',
+    labels: true,
+  });
+  return stackSvgs([curves, bars]);
 }
 
 export function registerAudit(program: Command): void {
@@ -191,18 +205,19 @@ export function registerAudit(program: Command): void {
     });
   audit
     .command('labels')
-    .description("each oracle label's stability under the ground truth's own pose noise and under smoothing: fragility curves per question and source, and the noise ceiling (balanced accuracy of perturbed labels against the published ones)")
+    .description("each oracle label's stability under the ground truth's own jitter (measured from its poses) and other noise or smoothing: fragility curves per question and source, the noise ceiling, and the protocol's sampling ceiling (the truth kept at K frames, interpolated back), graded against the published labels")
     .requiredOption('--dataset <dir>', 'EgoDyn-Bench as published, the benchmark layout (clips_index.jsonl, arrays/*.npz) or a KITTI sequence')
-    .option('--noise <levels>', 'noise levels POS_M:YAW_DEG (σ per pose of x and y in metres, of yaw in degrees), comma-separated; the exact level and each source\'s own level are always added', DEFAULT_NOISE)
+    .option('--noise <levels>', "noise levels POS_M:YAW_DEG (σ per pose of x and y in metres, of yaw in degrees; @TAU_S: drifting with that correlation time), comma-separated; the exact level and each source's own level are always added", DEFAULT_NOISE)
     .option('--smooth <windows>', "centred moving-average windows over the poses (odd, e.g. 3,5), or 'none'", DEFAULT_SMOOTH)
-    .option('--source-level <list>', "each source's own noise SOURCE=POS_M:YAW_DEG, comma-separated, over the defaults (docs/labels.md: kitti=0.02:0.1, nuscenes=0.02:0.1, carla=0:0)")
+    .option('--source-level <list>', "each source's own level SOURCE=measured|literature|exact|POS_M:YAW_DEG[@TAU_S], comma-separated (default: measured from the source's poses; CARLA exact; docs/labels.md)")
+    .option('--frames <list>', "the protocol's frame counts for the sampling ceiling: counts and/or 'all', comma-separated", DEFAULT_FRAMES.join(','))
     .option('--draws <n>', 'noise draws per clip and level', '20')
     .option('--seed <s>', 'random seed', '0')
     .option('--config <yaml>', 'question file', DEFAULT_QUESTIONS_PATH)
     .option('--json <out>', 'write the audit as JSON (atomically); `egogeo report --label-audit` reads it')
     .option('--md <out>', 'also write the Markdown tables (atomically)')
     .option('--plot <out>', 'the fragility curves: OUT.svg (with a PNG copy beside it when sharp is installed) or OUT.png')
-    .action(async (o: { dataset: string; noise: string; smooth: string; sourceLevel?: string; draws: string; seed: string; config: string; json?: string; md?: string; plot?: string }) => {
+    .action(async (o: { dataset: string; noise: string; smooth: string; sourceLevel?: string; frames: string; draws: string; seed: string; config: string; json?: string; md?: string; plot?: string }) => {
       if (!isFolder(o.dataset)) throw new InputError(`--dataset ${o.dataset}: not a folder (EgoDyn-Bench as published, a benchmark layout folder or a KITTI sequence)`);
       if (o.plot !== undefined && !/\.(svg|png)$/i.test(o.plot)) throw new InputError(`--plot ${o.plot}: expected a .svg or .png file name`);
       const pngBeside = o.plot && /\.svg$/i.test(o.plot) ? o.plot.replace(/\.svg$/i, '.png') : undefined;
@@ -211,14 +226,15 @@ export function registerAudit(program: Command): void {
       const draws = intIn('--draws', o.draws, 1, 10_000);
       const seed = intIn('--seed', o.seed, 0, 2 ** 32 - 1);
       const sourceLevels = parseSourceLevels(o.sourceLevel);
+      const frames = parseFrameCounts(o.frames);
       const questions = loadQuestions(o.config);
       const { clips, skipped } = loadLabelClips(o.dataset);
       if (skipped > 0) process.stderr.write(`egogeo: note: ${skipped} clip${skipped === 1 ? '' : 's'} of ${o.dataset} without ground truth (no arrays/<clip>.npz, no KITTI poses): left out\n`);
       const have = new Set(clips.map((c) => c.source));
-      for (const s of (o.sourceLevel ?? '').split(',').map((x) => x.split('=')[0].trim()).filter(Boolean)) {
+      for (const s of Object.keys(sourceLevels)) {
         if (!have.has(s)) process.stderr.write(`egogeo: note: --source-level ${s}: no clip of ${o.dataset} has source '${s}' (sources here: ${[...have].join(', ')})\n`);
       }
-      const r = auditLabels(clips, questions, { levels, draws, seed, sourceLevels });
+      const r = auditLabels(clips, questions, { levels, draws, seed, sourceLevels, frames });
       const md = labelAuditMarkdown(r);
       if (o.json) writeFileAtomic(o.json, `${JSON.stringify({ dataset: o.dataset, ...r }, (_k, v) => (typeof v === 'number' && Number.isNaN(v) ? null : v), 2)}\n`);
       if (o.md) writeFileAtomic(o.md, `${md}\n`);

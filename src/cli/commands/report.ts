@@ -15,7 +15,7 @@ import { DEFAULT_QUESTIONS_PATH, loadQuestions } from '../../oracle/index.js';
 import { loadReportInputs, readLeaderboard } from '../../report/load.js';
 import { readLabelAudit } from '../../report/labelaudit.js';
 import { domainLines, placementLines, writeReport } from '../../report/render.js';
-import { buildReport } from '../../report/report.js';
+import { buildReport, type Report } from '../../report/report.js';
 import { intIn } from './synth.js';
 
 interface Opts {
@@ -37,6 +37,15 @@ function defaultOut(preds: readonly string[]): string {
   if (preds.length === 1) return `${preds[0]}.report`;
   const stem = (p: string) => basename(p).replace(/\.jsonl$/i, '');
   return join(dirname(preds[0]), `${preds.map(stem).join('+')}.report`);
+}
+
+/** With a label audit: one line per run checked against its ceilings, and every ceiling beaten (report/ceilings.ts). */
+function ceilingLines(r: Report): string[] {
+  return r.ceiling_checks.flatMap((c) => {
+    const all = c.rows.find((x) => x.scope === 'all');
+    const head = all ? `ceiling check ${c.run} (${c.n_clips} clips): all questions ${all.balanced_acc.toFixed(3)} [${all.ci[0].toFixed(3)}, ${all.ci[1].toFixed(3)}], noise ceiling ${all.noise.toFixed(3)}${all.sampling ? `, ${c.frames === null ? 'all' : c.frames}-frame sampling ceiling ${all.sampling.spline?.toFixed(3) ?? '–'}` : ''}; ${c.beaten.length ? `${c.beaten.length} ceiling${c.beaten.length === 1 ? '' : 's'} beaten` : 'no ceiling beaten'}\n` : '';
+    return [head, ...c.beaten.map((b) => `${b}\n`)];
+  });
 }
 
 export function registerReport(program: Command): void {
@@ -105,6 +114,6 @@ by clip id: clip_* nuScenes, else CARLA); ranks: 1 = best, ties share a rank.`,
         `egogeo: ${r.runs.length} run${r.runs.length === 1 ? '' : 's'} (${r.runs.map((x) => x.name).join(', ')}), ${r.n_clips} clips${r.runs.length > 1 ? ' (a clip of several runs counted once per domain)' : ''}, ${r.methods.length > 1 ? `balanced accuracy per method ${r.methods.map((m) => `${m.method} ${m.overall.balanced_acc.toFixed(3)}`).join(', ')}` : `balanced accuracy ${r.overall.balanced_acc.toFixed(3)}${r.runs.length > 1 || r.domains.rows.length > 1 ? ' pooled over every domain' : ''}`}${r.runs.length > 1 || r.domains.rows.length > 1 ? ' (per domain: the table below)' : ''}${gap ? `, largest gap ${gap.gap.toFixed(3)} (${gap.best} vs ${gap.worst})` : ''}; ` +
           `${r.trajectory_errors.n_clips} clips with trajectory errors → ${out}/ (${files.join(', ')})\n`,
       );
-      process.stdout.write(`${domainLines(r).join('\n')}\n${r.leaderboard ? `${placementLines(r.leaderboard, context).join('\n')}\n` : ''}`);
+      process.stdout.write(`${domainLines(r).join('\n')}\n${r.leaderboard ? `${placementLines(r.leaderboard, context).join('\n')}\n` : ''}${ceilingLines(r).join('')}`);
     });
 }
