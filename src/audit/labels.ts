@@ -212,8 +212,8 @@ export function perturb(traj: Trajectory, level: Level, rng: Rng): Trajectory {
   return { id: traj.id, t: traj.t, x, y, yaw };
 }
 
-/** Significant digits a measured level is written with (its key names it). */
-const round3 = (v: number): number => (v > 0 ? Number(v.toPrecision(3)) : 0);
+/** A measured level as its key names it: position to 0.01 mm, yaw to 0.0001° (below that: exact). */
+const roundTo = (v: number, places: number): number => Number(v.toFixed(places));
 
 /** Each source's level from its spec and its measured jitter. */
 function resolveLevels(sources: readonly string[], specs: Record<string, SourceLevelSpec>, jitter: Record<string, SourceJitter | null>): Record<string, { level: NoiseLevel; basis: SourceLevel['basis']; from: string }> {
@@ -229,7 +229,7 @@ function resolveLevels(sources: readonly string[], specs: Record<string, SourceL
       const j = jitter[s];
       if (!j) throw new InputError(`source '${s}': no clip with ${WINDOW} or more poses to measure its jitter on; give --source-level ${s}=POS_M:YAW_DEG`);
       out[s] = {
-        level: { kind: 'noise', posM: round3(j.posM), yawDeg: round3(j.yawDeg) },
+        level: { kind: 'noise', posM: roundTo(j.posM, 5), yawDeg: roundTo(j.yawDeg, 4) },
         basis: 'measured',
         from: `measured: white noise of this σ leaves the poses' residual against a local cubic over ${WINDOW} poses (median over ${j.n_clips} clips; clips' 10–90%: ${(1000 * j.posM_p10).toFixed(2)}–${(1000 * j.posM_p90).toFixed(2)} mm; median centre residual ${(1000 * j.centreResidualM).toFixed(2)} mm)`,
       };

@@ -53,7 +53,7 @@ export function gradeDraws(clips: readonly DrawnClip[], draws: number, labelsOf:
     const rs = recs.filter((r) => subset.has(r.question_id));
     sub.push(rs.length ? evaluate(rs, questions).global.balanced_acc : Number.NaN);
   }
-  const mean = (v: number[]) => v.reduce((a, b) => a + b / draws, 0);
+  const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / draws;
   const perQ = (f: (v: number[]) => number) => Object.fromEntries(Object.entries(byQ).map(([q, v]) => [q, f(v)]));
   return { per_question: perQ(mean), all: mean(all), subset: mean(sub), hi: { per_question: perQ(upper), all: upper(all), subset: upper(sub) } };
 }

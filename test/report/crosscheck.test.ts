@@ -43,12 +43,35 @@ function setup(cases: Record<string, [number, number]>, source = 'nuscenes'): { 
   return { records, clips };
 }
 
-/** A label audit as `audit labels --json` writes it, with the given flip shares for Q. */
-const auditDoc = (flips: Record<string, number>) => ({
-  noise_decided_share: 0.2,
-  per_clip: Object.entries(flips).map(([clip_id, f]) => ({ clip_id, source: 'nuscenes', level: '0.05:0.1', clean: {}, flips: { [Q]: f } })),
-  ceiling: { pooled: { per_question: { [Q]: 0.9 } }, per_source: { nuscenes: { per_question: { [Q]: 0.9 } } } },
-});
+const DRAWS = 10;
+
+/**
+ * A label audit as `audit labels --json` writes it: for Q, each clip's clean label and, in the
+ * given share of its DRAWS noise draws, the other label (`flip` of it); `sampled` the labels its
+ * 10-frame sampling gives (clean unless named).
+ */
+function auditDoc(flips: Record<string, number>, clean: Record<string, string> = {}, sampled: Record<string, string> = {}) {
+  const flip = (y: string) => (y === 'left' ? 'straight' : 'left');
+  return {
+    noise_decided_share: 0.2,
+    draws: DRAWS,
+    source_level_basis: { nuscenes: { key: '0.0012:0.01', basis: 'measured', from: 'measured' } },
+    per_clip: Object.entries(flips).map(([clip_id, f]) => {
+      const y = clean[clip_id] ?? 'straight';
+      const n = Math.round(f * DRAWS);
+      return {
+        clip_id,
+        source: 'nuscenes',
+        level: '0.0012:0.01',
+        clean: { [Q]: y },
+        flips: { [Q]: f },
+        draws: n ? { [Q]: Array.from({ length: DRAWS }, (_, k) => (k < n ? flip(y) : y)) } : {},
+        sampled: { '10': { spline: { [Q]: sampled[clip_id] ?? y }, densify: { [Q]: y } } },
+      };
+    }),
+    ceiling: { pooled: { per_question: { [Q]: 0.9 } }, per_source: { nuscenes: { per_question: { [Q]: 0.9 } } } },
+  };
+}
 
 describe('the cross-check classifies each disagreement', () => {
   const { records, clips } = setup({
@@ -58,7 +81,7 @@ describe('the cross-check classifies each disagreement', () => {
     noisy: [0.0, 0.2], // as `error`, but its label flips under the ground truth's noise
     quiet: [0.0, 0.2], // flips too rarely to count
   });
-  const labelAudit = parseLabelAudit(auditDoc({ noisy: 0.5, quiet: 0.1, error: 0 }), 'audit.json');
+  const labelAudit = parseLabelAudit(auditDoc({ noisy: 0.5, quiet: 0.1, error: 0, truthNear: 0, estNear: 0 }), 'audit.json');
   const r = buildReport({ name: 't', records, questions, clips, near: 0.15, labelAudit });
   const kind = Object.fromEntries(r.disagreements.map((d) => [d.clip_id, d.kind]));
 
@@ -68,14 +91,18 @@ describe('the cross-check classifies each disagreement', () => {
     const est = r.disagreements.find((d) => d.clip_id === 'estNear')!.margin!;
     expect(est.rel).toBeGreaterThan(0.15);
     expect(est.estimate_rel).toBeCloseTo(0.05, 2);
-    expect(r.per_question[Q]).toMatchObject({ disagreements: 5, noise_decided: 1, near_threshold: 2, errors: 2, unknown: 0, noise_ceiling: 0.9 });
+    // The ceiling over these 5 clips (all 'straight'): the share of draws keeping the label, 1 − (0.5 + 0.1) / 5.
+    expect(r.per_question[Q]).toMatchObject({ disagreements: 5, noise_decided: 1, near_threshold: 2, errors: 2, unknown: 0 });
+    expect(r.per_question[Q].noise_ceiling).toBeCloseTo(0.88, 12);
+    expect(r.class_shares).toEqual({ 'noise-decided': 0.2, 'near-threshold': 0.4, error: 0.4, unknown: 0 });
   });
 
   it('shows the noise ceiling beside the balanced accuracy and the noise-decided count', () => {
     const md = markdown(r, false);
     expect(md).toContain('| question | n | agreement | balanced acc. | noise ceiling |');
-    expect(md).toMatch(/\| yaw_rate_turn_direction \| 5 \| 0\.0% \| 0\.000 \| 0\.900 \| 0\.000 \| 5 \| 1 \| 2 \| 2 \|/);
-    expect(md).toContain('5 in all: 1 noise-decided, 2 near-threshold, 2 errors');
+    expect(md).toMatch(/\| yaw_rate_turn_direction \| 5 \| 0\.0% \| 0\.000 \| 0\.880 \| 0\.000 \| 5 \| 1 \| 2 \| 2 \|/);
+    expect(md).toContain('5 in all: 1 noise-decided (20.0%), 2 near-threshold (40.0%), 2 errors (40.0%)');
+    expect(md).toContain('Levels: nuscenes 0.0012:0.01 (measured)');
     expect(plots(r)['disagreements.svg']).toContain('noise-decided');
   });
 
@@ -119,6 +146,54 @@ describe('runs without a trajectory', () => {
   });
 });
 
+describe('a run checked against the ceilings', () => {
+  // 20 clips, half turning left: the audit's noise keeps the truth's label in none of the draws for
+  // clips 0-9 (ceiling 0.5), its 10-frame spline loses the left turns of clips 1-9.
+  const ids = Array.from({ length: 20 }, (_, i) => `k${i}`);
+  const truth = Object.fromEntries(ids.map((id, i) => [id, i % 2 ? 'left' : 'straight']));
+  const doc = auditDoc(Object.fromEntries(ids.map((id, i) => [id, i < 10 ? 1 : 0])), truth, Object.fromEntries(ids.slice(0, 10).filter((_, i) => i % 2).map((id) => [id, 'straight'])));
+  const audit = parseLabelAudit(doc, 'audit.json');
+  const records = (wrong: number): Prediction[] => ids.map((id, i) => ({ clip_id: id, question_id: Q, source: 'nuscenes', oracle_label: truth[id], model_answer: i < wrong ? (truth[id] === 'left' ? 'straight' : 'left') : truth[id] }));
+  const report = (recs: Prediction[], frames: number | null) =>
+    buildReport({ name: 'e', records: recs, questions, clips: new Map(), near: 0.15, labelAudit: audit, runs: [{ file: 'e.jsonl', name: 'e', name_from: 'file name', carla_domain: null, records: recs, method: 'egogeo', frames }] });
+
+  it('a run that beats the noise ceiling and the sampling ceiling says so', () => {
+    const r = report(records(0), 10);
+    const [c] = r.ceiling_checks;
+    expect(c).toMatchObject({ run: 'e', frames: 10, n_clips: 20 });
+    const row = c.rows.find((x) => x.scope === Q)!;
+    expect(row).toMatchObject({ balanced_acc: 1, ci: [1, 1], beaten: ['noise', 'sampling'] });
+    expect(row.noise).toBeCloseTo(0.5, 12);
+    expect(row.sampling!.spline).toBeCloseTo(0.75, 12); // left recall 5/10, straight 10/10
+    expect(row.sampling!.densify).toBe(1);
+    expect(c.beaten.join('\n')).toMatch(/e: yaw_rate_turn_direction: 1\.000 \[1\.000, 1\.000\] above the noise ceiling 0\.500 .*: ceiling beaten: the noise model is too strong/);
+    expect(c.beaten.join('\n')).toMatch(/above the 10-frame sampling ceiling 0\.750: ceiling beaten: the natural spline is not the best interpolant at 10 frames/);
+    expect(c.rows.find((x) => x.scope === 'all')!.beaten).toEqual(['noise', 'sampling']);
+    const md = markdown(r, false);
+    expect(md).toContain('### Ceiling check');
+    expect(md).toMatch(/\| yaw_rate_turn_direction \| 1\.000 \| \[1\.000, 1\.000\] \| 0\.500 \| 0\.500 \| 0\.750 \| 1\.000 \| ceiling beaten \(noise\), ceiling beaten \(sampling\) \|/);
+  });
+
+  it('a run whose interval reaches the ceilings beats none; without its frames no sampling ceiling', () => {
+    const r = report(records(9), 10);
+    const row = r.ceiling_checks[0].rows.find((x) => x.scope === Q)!;
+    expect(row.balanced_acc).toBeCloseTo(0.55, 4);
+    expect(row.ci[0]).toBeLessThan(0.5);
+    expect(row.beaten).toEqual([]);
+    expect(r.ceiling_checks[0].beaten).toEqual([]);
+    const all = report(records(0), null).ceiling_checks[0];
+    expect(all.rows[0].sampling).toBeNull(); // the audit has no all-frames sampling
+    expect(all.beaten).toHaveLength(3); // the noise ceiling: the question, all questions and the subset pooled
+  });
+
+  it('the ceilings are over the run’s own clips', () => {
+    const r = report(records(0).slice(10), 10);
+    expect(r.ceiling_checks[0].n_clips).toBe(10);
+    expect(r.ceiling_checks[0].rows[0].noise).toBe(1); // clips 10-19 keep their labels in every draw
+    expect(r.ceiling_checks[0].beaten.some((b) => b.includes('noise model'))).toBe(false);
+  });
+});
+
 describe('the label audit JSON', () => {
   it('is read as audit labels writes it', () => {
     const a = auditLabels([{ id: 'x', source: 'kitti', traj: drive('x', 8, 0.05), published: null }], questions, { levels: [], draws: 3, seed: 1 });
@@ -126,11 +201,20 @@ describe('the label audit JSON', () => {
     expect(v.share).toBe(a.noise_decided_share);
     expect(v.flips.get('x')).toEqual(a.per_clip[0].flips);
     expect(v.ceiling[Q]).toBe(a.ceiling.pooled.per_question[Q]);
+    expect(v.draws).toBe(3);
+    expect(v.clips.get('x')!.clean).toEqual(a.per_clip[0].clean);
+    expect(v.levels.kitti).toEqual({ key: a.source_levels.kitti, basis: 'measured' });
   });
   it('names the file and field that is wrong', () => {
     expect(() => parseLabelAudit([], 'a.json')).toThrow(/^a\.json: not a label audit/);
     expect(() => parseLabelAudit({ ...auditDoc({}), noise_decided_share: 2 }, 'a.json')).toThrow(/a\.json: "noise_decided_share" must be a number in \(0, 1\]/);
     expect(() => parseLabelAudit({ ...auditDoc({}), per_clip: [{ clip_id: 'x', flips: { q: 'a' } }] }, 'a.json')).toThrow(/a\.json: per_clip\[0\]\.flips\.q: expected a number/);
+    const old = auditDoc({ x: 0 });
+    delete (old as { draws?: number }).draws;
+    expect(() => parseLabelAudit(old, 'a.json')).toThrow(/a\.json: "draws" must be a positive integer .*run it again/);
+    const short = auditDoc({ x: 0.5 });
+    short.per_clip[0].draws[Q] = ['left'];
+    expect(() => parseLabelAudit(short, 'a.json')).toThrow(/a\.json: per_clip\[0\]\.draws\.yaw_rate_turn_direction: expected 10 labels/);
   });
 });
 
@@ -142,12 +226,13 @@ describe('egogeo report --label-audit', () => {
 
   it('marks the noise-decided disagreements and shows the ceiling', async () => {
     const audit = join(tmp, 'a.json');
-    writeFileSync(audit, JSON.stringify(auditDoc({ n1: 0.6, n2: 0 })));
+    writeFileSync(audit, JSON.stringify(auditDoc({ n1: 0.6, n2: 0 }, { n1: 'left', n2: 'left' })));
     const r = await cli('report', preds, '--label-audit', audit, '--out', join(tmp, 'rep'));
     expect(r.code).toBe(0);
     const j = JSON.parse(readFileSync(join(tmp, 'rep', 'report.json'), 'utf8'));
     expect(j.disagreements.map((d: { clip_id: string; kind: string }) => [d.clip_id, d.kind])).toEqual([['n1', 'noise-decided'], ['n2', 'unknown']]);
-    expect(j.per_question[Q].noise_ceiling).toBe(0.9);
+    expect(j.per_question[Q].noise_ceiling).toBeCloseTo(0.7, 12); // n1 keeps 'left' in 4 of 10 draws, n2 in all
+    expect(j.ceiling_checks).toHaveLength(1);
     expect(readFileSync(join(tmp, 'rep', 'report.md'), 'utf8')).toContain('noise ceiling');
   });
 

@@ -17,7 +17,7 @@ import { markdown, plots } from '../../src/report/render.js';
 import { buildReport, type ClipTruth, clipKey } from '../../src/report/report.js';
 import { niceMax } from '../../src/report/svg.js';
 import type { Prediction } from '../../src/io/predictions.js';
-import { cli, ensureDist, HAS_EGODYN_KITTI, kittiSubset, NATIVE_BUILT, readJsonl } from '../run/fixtures.js';
+import { cli, EGODYN_KITTI, ensureDist, HAS_EGODYN_KITTI, kittiSubset, NATIVE_BUILT, readJsonl } from '../run/fixtures.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'egogeo-report-'));
 const ARTIFACTS = fileURLToPath(new URL('./artifacts', import.meta.url));
@@ -263,6 +263,32 @@ describe.skipIf(!NATIVE_BUILT || !HAS_EGODYN_KITTI)('egogeo report on runs over 
     expect(cli(['report', a, c]).stderr).toMatch(/dom-c\.jsonl: run 'egogeo_vo' \(from its manifest\) is also the run of .*dom-a\.jsonl, and both have clip 'kitti00_000100' of source 'full'; name the runs apart/);
   });
 
+
+  it('--label-audit: a real run beats no pooled ceiling at the jitter measured from the poses, and beats the literature level’s', () => {
+    ensureDist();
+    const ds = EGODYN_KITTI;
+    const preds = join(tmp, 'lab.jsonl');
+    expect(cli(['run', '--dataset', ds, '--limit', '16', '-o', preds]).code).toBe(0);
+    const measured = join(tmp, 'lab-measured.json'), literature = join(tmp, 'lab-literature.json');
+    expect(cli(['audit', 'labels', '--dataset', ds, '--draws', '8', '--json', measured]).code).toBe(0);
+    expect(cli(['audit', 'labels', '--dataset', ds, '--draws', '8', '--source-level', 'kitti=literature', '--json', literature]).code).toBe(0);
+    const check = (audit: string, out: string) => {
+      const r = cli(['report', preds, '--label-audit', audit, '--out', join(tmp, out)]);
+      expect(r.code, r.stderr).toBe(0);
+      const j = JSON.parse(readFileSync(join(tmp, out, 'report.json'), 'utf8'));
+      return { out: r.stdout, check: j.ceiling_checks[0] as { n_clips: number; rows: { scope: string; beaten: string[]; balanced_acc: number; noise: number }[] } };
+    };
+    const m = check(measured, 'lab-m');
+    expect(m.check.n_clips).toBe(16);
+    for (const scope of ['all', 'subset']) {
+      const row = m.check.rows.find((x) => x.scope === scope)!;
+      expect(row.beaten).toEqual([]);
+      expect(row.noise).toBeGreaterThanOrEqual(row.balanced_acc);
+    }
+    const l = check(literature, 'lab-l');
+    expect(l.check.rows.find((x) => x.scope === 'all')!.beaten).toEqual(['noise']);
+    expect(l.out).toMatch(/all 14 questions: .* above the noise ceiling .*: ceiling beaten: the noise model is too strong/);
+  });
 
   it('finds the dataset through the run record; ground truth for every clip; KITTI-scale errors', () => {
     ensureDist();
