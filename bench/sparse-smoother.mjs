@@ -5,10 +5,12 @@
 //   engine   the engine's estimate through the path step (what a run writes);
 //   gt-scale the engine with ground-truth speeds (scale 'gt', KITTI only): what the metric scale costs.
 // Each is graded against the set's own labels (pooled balanced accuracy, 6-question subset / all
-// 14, the reference grader), for each path step in --paths: 'pair-rates' (the densifier before
-// issue 67: pair rates at the midpoints, linear between), 'spline' (natural cubic through the
-// poses), 'smooth' (the engine's smoother, vo/densify.ts `smoothPath`), 'smooth:Q' (the same with
-// acceleration PSD Q m²/s³, yaw PSD scaled alike), 'raw' (every frame as estimated, no path step).
+// 14, the reference grader), for each path step in --paths (applied where the frames are sparser
+// than the oracle's grid; every frame as it is elsewhere): 'pair-rates' (pair rates at the
+// midpoints, linear between: the densifier before issue 67), 'spline-distance' (the same, the
+// distance along the path through the natural spline), 'spline' (natural cubic spline through the
+// poses, x, y, yaw), 'densify' (what the engine does: vo/densify.ts, its rule picked by the clip's
+// speed uncertainty; the truth counts as exact), 'raw' (no path step).
 // The engine runs once per clip and set (its native results are kept in --cache); the path steps
 // are applied to the same results.
 // Run: npm run build && node bench/sparse-smoother.mjs [--sets 00,01+06,published,carla,nus] [--frames 10,all]
@@ -26,7 +28,8 @@ import { loadQuestions } from '../dist/oracle/index.js';
 import { DEFAULT_DYNAMICS } from '../dist/oracle/dynamics.js';
 import { runOracle } from '../dist/oracle/oracle.js';
 import { synthesize } from '../dist/synth/index.js';
-import { denseTimes, fromPairRates, PATH_PRIOR, smoothPath, sparseFrames, stepNoise } from '../dist/vo/densify.js';
+import { densify, denseTimes, fromPairRates, sparseFrames } from '../dist/vo/densify.js';
+import { interpolated } from '../dist/audit/sampling.js';
 import { estimateClip, speedUncertainty } from '../dist/vo/estimate.js';
 import { engineConfig, engineInput } from '../dist/vo/config.js';
 import { evenFrames, loadFrames } from '../dist/vo/frames.js';
@@ -38,7 +41,7 @@ const { values: args } = parseArgs({
   options: {
     sets: { type: 'string', default: '00,01+06,published-sim,published-transferred,carla,nus' },
     frames: { type: 'string', default: '10,all' },
-    paths: { type: 'string', default: 'pair-rates,smooth' },
+    paths: { type: 'string', default: 'pair-rates,spline,spline-distance,densify' },
     cache: { type: 'string', default: join(tmpdir(), 'egogeo-sparse-smoother') },
     out: { type: 'string', default: new URL('./results/sparse-smoother.json', import.meta.url).pathname },
   },
@@ -93,26 +96,19 @@ function engineRun(c, frames, scale) {
   return { t: pick(raw.t), x: pick(raw.x), y: pick(raw.y), yaw: pick(raw.yaw), pairs: est.native.pairs.map((p) => ({ distance: p.distance, speedSigma: p.speedSigma, quality: p.quality })) };
 }
 
-/** A trajectory through a path step: what the oracle is given. */
+/**
+ * A trajectory through a path step: what the oracle is given. `pairs`: the engine's per-pair
+ * results (their speed uncertainty picks densify's rule), null for the ground truth (exact).
+ */
 function through(path, traj, pairs) {
   const sparse = sparseFrames(traj.t, HZ);
-  const times = sparse ? denseTimes(traj.t, HZ) : Float64Array.from(traj.t);
-  if (path === 'raw') return traj;
-  if (path === 'pair-rates') return sparse ? fromPairRates(traj, times) : traj;
-  if (path.startsWith('blend:')) {
-    const thr = Number(path.split(':')[1]);
-    const u = pairs ? speedUncertainty({ pairs }, traj.t) : 0;
-    return sparse ? fromPairRates(traj, times, u <= thr ? { variance: null, accelPsd: Infinity } : 'rates') : traj;
-  }
-  if (path.startsWith('spline-speed')) {
-    const q = Number(path.split(':')[1] ?? Infinity);
-    const variance = pairs ? Float64Array.from(stepNoise(traj.t, pairs).position, (s) => s * s) : null;
-    return sparse ? fromPairRates(traj, times, { variance, accelPsd: q }) : traj;
-  }
-  if (path === 'spline') return smoothPath(traj, times, null, PATH_PRIOR);
-  const [, q] = path.split(':');
-  const prior = q ? { accelPsd: Number(q), yawAccelPsd: (PATH_PRIOR.yawAccelPsd * Number(q)) / PATH_PRIOR.accelPsd } : PATH_PRIOR;
-  return smoothPath(traj, times, pairs ? stepNoise(traj.t, pairs) : null, prior);
+  if (path === 'raw' || !sparse) return traj;
+  const times = denseTimes(traj.t, HZ);
+  if (path === 'pair-rates') return fromPairRates(traj, times, 'rates');
+  if (path === 'spline-distance') return fromPairRates(traj, times, 'spline');
+  if (path === 'spline') return interpolated(traj, times, 'spline');
+  if (path === 'densify') return densify(traj, HZ, pairs ? speedUncertainty({ pairs }, traj.t) : 0).trajectory;
+  throw new Error(`--paths: unknown path step '${path}' (pair-rates, spline-distance, spline, densify, raw)`);
 }
 
 function grade(preds) {

