@@ -21,6 +21,7 @@ import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { GEOMETRIC_SUBSET, predictionRecords } from '../dist/baseline/baseline.js';
 import { readDataset } from '../dist/datasets/benchmark.js';
+import { pathLength } from '../dist/core/trajectory.js';
 import { groundTruthArrays } from '../dist/datasets/groundtruth.js';
 import { kittiClips, readKittiSequence } from '../dist/datasets/kitti.js';
 import { evaluate } from '../dist/grade/index.js';
@@ -44,6 +45,7 @@ const { values: args } = parseArgs({
     paths: { type: 'string', default: 'pair-rates,spline,spline-distance,densify' },
     cache: { type: 'string', default: join(tmpdir(), 'egogeo-sparse-smoother') },
     out: { type: 'string', default: new URL('./results/sparse-smoother.json', import.meta.url).pathname },
+    level: { type: 'boolean', default: false },
   },
 });
 const questions = loadQuestions();
@@ -93,7 +95,7 @@ function engineRun(c, frames, scale) {
   const est = estimateClip(clip, options, alternative);
   const raw = planarFromCameraPoses(c.id, clip.timestamps, est.native.rotations, est.native.positions);
   const pick = (a) => Array.from(a);
-  return { t: pick(raw.t), x: pick(raw.x), y: pick(raw.y), yaw: pick(raw.yaw), pairs: est.native.pairs.map((p) => ({ distance: p.distance, speedSigma: p.speedSigma, quality: p.quality })) };
+  return { t: pick(raw.t), x: pick(raw.x), y: pick(raw.y), yaw: pick(raw.yaw), pairs: est.native.pairs, profile: { jerkPsd: est.native.speedProfile.jerkPsd, noiseScale: est.native.speedProfile.noiseScale, roadCorrTime: est.native.speedProfile.roadCorrTime } };
 }
 
 /**
@@ -120,6 +122,11 @@ function grade(preds) {
   };
 }
 
+/** `tr` scaled about its first pose to path length `len`. */
+function atLength(tr, len) {
+  const f = len / Math.max(1e-9, pathLength(tr));
+  return { ...tr, x: tr.x.map((v) => tr.x[0] + f * (v - tr.x[0])), y: tr.y.map((v) => tr.y[0] + f * (v - tr.y[0])) };
+}
 const toTraj = (id, r) => ({ id, t: Float64Array.from(r.t), x: Float64Array.from(r.x), y: Float64Array.from(r.y), yaw: Float64Array.from(r.yaw) });
 const paths = args.paths.split(',');
 const results = { ...measuredWith(), paths, sets: {} };
@@ -154,6 +161,8 @@ for (const set of args.sets.split(',')) {
       const records = (trajOf) => clips.flatMap((c, i) => predictionRecords(c, questions, runOracle(trajOf(i), questions).labels, { truth: labels[i], answer: null, qaBase: i * 14 }));
       graded.truth = grade(records((i) => through(path, truths[i], null)));
       for (const scale of scales) graded[scale === 'road' ? 'engine' : 'gt-scale'] = grade(records((i) => through(path, toTraj(clips[i].id, runs[scale][i]), runs[scale][i].pairs)));
+      // The engine's path scaled to the truth's length over the clip: what one global scale error costs, the rest being the speeds' shape.
+      if (args.level) graded['gt-level'] = grade(records((i) => through(path, atLength(toTraj(clips[i].id, runs.road[i]), pathLength(truths[i])), runs.road[i].pairs)));
       row[path] = graded;
       line.push(`${path}: ${Object.entries(graded).map(([k, g]) => `${k} ${g.bacc6.toFixed(3)}/${g.bacc14.toFixed(3)}`).join(' ')}`);
     }

@@ -29,7 +29,9 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 /// Request options about how frames reach the engine and what comes back, beside the engine's own.
 struct Delivery {
-  /// options.keepFrames (video clips): return the decoded grey frames used (Output::frames).
+  /// options.keepFrames: return the decoded grey frames used (Output::frames): a video's, or image
+  /// files' at their stored size (resolution 'auto' hands them to its second size's run, which then
+  /// reads and decodes nothing). Frames given as pixels are the caller's already: none come back.
   bool keep_frames = false;
   /// options.areaShrink (image files): decode each frame at its stored size and area-average it to
   /// the working size, as frames given as pixels and video frames are, instead of libjpeg's DCT
@@ -433,18 +435,20 @@ ClipInput decoded_input(const ClipInput& given, std::vector<cv::Mat>& frames, do
 bool run(const Request& req, Output& out, napi::Failure& error) {
   return napi::guarded<InputError>("processClip", [&] {
     const bool shrink = req.delivery.area_shrink && req.options.downsample > 1;
-    if (req.video.empty() && !shrink) {
+    const bool keep = req.delivery.keep_frames;
+    if (req.video.empty() && !shrink && !keep) {
       out.clip = process_clip(req.input, req.options);
       return;
     }
     // Decoded here at the frames' own size: a video always (the engine reads frames, not
-    // containers), image files for areaShrink (the engine area-averages pixels it is given).
+    // containers), image files for areaShrink (the engine area-averages pixels it is given) or
+    // to return them.
     std::vector<cv::Mat> frames;
     double decode_ms = 0;
     const ClipInput in = req.video.empty() ? decoded_input(req.input, frames, decode_ms) : video_input(req, out, frames, decode_ms);
     out.clip = process_clip(in, req.options);
     out.clip.ms.decode += decode_ms;
-    if (req.delivery.keep_frames && !req.video.empty()) out.frames = std::move(frames);
+    if (keep && frames.size() == in.frames.size()) out.frames = std::move(frames);
   }, error);
 }
 

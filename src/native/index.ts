@@ -189,7 +189,7 @@ export interface VoOptions {
   gtSpeeds?: ArrayLike<number>;
   /** Return each pair's track points and inlier flags (`NativeResult.matches`; the clip viewer). Default false. */
   keepMatches?: boolean;
-  /** Video clips: return the decoded grey frames used (`NativeResult.frames`). Default false. */
+  /** Return the decoded grey frames used (`NativeResult.frames`: a video's, or image files' at their stored size). Default false. */
   keepFrames?: boolean;
   /**
    * Image files below their own size (`downsample` > 1): decode each at its stored size and
@@ -360,7 +360,7 @@ export interface NativeResult {
   timestamps?: Float64Array;
   /** With options.keepMatches: per pair, its track points and inlier flags. */
   matches?: PairMatches[];
-  /** Video clips with options.keepFrames: the decoded 8-bit grey frames used (width*height bytes each). */
+  /** With options.keepFrames: the decoded 8-bit grey frames used (width*height bytes each; a video's, or image files' at their stored size; none for frames given as pixels). */
   frames?: Buffer[];
 }
 

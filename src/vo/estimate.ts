@@ -83,20 +83,49 @@ function frameInput(frames: LoadedClip['frames']): { frames: (string | PixelFram
 export function estimateClip(clip: Clip, opts: VoOptions = {}, alternative?: VoOptions): Estimate {
   const c = loaded(clip);
   const [input, first] = request(c, opts);
-  const a = estimate(c, processClip(input, first), first);
+  const [nat, decoded] = detachFrames(processClip(input, firstRun(first, alternative)), first);
+  const a = estimate(c, nat, first);
   if (!alternative || !needsSecond(c, a)) return a;
   const second = secondOptions(c, alternative);
-  return both(c.timestamps, a, estimate(c, processClip(input, second), second));
+  return both(c.timestamps, a, estimate(c, processClip(secondInput(input, decoded), second), second));
 }
 
 export async function estimateClipAsync(clip: Clip, opts: VoOptions = {}, alternative?: VoOptions): Promise<Estimate> {
   const c = loaded(clip);
   const [input, first] = request(c, opts);
-  const a = estimate(c, await processClipAsync(input, first), first);
+  const [nat, decoded] = detachFrames(await processClipAsync(input, firstRun(first, alternative)), first);
+  const a = estimate(c, nat, first);
   if (!alternative || !needsSecond(c, a)) return a;
   const second = secondOptions(c, alternative);
-  return both(c.timestamps, a, estimate(c, await processClipAsync(input, second), second));
+  return both(c.timestamps, a, estimate(c, await processClipAsync(secondInput(input, decoded), second), second));
 }
+
+/** With a second size in reserve the first run returns the frames it decoded, so the second reads and decodes nothing. */
+function firstRun(first: VoOptions, alternative: VoOptions | undefined): VoOptions {
+  return alternative ? { ...first, keepFrames: true } : first;
+}
+
+/** The first run's decoded frames as pixels, taken off its result unless its caller asked for them. */
+function detachFrames(nat: NativeResult, asked: VoOptions): [NativeResult, PixelFrame[] | null] {
+  const frames = nat.frames;
+  if (!frames) return [nat, null];
+  const pixels = frames.map((data) => ({ data, width: nat.width, height: nat.height }));
+  if (!asked.keepFrames) delete nat.frames;
+  return [nat, pixels.every((p) => p.data.length === p.width * p.height) ? pixels : null];
+}
+
+/**
+ * The second size's input: the first run's decoded frames where it returned them (the engine
+ * area-averages pixels it is given, as it does a video's frames and, with areaShrink, image
+ * files), else the same files or video.
+ */
+function secondInput(input: EngineInput, decoded: PixelFrame[] | null): EngineInput {
+  if (!decoded || decoded.length !== input.timestamps.length) return input;
+  const { timestamps, intrinsics } = input;
+  return { frames: decoded, timestamps, intrinsics, ...('hfovDeg' in input ? { hfovDeg: input.hfovDeg } : {}) };
+}
+
+type EngineInput = ReturnType<typeof request>[0];
 
 /**
  * Whether the second tracking size is worth running: where the first estimate itself says it may
