@@ -1,18 +1,22 @@
 #!/usr/bin/env node
-// `npm run setup`: a bare Debian machine (Node 20, nothing else) → a working egogeo, in this order:
-//   1. system packages (apt-get as root; otherwise one line with the exact command, exit 1)
-//   2. the npm dependencies (`npm ci --ignore-scripts`, then esbuild's install check)
-//   3. the optional @u4/opencv4nodejs, compiled here against the system OpenCV with all cores and
-//      only the binding sources of the modules egogeo uses (core, imgproc, imgcodecs, videoio,
-//      highgui: 24 of its 104 binding files) — its failure is one line and never blocks the rest
-//   4. the native addon (native/build.mjs: cmake-js, all cores)
-//   5. the TypeScript build
+// `npm run setup`: a bare Debian machine (Node 20, nothing else) → a working egogeo whose `npm test`
+// runs every test, in this order:
+//   1. the system packages the build needs (apt-get as root; otherwise one line with the exact command, exit 1)
+//   2. the ones `npm test` needs (Chromium for the viewer's browser tests, redis-server for the
+//      queue's), installed in the background while the rest builds (not root: a note, those tests skip)
+//   3. the npm dependencies (`npm ci --ignore-scripts`, then esbuild's install check)
+//   4. only with --with-opencv4nodejs: the optional @u4/opencv4nodejs (JavaScript-side mp4 decoding,
+//      src/datasets/video.ts; nothing else needs it), compiled against the system OpenCV with all
+//      cores and only the binding sources of the modules it is used for (core, imgproc, imgcodecs,
+//      videoio, highgui: 24 of its 104 binding files, ~95 s on 2 cores) — its failure is one line
+//   5. the native addon (native/build.mjs: cmake-js, all cores)
+//   6. the TypeScript build
 //   node scripts/setup.mjs --dry-run   prints the plan for this machine and changes nothing
 // Test hooks (as native/build.mjs): EGOGEO_PRETEND_NO_OPENCV=1 (libopencv-dev missing),
 // EGOGEO_PRETEND_BARE=1 (every system package missing), EGOGEO_PRETEND_NOT_ROOT=1, and for
 // --dry-run only EGOGEO_PRETEND_ROOT=1.
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,6 +38,12 @@ export const PACKAGES = [
   ['g++', 'g++'],
   ['make', 'make'],
   ['python3', 'python3'], // node-gyp (@u4/opencv4nodejs)
+];
+
+/** What `npm test` needs beyond the build (test/view drives a headless Chromium, test/queue starts its own redis-server). */
+export const TEST_PACKAGES = [
+  ['chromium', 'chromium'],
+  ['redis-server', 'redis-server'],
 ];
 
 /** The OpenCV modules @u4/opencv4nodejs is compiled with (egogeo's JS side uses no others). */
@@ -62,7 +72,7 @@ const ok = (cmd, argv) => {
 };
 
 /** What this machine has: the facts `plan` decides from. */
-export function detect(env = process.env, dry = false) {
+export function detect(env = process.env, dry = false, argv = process.argv) {
   const dpkg = onPath('dpkg-query');
   const installed = (pkg, cmd) => {
     if (PKG_CONFIG[pkg]) return onPath('pkg-config') && ok('pkg-config', ['--exists', PKG_CONFIG[pkg]]) !== null;
@@ -71,7 +81,11 @@ export function detect(env = process.env, dry = false) {
     return onPath(cmd);
   };
   let missing = PACKAGES.filter(([p, c]) => !installed(p, c)).map(([p]) => p);
-  if (env.EGOGEO_PRETEND_BARE) missing = PACKAGES.map(([p]) => p);
+  let missingTest = TEST_PACKAGES.filter(([p, c]) => !installed(p, c)).map(([p]) => p);
+  if (env.EGOGEO_PRETEND_BARE) {
+    missing = PACKAGES.map(([p]) => p);
+    missingTest = TEST_PACKAGES.map(([p]) => p);
+  }
   else if (env.EGOGEO_PRETEND_NO_OPENCV && !missing.includes('libopencv-dev')) missing.unshift('libopencv-dev');
   const present = !missing.includes('libopencv-dev');
   return {
@@ -79,6 +93,8 @@ export function detect(env = process.env, dry = false) {
     root: (process.getuid?.() === 0 || (dry && !!env.EGOGEO_PRETEND_ROOT)) && !env.EGOGEO_PRETEND_NOT_ROOT,
     aptGet: onPath('apt-get'),
     missing,
+    missingTest,
+    withOpencv4nodejs: argv.includes('--with-opencv4nodejs'),
     opencv: present ? ok('pkg-config', ['--modversion', 'opencv4']) : null,
     opencvInclude: present ? (ok('pkg-config', ['--variable=includedir', 'opencv4']) ?? '/usr/include/opencv4') : '/usr/include/opencv4',
     opencvLibDir: present ? (ok('pkg-config', ['--variable=libdir', 'opencv4']) ?? '/usr/lib/x86_64-linux-gnu') : '/usr/lib/x86_64-linux-gnu',
@@ -93,39 +109,45 @@ export function detect(env = process.env, dry = false) {
  */
 export function plan(facts) {
   const steps = [];
-  if (facts.missing.length > 0) {
-    const install = ['install', '-y', '--no-install-recommends', ...facts.missing];
-    if (!facts.root || !facts.aptGet) {
-      const why = facts.aptGet ? 'not root' : 'no apt-get on PATH';
-      return {
-        steps: [],
-        error: `missing system packages (${facts.missing.join(', ')}; ${why}); install them with: sudo apt-get install -y ${facts.missing.join(' ')}`,
-      };
-    }
-    const env = { DEBIAN_FRONTEND: 'noninteractive' };
-    steps.push({ title: 'system packages: package lists', cmd: 'apt-get', argv: ['update'], env });
-    steps.push({ title: `system packages: ${facts.missing.join(', ')}`, cmd: 'apt-get', argv: install, env });
+  const missingTest = facts.missingTest ?? [];
+  const apt = facts.root && facts.aptGet;
+  if (facts.missing.length > 0 && !apt) {
+    const why = facts.aptGet ? 'not root' : 'no apt-get on PATH';
+    const all = [...facts.missing, ...missingTest];
+    return {
+      steps: [],
+      error: `missing system packages (${facts.missing.join(', ')}; ${why}); install them with: sudo apt-get install -y ${all.join(' ')}`,
+    };
   }
-  // No install scripts here: the two native builds follow, on all cores (npm ci would build
+  const env = { DEBIAN_FRONTEND: 'noninteractive' };
+  const install = (pkgs) => ['install', '-y', '--no-install-recommends', ...pkgs];
+  if (apt && facts.missing.length + missingTest.length > 0) steps.push({ title: 'system packages: package lists', cmd: 'apt-get', argv: ['update'], env });
+  if (facts.missing.length > 0) steps.push({ title: `system packages: ${facts.missing.join(', ')}`, cmd: 'apt-get', argv: install(facts.missing), env });
+  // Not needed to build: installed while the rest builds (apt's lock is free once the build's packages are in).
+  if (apt && missingTest.length > 0) steps.push({ title: `test tools (npm test): ${missingTest.join(', ')}, in the background`, cmd: 'apt-get', argv: install(missingTest), env, background: true });
+  // No install scripts here: the native builds follow, on all cores (npm ci would build
   // @u4/opencv4nodejs's 104 binding files and the addon, as `install`, on its own terms).
   steps.push({ title: 'npm dependencies', cmd: 'npm', argv: ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], env: {} });
   steps.push({ title: "esbuild's install check (the one other install script)", cmd: 'npm', argv: ['rebuild', 'esbuild'], env: {} });
-  steps.push({
-    title: `@u4/opencv4nodejs (optional; modules ${OPENCV4NODEJS_MODULES.join(', ')}; all cores)`,
-    internal: 'opencv4nodejs',
-    optional: true,
-    cmd: 'node-gyp',
-    argv: ['rebuild', '--jobs=max'],
-    env: {
-      OPENCV4NODEJS_DISABLE_AUTOBUILD: '1',
-      OPENCV_INCLUDE_DIR: join(ROOT, OPENCV_VIEW),
-      OPENCV_LIB_DIR: facts.opencvLibDir,
-      OPENCV_BIN_DIR: '/usr/bin',
-    },
-  });
+  if (facts.withOpencv4nodejs) {
+    steps.push({
+      title: `@u4/opencv4nodejs (optional; modules ${OPENCV4NODEJS_MODULES.join(', ')}; all cores)`,
+      internal: 'opencv4nodejs',
+      optional: true,
+      cmd: 'node-gyp',
+      argv: ['rebuild', '--jobs=max'],
+      env: {
+        OPENCV4NODEJS_DISABLE_AUTOBUILD: '1',
+        OPENCV_INCLUDE_DIR: join(ROOT, OPENCV_VIEW),
+        OPENCV_LIB_DIR: facts.opencvLibDir,
+        OPENCV_BIN_DIR: '/usr/bin',
+      },
+    });
+  }
   steps.push({ title: 'native addon (cmake-js, all cores)', cmd: 'node', argv: ['native/build.mjs'], env: {} });
   steps.push({ title: 'TypeScript build', cmd: 'npm', argv: ['run', 'build'], env: {} });
-  return { steps, error: null };
+  const note = missingTest.length > 0 && !apt ? `not installing ${missingTest.join(', ')} (${facts.aptGet ? 'not root' : 'no apt-get'}): npm test skips the tests that need them (sudo apt-get install -y ${missingTest.join(' ')})` : null;
+  return { steps, error: null, note };
 }
 
 /** One step as a shell line. */
@@ -192,12 +214,13 @@ export function writeOpenCvView(systemInclude, dir = join(ROOT, OPENCV_VIEW)) {
   writeFileSync(join(cv2, 'opencv_modules.hpp'), `// written by egogeo's scripts/setup.mjs: the modules @u4/opencv4nodejs is built with\n#pragma once\n${defines}\n`);
 }
 
-function main() {
+async function main() {
   const dry = process.argv.includes('--dry-run');
   const facts = detect(process.env, dry);
-  const { steps, error } = plan(facts);
+  const { steps, error, note } = plan(facts);
   const have = `node ${facts.node}, ${facts.cores} cores, ${facts.root ? 'root' : 'not root'}, ` +
-    (facts.missing.length ? `missing: ${facts.missing.join(' ')}` : `system packages present (OpenCV ${facts.opencv})`);
+    (facts.missing.length ? `missing: ${facts.missing.join(' ')}` : `system packages present (OpenCV ${facts.opencv})`) +
+    (facts.missingTest.length ? `; for npm test: ${facts.missingTest.join(' ')}` : '');
   if (error) {
     console.error(`egogeo: ${error}`);
     process.exit(1);
@@ -205,13 +228,20 @@ function main() {
   if (dry) {
     console.log(`egogeo setup plan (dry run; ${have}):`);
     steps.forEach((s, i) => console.log(`  ${i + 1}. ${s.title}\n     ${format(s)}`));
+    if (note) console.log(`  note: ${note}`);
     return;
   }
   console.log(`[egogeo setup] ${have}`);
+  if (note) console.log(`[egogeo setup] note: ${note}`);
   const t0 = Date.now();
+  const background = [];
   for (const [i, s] of steps.entries()) {
     console.log(`\n[egogeo setup] ${i + 1}/${steps.length} ${s.title}\n[egogeo setup] $ ${format(s)}`);
     const t = Date.now();
+    if (s.background) {
+      background.push(inBackground(s, i, steps.length));
+      continue;
+    }
     if (s.internal === 'opencv4nodejs') {
       const failed = buildOpencv4nodejs(s);
       if (failed) console.log(`[egogeo setup] note: the optional @u4/opencv4nodejs did not build (${failed}); everything else works (\`egogeo doctor\` says what needs it)`);
@@ -224,7 +254,31 @@ function main() {
     }
     console.log(`[egogeo setup] step ${i + 1} took ${Math.round((Date.now() - t) / 1000)} s`);
   }
+  for (const failed of await Promise.all(background)) {
+    if (failed) {
+      console.error(`egogeo: ${failed}`);
+      process.exit(1);
+    }
+  }
   console.log(`\n[egogeo setup] done in ${Math.round((Date.now() - t0) / 1000)} s; try \`npx egogeo doctor\` and \`npx egogeo demo\``);
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) main();
+/** A background step: its output to build/setup-<n>.log, the promise of null or why it failed. */
+function inBackground(s, i, n) {
+  mkdirSync(join(ROOT, 'build'), { recursive: true });
+  const log = join(ROOT, 'build', `setup-${i + 1}.log`);
+  const fd = openSync(log, 'w');
+  const t = Date.now();
+  const child = spawn(s.cmd, s.argv, { stdio: ['ignore', fd, fd], cwd: ROOT, env: { ...process.env, ...s.env } });
+  return new Promise((done) => {
+    const finish = (why) => {
+      closeSync(fd);
+      if (!why) console.log(`[egogeo setup] step ${i + 1}/${n} (${s.title.replace(/, in the background$/, '')}) done after ${Math.round((Date.now() - t) / 1000)} s`);
+      done(why ? `setup step ${i + 1} (${s.title}) failed: \`${format(s)}\` (${why}; its output: ${log})` : null);
+    };
+    child.on('error', (e) => finish(e.message));
+    child.on('exit', (code, signal) => finish(code === 0 ? null : `exit ${code ?? signal}`));
+  });
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await main();

@@ -4,11 +4,13 @@
 #include "binding.h"
 
 #include "../napi_util.h"
+#include "encode.h"
 #include "types.h"
 
 #include <opencv2/core.hpp>
 
 #include <cmath>
+#include <cstdio>
 #include <initializer_list>
 #include <memory>
 #include <set>
@@ -187,9 +189,60 @@ Napi::Value RenderClipAsync(const Napi::CallbackInfo& info) {
   return napi::PromiseWorker<Request, Result>::queue(info, "egogeo.renderClip", parse, run, to_js);
 }
 
+/// writeMp4(path, frames, fps): 8-bit grey frames {data, width, height} (all one size) → an mp4
+/// (MPEG-4 part 2, 'mp4v', as the renderer's `videoPath` writes), written under a temporary name and
+/// renamed when complete. Synchronous: a test fixture's or a tool's few frames.
+Napi::Value WriteMp4(const Napi::CallbackInfo& info) {
+  const napi::Args a(info.Env(), "writeMp4");
+  if (info.Length() < 3 || !info[0].IsString() || !info[1].IsArray() || !info[2].IsNumber()) a.fail("expected (path, frames, fps) with frames an array of {data, width, height} 8-bit grey buffers");
+  const std::string path = info[0].As<Napi::String>().Utf8Value();
+  if (path.empty()) a.fail("path is empty");
+  const double fps = info[2].As<Napi::Number>().DoubleValue();
+  if (!(fps >= 0.1 && fps <= 240)) a.fail("fps must be in [0.1, 240], got " + std::to_string(fps));
+  auto fa = info[1].As<Napi::Array>();
+  if (fa.Length() == 0) a.fail("frames is empty");
+  struct Frame {
+    const uint8_t* data;
+  };
+  std::vector<Frame> frames;
+  int width = 0, height = 0;
+  for (uint32_t i = 0; i < fa.Length(); ++i) {
+    const std::string where = "frames[" + std::to_string(i) + "]";
+    Napi::Value f = fa.Get(i);
+    if (!f.IsObject() || f.IsArray()) a.fail(where + " must be an object {data, width, height}");
+    Napi::Object fo = f.As<Napi::Object>();
+    Napi::Value data = fo.Get("data");
+    if (!data.IsTypedArray() || data.As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array) a.fail(where + ".data must be a Uint8Array/Buffer of 8-bit greyscale pixels");
+    const double wd = a.number(fo, "width", where, 0, 16, 8192, true), hd = a.number(fo, "height", where, 0, 16, 8192, true);
+    if (wd != std::floor(wd) || hd != std::floor(hd)) a.fail(where + ": width and height must be integers");
+    const int w = static_cast<int>(wd), h = static_cast<int>(hd);
+    if (w % 2 || h % 2) a.fail(where + ": width and height must be even (the encoder's 4:2:0 chroma), got " + std::to_string(w) + "x" + std::to_string(h));
+    if (i == 0) width = w, height = h;
+    else if (w != width || h != height) a.fail(where + " is " + std::to_string(w) + "x" + std::to_string(h) + ", frames[0] " + std::to_string(width) + "x" + std::to_string(height));
+    auto d = data.As<Napi::Uint8Array>();
+    if (d.ByteLength() != static_cast<size_t>(w) * static_cast<size_t>(h)) a.fail(where + ".data has " + std::to_string(d.ByteLength()) + " bytes, expected width*height = " + std::to_string(w * h));
+    frames.push_back({d.Data()});
+  }
+  const std::string tmp = path + ".part";
+  try {
+    Mp4Writer out(tmp, width, height, fps);
+    for (const Frame& f : frames) out.write(f.data);
+    out.finish();
+  } catch (const std::exception& e) {
+    std::remove(tmp.c_str());
+    a.fail(e.what());
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    a.fail("cannot rename " + tmp + " to " + path);
+  }
+  return info.Env().Undefined();
+}
+
 }  // namespace
 
 void register_exports(Napi::Env env, Napi::Object exports) {
+  exports.Set("writeMp4", Napi::Function::New(env, WriteMp4, "writeMp4"));
   exports.Set("renderClip", Napi::Function::New(env, RenderClip, "renderClip"));
   exports.Set("renderClipAsync", Napi::Function::New(env, RenderClipAsync, "renderClipAsync"));
 }

@@ -66,7 +66,7 @@ export function opencv(): Cv {
   } catch (e) {
     throw new Error(
       `decoding video in JavaScript needs the optional @u4/opencv4nodejs, which is not built here (${why(e)}); ` +
-        'run `npm run setup` (it builds it against the system OpenCV; `egogeo doctor` checks it)',
+        'run `npm run setup -- --with-opencv4nodejs` (it builds it against the system OpenCV; `egogeo doctor` checks it)',
     );
   }
   return cv;

@@ -115,10 +115,10 @@ function opencv4nodejsCheck(): Check {
     const v = cv.version;
     console.log(v ? v.major + '.' + v.minor + '.' + v.revision : '?', typeof cv.VideoCapture === 'function');`;
   const r = spawnSync(process.execPath, ['-e', script], { cwd: PACKAGE_ROOT, encoding: 'utf8', timeout: 30_000 });
-  const why = 'optional: only JavaScript-side video decoding (src/datasets/video.ts) and the mp4 test fixtures use it';
+  const why = 'optional: only JavaScript-side video decoding (src/datasets/video.ts) uses it';
   if (r.status !== 0) {
     const err = (r.stderr ?? '').split('\n').find((l) => /Error|Cannot find/.test(l)) ?? `exit ${r.status}`;
-    return { name, status: 'warn', detail: `not built (${err.trim().slice(0, 120)}); ${why}`, fix: 'npm run setup (builds it against the system OpenCV)', required: false };
+    return { name, status: 'warn', detail: `not built (${err.trim().slice(0, 120)}); ${why}`, fix: 'npm run setup -- --with-opencv4nodejs (builds it against the system OpenCV)', required: false };
   }
   const [version, video] = r.stdout.trim().split(' ');
   return { name, status: 'ok', detail: `loads, OpenCV ${version}${video === 'true' ? ', VideoCapture' : ''} (${why})`, required: false };

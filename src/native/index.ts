@@ -422,6 +422,7 @@ interface Addon {
   referenceFrames(r: { video: string; frameIndices: number[]; paths: string[] }): { written: number };
   probeVideo(path: string): VideoInfo;
   renderClip(request: RenderRequest): RenderResult;
+  writeMp4(path: string, frames: PixelFrame[], fps: number): void;
   renderClipAsync(request: RenderRequest): Promise<RenderResult>;
   /** OpenCV's thread count for the whole process: the module sets 1 at its first load (native/addon.cc). */
   setThreads(n: number): void;
@@ -696,6 +697,14 @@ export function probeVideo(path: string): VideoInfo {
 /** Renders a synthetic clip synchronously (in a worker thread). */
 export function renderClip(request: RenderRequest): RenderResult {
   return native().renderClip(request);
+}
+
+/**
+ * 8-bit grey frames (one size, even width and height) → an mp4 at `path` (MPEG-4 part 2, 'mp4v',
+ * FFmpeg: what `renderClip`'s videoPath and `egogeo synth --video` write), complete or not there.
+ */
+export function writeMp4(path: string, frames: PixelFrame[], fps: number): void {
+  native().writeMp4(path, frames, fps);
 }
 
 /** Renders a synthetic clip on the libuv pool; argument errors reject the promise. */

@@ -130,7 +130,7 @@ describe('several CARLA domains (published layout written here)', () => {
     const pub = publishedDataset(join(tmp, 'pub'), [
       { id: 'Town01__Default__w0', source: 'carla', speed: 7, yawRate: -0.2, seed: 4, frames: 31 },
     ]);
-    if (!pub.videos) return void process.stderr.write('skip: no mp4 writer here (opencv4nodejs): the CARLA domains have no videos\n');
+    if (!pub.videos) return void process.stderr.write('skip: no mp4 writer here (the addon is not built): the CARLA domains have no videos\n');
     const base = ['prompts', '--dataset', pub.root, '--embedding', 'none', '--frames', '3', '--format', 'openai-batch'];
     const at = (n: string) => join(tmp, n);
     expect((await cli(...base, '--carla-domain', 'simulation', '-o', at('sim.jsonl'))).code).toBe(0);
@@ -149,7 +149,7 @@ describe('several CARLA domains (published layout written here)', () => {
     const pub = publishedDataset(join(tmp, 'pub-v'), [
       { id: 'Town01__Default__w0', source: 'carla', speed: 7, yawRate: -0.2, seed: 4, frames: 31 },
     ]);
-    if (!pub.videos) return void process.stderr.write('skip: no mp4 writer here (opencv4nodejs)\n');
+    if (!pub.videos) return void process.stderr.write('skip: no mp4 writer here (the addon is not built)\n');
     writeFileSync(join(pub.root, 'carla_videos_transferred', 'Town01__Default__w0.mp4'), 'not a video');
     const all = await cli('validate', '--dataset', pub.root);
     expect(all.out).toMatch(/carla_videos_transferred/);

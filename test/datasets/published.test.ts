@@ -148,7 +148,7 @@ describe('published layout', () => {
   it.skipIf(!NATIVE_BUILT)('egogeo run writes nuScenes estimates with the frames\' absolute sample_data times (s), CARLA with index / 10', async () => {
     const out = join(fresh(), 'p.jsonl');
     const r = await cli('run', '--dataset', pub.root, '--nuscenes-root', pub.nuscenes, '--no-cache', '-o', out, '--workers', '1', '--no-progress');
-    expect([0, 1]).toContain(r.code); // CARLA clips fail without opencv4nodejs's mp4 writer
+    expect([0, 1]).toContain(r.code); // CARLA clips fail without the addon (no mp4 written)
     const times = (id: string) => readFileSync(join(`${out}.trajectories`, `${id}.tum`), 'utf8').split('\n').filter((l) => l && !l.startsWith('#')).map((l) => Number(l.split(' ')[0]));
     const us = pub.timestamps.get('clip_00002')!;
     const t = times('clip_00002');

@@ -43,7 +43,7 @@ export interface Published {
   nuscenes: string;
   /** Every frame's timestamp (µs) per nuScenes clip, for checks. */
   timestamps: Map<string, number[]>;
-  /** False when no mp4 could be written (opencv4nodejs missing): CARLA clips have no videos. */
+  /** False when no mp4 could be written (the addon not built): CARLA clips have no videos. */
   videos: boolean;
 }
 

@@ -161,7 +161,7 @@ describe.skipIf(!NATIVE_BUILT)('video clips in the requests', () => {
     const { publishedDataset } = await import('../helpers/published.js');
     const sharp = (await import('sharp')).default;
     const pub = publishedDataset(join(tmp, 'pub'), [{ id: 'Town01__Default__w0', source: 'carla', speed: 7, yawRate: -0.2, seed: 4, frames: 31 }]);
-    if (!pub.videos) return; // no mp4 writer here (opencv4nodejs): nothing to extract
+    if (!pub.videos) return; // no mp4 writer here (the addon is not built): nothing to extract
     const out = join(tmp, 'video.jsonl');
     const r = await cli('prompts', '--dataset', pub.root, '--embedding', 'none', '--group-by-clip', '-o', out);
     expect(r.code, r.err).toBe(0);

@@ -143,7 +143,7 @@ describe.skipIf(!NATIVE_BUILT)('video frames are not left behind', () => {
       { id: 'Town01__Default__w0', source: 'carla', speed: 7, yawRate: -0.2, seed: 4, frames: 31 },
       { id: 'Town01__Default__w1', source: 'carla', speed: 9, yawRate: 0.1, seed: 5, frames: 31 },
     ]);
-    if (!pub.videos) return; // no mp4 writer here (opencv4nodejs): nothing to extract
+    if (!pub.videos) return; // no mp4 writer here (the addon is not built): nothing to extract
     const base = ['prompts', '--dataset', pub.root, '--embedding', 'none', '--frames', '3'];
     const ok = fresh('video-ok');
     const r = await cli(...base, '--format', 'openai-batch', '-o', join(ok, 'batch.jsonl'));

@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeNpz } from '../../src/io/npz.js';
+import { writeMp4 as nativeWriteMp4 } from '../../src/native/index.js';
 import { computeDynamics } from '../../src/oracle/index.js';
 import { drivingClip } from '../helpers/render.js';
 import { needsShared, sharedPath } from '../helpers/shared.js';
@@ -171,21 +172,10 @@ export function appendRecords(dir: string, index: unknown[], qa: unknown[] = [])
   writeFileSync(join(dir, 'qa.jsonl'), readFileSync(join(dir, 'qa.jsonl'), 'utf8') + jsonl(qa));
 }
 
-/** Writes greyscale frames as an mp4 (MPEG-4 part 2) through opencv4nodejs; false when it is not built. */
+/** Writes greyscale frames as an mp4 (MPEG-4 part 2, 'mp4v') with the addon's encoder; false when the addon is not built. */
 export function writeMp4(path: string, frames: { data: Uint8Array; width: number; height: number }[], fps = 10): boolean {
-  let cv: CvAny;
-  try {
-    cv = opencvForTests();
-  } catch {
-    return false;
-  }
-  const { width, height } = frames[0];
-  const w = new cv.VideoWriter(path, cv.VideoWriter.fourcc('mp4v'), fps, new cv.Size(width, height), true);
-  for (const f of frames) {
-    const grey = new cv.Mat(Buffer.from(f.data.buffer, f.data.byteOffset, f.data.byteLength), height, width, cv.CV_8UC1);
-    w.write(grey.cvtColor(cv.COLOR_GRAY2BGR));
-  }
-  w.release();
+  if (!NATIVE_BUILT) return false;
+  nativeWriteMp4(path, frames, fps);
   return true;
 }
 
@@ -208,7 +198,7 @@ export const HAS_OPENCV4NODEJS = (() => {
     return false;
   }
 })();
-if (!HAS_OPENCV4NODEJS) console.warn('[egogeo tests] @u4/opencv4nodejs is not built: the mp4 (CARLA layout) tests are skipped.');
+if (!HAS_OPENCV4NODEJS) console.warn('[egogeo tests] @u4/opencv4nodejs is not built (npm run setup -- --with-opencv4nodejs): the tests of src/datasets/video.ts (JavaScript-side mp4 decoding) are skipped.');
 
 /** `syntheticDataset` in the CARLA layout: one mp4 per clip (`video_path`), no frame files. */
 export function syntheticVideoDataset(dir: string, specs: SynthClipSpec[]): string {

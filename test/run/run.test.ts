@@ -18,7 +18,6 @@ import {
   cli,
   ensureDist,
   HAS_EGODYN_KITTI,
-  HAS_OPENCV4NODEJS,
   kittiSubset,
   NATIVE_BUILT,
   readJsonl,
@@ -269,7 +268,7 @@ describe.skipIf(!NATIVE_BUILT)('egogeo run on a rendered dataset (bad clips incl
   });
 });
 
-describe.skipIf(!NATIVE_BUILT || !HAS_OPENCV4NODEJS)('egogeo run on mp4 clips (CARLA layout)', () => {
+describe.skipIf(!NATIVE_BUILT)('egogeo run on mp4 clips (CARLA layout)', () => {
   it('each worker decodes its clips in the engine; answers; 1 and 2 workers agree byte for byte', () => {
     ensureDist();
     const specs = [

@@ -5,10 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { detect, format, OPENCV4NODEJS_MODULES, PACKAGES, plan, trimBinding, writeOpenCvView } from '../../scripts/setup.mjs';
+import { detect, format, OPENCV4NODEJS_MODULES, PACKAGES, plan, TEST_PACKAGES, trimBinding, writeOpenCvView } from '../../scripts/setup.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const ALL = (PACKAGES as [string, string | null][]).map(([p]) => p);
+const TEST = (TEST_PACKAGES as [string, string][]).map(([p]) => p);
 
 interface Step {
   title: string;
@@ -21,7 +22,7 @@ interface Plan {
   steps: Step[];
   error: string | null;
 }
-const facts = (o: Partial<{ root: boolean; aptGet: boolean; missing: string[] }>) => ({
+const facts = (o: Partial<{ root: boolean; aptGet: boolean; missing: string[]; missingTest: string[]; withOpencv4nodejs: boolean }>) => ({
   node: 'v20.0.0',
   root: true,
   aptGet: true,
@@ -35,25 +36,42 @@ const facts = (o: Partial<{ root: boolean; aptGet: boolean; missing: string[] }>
 const lines = (p: Plan) => p.steps.map((s) => format(s) as string);
 
 describe('setup plan', () => {
-  it('nothing present (root): system packages first, then npm ci, the addon, TypeScript', () => {
-    const p = plan(facts({ missing: ALL })) as Plan;
+  it('nothing present (root): the build\'s system packages first, the test tools in the background, then npm ci, the addon, TypeScript', () => {
+    const p = plan(facts({ missing: ALL, missingTest: TEST })) as Plan & { steps: (Step & { background?: boolean })[] };
     expect(p.error).toBeNull();
     const l = lines(p);
     expect(l[0]).toBe('DEBIAN_FRONTEND=noninteractive apt-get update');
     expect(l[1]).toBe(`DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ${ALL.join(' ')}`);
-    expect(l[2]).toBe('npm ci --ignore-scripts --no-audit --no-fund');
-    expect(l[3]).toBe('npm rebuild esbuild');
-    expect(p.steps[4].internal).toBe('opencv4nodejs');
+    expect(l[2]).toBe('DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium redis-server');
+    expect(p.steps[2].background).toBe(true);
+    expect(p.steps.filter((s) => s.background)).toHaveLength(1);
+    expect(l[3]).toBe('npm ci --ignore-scripts --no-audit --no-fund');
+    expect(l[4]).toBe('npm rebuild esbuild');
     expect(l[5]).toBe('node native/build.mjs');
     expect(l[6]).toBe('npm run build');
     expect(p.steps).toHaveLength(7);
+    expect(p.steps.some((s) => s.internal === 'opencv4nodejs')).toBe(false); // only on request
     expect(ALL).toEqual(
       expect.arrayContaining(['libopencv-dev', 'libjpeg-dev', 'libpng-dev', 'libavformat-dev', 'libavcodec-dev', 'libavutil-dev', 'libswscale-dev', 'pkg-config', 'cmake', 'g++', 'make', 'python3']),
     );
+    expect(TEST).toEqual(['chromium', 'redis-server']);
   });
 
-  it('OpenCV present: no apt-get; @u4/opencv4nodejs (optional) with all cores against the system OpenCV, then the addon', () => {
-    const p = plan(facts({ missing: [] })) as Plan & { steps: (Step & { optional?: boolean })[] };
+  it('only the test tools missing: the package lists, then them in the background', () => {
+    const l = lines(plan(facts({ missing: [], missingTest: ['redis-server'] })) as Plan);
+    expect(l.slice(0, 3)).toEqual(['DEBIAN_FRONTEND=noninteractive apt-get update', 'DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends redis-server', 'npm ci --ignore-scripts --no-audit --no-fund']);
+  });
+
+  it('not root, the test tools missing: the build goes on, a note names the command (those tests skip)', () => {
+    const p = plan(facts({ root: false, missing: [], missingTest: TEST })) as Plan & { note: string | null };
+    expect(p.error).toBeNull();
+    expect(p.steps.some((s) => s.cmd === 'apt-get')).toBe(false);
+    expect(p.note).toMatch(/npm test skips the tests that need them \(sudo apt-get install -y chromium redis-server\)$/);
+  });
+
+  it('OpenCV present: no apt-get; @u4/opencv4nodejs only with --with-opencv4nodejs, with all cores against the system OpenCV, before the addon', () => {
+    expect(plan(facts({ missing: [] })).steps.some((s: Step) => s.internal === 'opencv4nodejs')).toBe(false);
+    const p = plan(facts({ missing: [], withOpencv4nodejs: true })) as Plan & { steps: (Step & { optional?: boolean })[] };
     expect(p.error).toBeNull();
     expect(p.steps.some((s) => s.cmd === 'apt-get')).toBe(false);
     const cv = p.steps.find((s) => s.internal === 'opencv4nodejs')!;
@@ -110,7 +128,7 @@ describe('scripts/setup.mjs --dry-run', () => {
     const r = dry({ EGOGEO_PRETEND_BARE: '1', EGOGEO_PRETEND_ROOT: '1' });
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/^egogeo setup plan \(dry run; .*missing: libopencv-dev/);
-    const order = ['apt-get update', 'apt-get install -y --no-install-recommends libopencv-dev', 'npm ci', 'node native/build.mjs', 'npm run build'].map((s) => r.stdout.indexOf(s));
+    const order = ['apt-get update', 'apt-get install -y --no-install-recommends libopencv-dev', 'apt-get install -y --no-install-recommends chromium redis-server', 'npm ci', 'node native/build.mjs', 'npm run build'].map((s) => r.stdout.indexOf(s));
     expect(order.every((i) => i > 0)).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
   });

@@ -13,7 +13,7 @@ import { formatQualityLine, qualityFromTum } from '../../src/io/trajectories.js'
 import { ENGINE_DEFAULTS } from '../../src/vo/config.js';
 import { evenFrames } from '../../src/vo/frames.js';
 import { ViewData } from '../../src/view/data.js';
-import { cli, ensureDist, flattenRoad, HAS_OPENCV4NODEJS, NATIVE_BUILT, readJsonl, syntheticDataset, syntheticVideoDataset } from '../run/fixtures.js';
+import { cli, ensureDist, flattenRoad, NATIVE_BUILT, readJsonl, syntheticDataset, syntheticVideoDataset } from '../run/fixtures.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'egogeo-view-data-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -190,7 +190,7 @@ describe.skipIf(!NATIVE_BUILT)("egogeo view: the run's own per-clip task answers
   });
 });
 
-describe.skipIf(!NATIVE_BUILT || !HAS_OPENCV4NODEJS)('egogeo view: a video clip', () => {
+describe.skipIf(!NATIVE_BUILT)('egogeo view: a video clip', () => {
   it("serves the frames the engine decoded (method egogeo); a published baseline's re-run keeps none", async () => {
     ensureDist();
     const ds = syntheticVideoDataset(join(tmp, 'video'), [{ id: 'v', speed: 8, yawRate: 0.2, seed: 4, frames: 16 }]);
