@@ -16,6 +16,8 @@ import { DEVICES, PHOTOMETRIC, type DeviceChoice } from '../native/index.js';
 import { DEFAULT_QUEUE_NAME, type QueueTarget } from '../queue/connection.js';
 import type { PathMap } from '../queue/codec.js';
 import type { Shard } from '../run/record.js';
+import type { Question, QuestionSet } from '../oracle/index.js';
+import { isPresetName, PRESET_NAMES } from '../synth/presets.js';
 import { ENGINE_DEFAULTS, type EngineChoice, type EngineConfig, engineConfig, METHODS, RESOLUTIONS, SCALES } from '../vo/config.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -113,10 +115,10 @@ export function parsePathMap(s: string): PathMap {
  * `--frames`: 'all' (every frame: null) or a count of at least 2 spread evenly. One parser for
  * every command that takes the option.
  */
-export function parseFrames(s: string | undefined, flag = '--frames'): number | null {
+export function parseFrames(s: string | undefined, flag = '--frames', min = 2): number | null {
   if (s === undefined || s === 'all') return null;
   const n = Number(s);
-  if (!Number.isInteger(n) || n < 2) throw new InputError(`${flag} must be 'all' or an integer >= 2, got '${s}'`);
+  if (s.trim() === '' || !Number.isInteger(n) || n < min) throw new InputError(`${flag} must be 'all' or an integer >= ${min}, got '${s}'`);
   return n;
 }
 
@@ -283,3 +285,77 @@ export function parseFrameCounts(spec: string, flag = '--frames'): (number | 'al
   if (out.length === 0) throw new InputError(`${flag}: expected 'all' or a count of frames, or several comma-separated`);
   return [...new Set(out)];
 }
+
+export const intIn = (name: string, s: string, lo: number, hi: number): number => {
+  const v = Number(s);
+  if (s.trim() === '' || !Number.isInteger(v) || v < lo || v > hi) throw new InputError(`${name} must be an integer in [${lo}, ${hi}], got '${s}'`);
+  return v;
+};
+
+export const numIn = (name: string, s: string | undefined, lo: number, hi: number): number | undefined => {
+  if (s === undefined) return undefined;
+  const v = Number(s);
+  if (s.trim() === '' || !Number.isFinite(v) || v < lo || v > hi) throw new InputError(`${name} must be a number in [${lo}, ${hi}], got '${s}'`);
+  return v;
+};
+
+/** `--speed MIN:MAX` (m/s): 0 <= MIN <= MAX <= 60. */
+export function parseSpeedRange(s: string): [number, number] {
+  const m = /^\s*([0-9.]+)\s*:\s*([0-9.]+)\s*$/.exec(s);
+  const lo = m ? Number(m[1]) : NaN, hi = m ? Number(m[2]) : NaN;
+  if (!(Number.isFinite(lo) && Number.isFinite(hi) && lo >= 0 && lo <= hi && hi <= 60)) throw new InputError(`--speed must be MIN:MAX in m/s with 0 <= MIN <= MAX <= 60 (e.g. 20:33), got '${s}'`);
+  return [lo, hi];
+}
+
+export function parsePreset(s: string, allowMixed: boolean): 'carla' | 'nuscenes' | 'mixed' {
+  if (isPresetName(s) || (allowMixed && s === 'mixed')) return s as 'carla' | 'nuscenes' | 'mixed';
+  throw new InputError(`--preset must be one of ${[...PRESET_NAMES, ...(allowMixed ? ['mixed'] : [])].join(', ')}, got '${s}'`);
+}
+
+/** The longest clip the oracle resamples (10 Hz): one day. */
+export const MAX_DURATION_S = 86_400;
+
+/** `--duration`: seconds, or null for "span". */
+export function parseDuration(s: string): number | null {
+  if (s === 'span') return null;
+  const v = Number(s);
+  if (s.trim() === '' || !Number.isFinite(v) || v <= 0 || v > MAX_DURATION_S) {
+    throw new InputError(`--duration must be a positive number of seconds up to ${MAX_DURATION_S} or 'span', got '${s}'`);
+  }
+  return v;
+}
+
+/** `--scale` and similar: a positive finite number. */
+export function parsePositive(name: string, s: string | undefined, dflt: number): number {
+  if (s === undefined) return dflt;
+  const v = Number(s);
+  if (s.trim() === '' || !Number.isFinite(v) || v <= 0) throw new InputError(`${name} must be a positive number, got '${s}'`);
+  return v;
+}
+
+/** `--questions a,b`: the named questions of the set, in the order given; unknown names fail. */
+export function selectQuestions(set: QuestionSet, list: string | undefined): Question[] {
+  if (list === undefined) return set.questions;
+  const ids = list.split(',').map((s) => s.trim()).filter(Boolean);
+  if (ids.length === 0) throw new InputError('--questions: expected a comma-separated list of question ids');
+  return ids.map((id) => {
+    const q = set.byId.get(id);
+    if (!q) throw new InputError(`--questions: unknown question '${id}' (known: ${set.questions.map((x) => x.id).join(', ')})`);
+    return q;
+  });
+}
+
+/**
+ * `--device` with --queue. A run is answered on one device (its record and manifest name it, and a
+ * resume or merge across devices refuses), and the GPUs that would run it are the workers', which
+ * this machine cannot check: so `auto` is refused with one line, and no --device means the CPU.
+ * `gpu` ships as asked; each worker answers such jobs only after its own GPU passed the self-check.
+ */
+export function queueDevice(s: string | undefined): 'cpu' | 'gpu' {
+  const d = s === undefined ? 'cpu' : parseDevice(s);
+  if (d === 'auto') throw new InputError("--device auto cannot be decided for --queue: one run is answered on one device and the GPUs are the workers'; pass --device gpu (workers whose GPU fails its self-check fail those jobs) or --device cpu (the default with --queue)");
+  return d;
+}
+
+/** --abstain's help. */
+export const ABSTAIN_HELP = "leave a clip's scale-dependent answers null when its scale failed (the verdict 'failed'), instead of answering them from its estimate; the grader leaves null answers out, so grade and report show coverage and rank such a run with them counted as wrong; recorded in the run record and manifest";

@@ -10,6 +10,7 @@
  */
 import { type Camera, DEFAULT_CAMERA_TEXT } from '../core/clip.js';
 import { InputError } from '../core/errors.js';
+import { KITTI_CAMERA_HEIGHT } from './kitti.js';
 import { readInputText } from '../io/safety.js';
 
 /** The manifest's record of a clip's camera (snake_case, as the benchmark's files); `from` 'default' when unknown. */
@@ -26,9 +27,10 @@ export function cameraRecord(c: Camera): Record<string, unknown> {
 
 /**
  * CARLA publishes no calibration for the benchmark's videos: CARLA's own camera default (90°
- * horizontal field of view, principal point at the centre) and a stated mount height.
+ * horizontal field of view, principal point at the centre) and a stated mount height, assumed to
+ * be a car roof's as KITTI's rig has it.
  */
-export const CARLA_DEFAULT_CAMERA: Readonly<Camera> = { hfovDeg: 90, height: 1.65, from: 'CARLA default (90° hfov, centred; height 1.65 m, assumed)' };
+export const CARLA_DEFAULT_CAMERA: Readonly<Camera> = { hfovDeg: 90, height: KITTI_CAMERA_HEIGHT, from: `CARLA default (90° hfov, centred; height ${KITTI_CAMERA_HEIGHT} m, assumed)` };
 
 export type CameraOverrides = ReadonlyMap<string, Omit<Camera, 'from'>>;
 

@@ -248,6 +248,9 @@ function pooledDraws(comp: Compiled, n: number, rng: PyRandom, alpha: number): {
   return { bacc: intervalOf(bacc, point[0], alpha), wpcr: intervalOf(wpcr, point[wk], alpha) };
 }
 
+/** The bootstrap's seed when none is given: the reference script's (`--seed 42`). */
+export const DEFAULT_SEED = 42;
+
 /**
  * Clip-level bootstrap of balanced accuracy and WPCR: pooled (the script's figures), per source,
  * per question. One bootstrap per quantity: each group's interval comes from its own draws —
@@ -255,15 +258,15 @@ function pooledDraws(comp: Compiled, n: number, rng: PyRandom, alpha: number): {
  * only) — so it is the interval the pool of exactly those records gets (`grade --bootstrap` of a
  * file holding them; the report's per-domain rows and leaderboard rows), whatever else is graded
  * beside it. A shared `rng` (the script's one generator over several files) draws the pool only;
- * the groups then use `random.Random(seed ?? 42)`.
+ * the groups then use `random.Random(seed ?? DEFAULT_SEED)`.
  */
 export function bootstrapIntervals(clips: readonly BootstrapClip[], questions: QuestionSet, o: BootstrapOptions): BootstrapSummary {
   checkOptions(o);
   const alpha = o.alpha ?? 0.05;
-  const seed = o.rng && o.seed === undefined ? null : (o.seed ?? 42);
+  const seed = o.rng && o.seed === undefined ? null : (o.seed ?? DEFAULT_SEED);
   const rng = o.rng ?? new PyRandom(seed!);
   // A shared generator is the pool's alone (the script's draws over several files stay its own).
-  const groupRng = (): PyRandom => new PyRandom(o.seed ?? 42);
+  const groupRng = (): PyRandom => new PyRandom(o.seed ?? DEFAULT_SEED);
   const comp = new Compiled(clips, questions);
   // Point values from the whole set (each question's classes in its choices' order, as the grader sums them).
   const total = new Int32Array(comp.nSlots), correct = new Int32Array(comp.nSlots);
@@ -331,7 +334,7 @@ export function bootstrapDifference(
   checkOptions(o);
   const alpha = o.alpha ?? 0.05;
   const metric = o.metric ?? 'balanced_acc';
-  const rng = o.rng ?? new PyRandom(o.seed ?? 42);
+  const rng = o.rng ?? new PyRandom(o.seed ?? DEFAULT_SEED);
   const idsA = new Set(a.clips.map((c) => c.id)), idsB = new Set(b.clips.map((c) => c.id));
   const paired = idsA.size === idsB.size && [...idsA].every((id) => idsB.has(id));
   let ca = a.clips, cb = b.clips;

@@ -9,13 +9,13 @@
  * the best a run at those frames can interpolate. Said, never hidden.
  */
 import type { Prediction } from '../core/prediction.js';
-import { bootstrapClips, bootstrapIntervals } from '../grade/index.js';
+import { bootstrapClips, bootstrapIntervals, DEFAULT_SEED } from '../grade/index.js';
 import type { QuestionSet } from '../oracle/index.js';
 import { GEOMETRIC_SUBSET } from '../baseline/baseline.js';
 import { ceilingsOver, type LabelAuditView } from './labelaudit.js';
 
 /** Bootstrap draws of the check when the report is given none (`--bootstrap`), and its seed. */
-export const CHECK_BOOTSTRAP = { n: 1000, seed: 42 } as const;
+export const CHECK_BOOTSTRAP = { n: 1000, seed: DEFAULT_SEED } as const;
 /** The interpolant the sampling ceiling is read with (the audit also holds the engine's densifier). */
 export const SAMPLING_CEILING = 'spline';
 

@@ -189,6 +189,9 @@ function plan(q: Question): Plan {
 }
 
 /** A near-threshold margin: the ground truth's or the estimate's value within `near` (relative) of the threshold. */
+/** The default relative distance from a threshold within which a disagreement is near-threshold (`--near`). */
+export const NEAR_THRESHOLD = 0.15;
+
 export const isNearThreshold = (m: Margin, near: number): boolean => m.rel <= near || (m.estimate_rel !== null && m.estimate_rel <= near);
 
 /** The threshold first crossed from `v` towards `toward` (else the nearest to `v`). */

@@ -24,7 +24,7 @@ import { ConfinedError, type ConfinedHooks, readConfinedSync, realRoots } from '
 import { isSafeFileName } from '../io/safety.js';
 import { clipData, computeDynamics, DEFAULT_QUESTIONS_PATH, type DynamicsArrays, labelClip, loadQuestions, type Question, type QuestionSet, summaryFeatures } from '../oracle/index.js';
 import { domainTable } from '../report/domains.js';
-import { decisionMargin, isNearThreshold, type Margin } from '../report/margins.js';
+import { decisionMargin, isNearThreshold, type Margin, NEAR_THRESHOLD } from '../report/margins.js';
 import { clipTasks } from '../run/clips.js';
 import { keyEngine, readRunRecord, type RunKey, sidecar } from '../run/record.js';
 import { type ClipOutput, runClipTask, taskFrameIndices, taskFrames } from '../run/task.js';
@@ -210,7 +210,7 @@ export class ViewData {
     this.byId = new Map(this.clips.map((c) => [c.id, c]));
     this.arrayDirs = new Set(realRoots([...new Set(this.clips.flatMap((c) => (c.arrays ? [dirname(c.arrays)] : [])))]));
     this.questions = loadQuestions(o.config ?? DEFAULT_QUESTIONS_PATH);
-    this.near = o.near ?? 0.15;
+    this.near = o.near ?? NEAR_THRESHOLD;
     this.runs = (o.predictions ?? []).map((f) => this.readRun(f));
     for (const r of this.runs) if (r.warning) this.warnings.push(r.warning);
     // A run answered from one CARLA domain's videos, shown over the other's, would look wrong for no reason.

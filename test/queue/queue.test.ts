@@ -15,7 +15,7 @@ import { decodeTask, encodeTask, jobId, mapPath, mapTask } from '../../src/queue
 import { parsePathMap, parseQueueUrl } from '../../src/cli/options.js';
 import type { ClipTask } from '../../src/run/task.js';
 import { engineConfig } from '../../src/vo/config.js';
-import { queueDevice } from '../../src/cli/commands/run.js';
+import { queueDevice } from '../../src/cli/options.js';
 import { appendRecords, BIN, cli, ensureDist, HAS_EGODYN_KITTI, kittiSubset, NATIVE_BUILT, readJsonl, ROOT, syntheticDataset } from '../run/fixtures.js';
 import { HAS_REDIS, type RedisServer, redisCommand, startRedis } from './redis.js';
 

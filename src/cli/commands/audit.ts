@@ -11,7 +11,7 @@ import { loadAuditClips, loadLabelClips, readJson } from '../../audit/load.js';
 import { auditLabels, DEFAULT_FRAMES, type NoiseLevel, DEFAULT_NOISE, DEFAULT_SMOOTH, type LabelAudit, labelAuditMarkdown } from '../../audit/labels.js';
 import { parseFrameCounts, parseNoise, parseSmooth, parseSourceLevels } from '../options.js';
 import { barChart, lineChart, stackSvgs, svgToPng } from '../../report/svg.js';
-import { intIn } from './synth.js';
+import { intIn } from '../options.js';
 import { parseLeaderboard } from '../../report/leaderboard.js';
 import { compareLeaderboard, type LeaderboardComparison, shortcutBound, type ShortcutMetric, type ShortcutReport } from '../../audit/shortcut.js';
 import { turnGeometry, type TurnReport } from '../../audit/turn.js';

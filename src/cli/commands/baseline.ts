@@ -18,7 +18,7 @@ import { DEFAULT_QUESTIONS_PATH } from '../../oracle/index.js';
 import { defaultWorkers } from '../../pool/index.js';
 import { DEFAULT_QUEUE_NAME } from '../../queue/connection.js';
 import { addEngineOptions, DEVICE_HELP, engineFromFlags, PROTOCOL_HELP } from '../options.js';
-import { runCommand } from './run.js';
+import { runCommand } from '../running.js';
 
 interface Opts {
   kitti: string;

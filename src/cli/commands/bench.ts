@@ -23,7 +23,7 @@ import { measureThroughput } from '../../throughput/bench.js';
 import { formatThroughput, scalingPlot } from '../../throughput/format.js';
 import { provenance } from '../../throughput/provenance.js';
 import { engineRecord } from '../../vo/config.js';
-import { intIn } from './synth.js';
+import { intIn } from '../options.js';
 
 interface Opts {
   dataset?: string;

@@ -3,32 +3,20 @@
  * equal-frequency thresholds over a set of trajectories (the reference's calibrate_thresholds).
  */
 import type { Command } from 'commander';
-import { InputError } from '../../core/errors.js';
 import {
   calibrate,
   type CalibrationReport,
   DISTRIBUTION_KEYS,
   type Distribution,
 } from '../../oracle/calibrate.js';
-import { DEFAULT_QUESTIONS_PATH, loadQuestions, type Question, type QuestionSet } from '../../oracle/index.js';
-import { addInputOptions, guardInputOutputs, INPUT_ARG_HELP, INPUT_HELP, type InputOpts, inputPath, labelInput, parseDuration } from './oracle.js';
+import { DEFAULT_QUESTIONS_PATH, loadQuestions } from '../../oracle/index.js';
+import { addInputOptions, guardInputOutputs, INPUT_ARG_HELP, INPUT_HELP, type InputOpts, inputPath, labelInput } from '../inputs.js';
+import { parseDuration, selectQuestions } from '../options.js';
 import { writeFileAtomic } from '../../io/atomic.js';
 
 interface CalibrateOpts extends InputOpts {
   questions?: string;
   json?: string;
-}
-
-/** `--questions a,b`: the named questions of the set, in the order given; unknown names fail. */
-export function selectQuestions(set: QuestionSet, list: string | undefined): Question[] {
-  if (list === undefined) return set.questions;
-  const ids = list.split(',').map((s) => s.trim()).filter(Boolean);
-  if (ids.length === 0) throw new InputError('--questions: expected a comma-separated list of question ids');
-  return ids.map((id) => {
-    const q = set.byId.get(id);
-    if (!q) throw new InputError(`--questions: unknown question '${id}' (known: ${set.questions.map((x) => x.id).join(', ')})`);
-    return q;
-  });
 }
 
 const num = (v: number): string => {

@@ -19,7 +19,8 @@ import { synthesize } from '../../synth/index.js';
 import { writeFileAtomic } from '../../io/atomic.js';
 import { guardOutputs } from '../../io/safety.js';
 import { addEngineOptions, engineFromFlags, parseWorkers } from '../options.js';
-import { formatDistribution, intIn, parsePreset } from './synth.js';
+import { formatDistribution } from '../format.js';
+import { intIn, parsePreset } from '../options.js';
 
 interface Opts {
   clips: string;

@@ -4,6 +4,7 @@
  * order and numbers as its `scripts/evaluate.py --output`).
  */
 import type { Command } from 'commander';
+import { DEFAULT_SEED } from '../../grade/bootstrap.js';
 import { InputError } from '../../core/errors.js';
 import {
   type BootstrapSummary,
@@ -22,7 +23,7 @@ import { DEFAULT_QUESTIONS_PATH, loadQuestions } from '../../oracle/questions.js
 import { writeFileAtomic } from '../../io/atomic.js';
 import { guardOutputs } from '../../io/safety.js';
 import { GEOMETRIC_SUBSET } from '../../baseline/baseline.js';
-import { intIn } from './synth.js';
+import { intIn } from '../options.js';
 
 interface GradeOpts {
   json?: string;
@@ -125,7 +126,7 @@ export function registerGrade(program: Command): void {
     .option('--json <out>', "write the reference's metrics JSON here (atomically)")
     .option('--config <yaml>', 'question file (choices; default: the published EgoDyn-Bench questions)')
     .option('--bootstrap <N>', 'clip-level bootstrap: 95% intervals of balanced accuracy and WPCR from N resamples (the reference uses 1000)')
-    .option('--seed <S>', "the bootstrap's random.Random seed", '42')
+    .option('--seed <S>', "the bootstrap's random.Random seed", String(DEFAULT_SEED))
     .addHelpText(
       'after',
       `

@@ -13,7 +13,7 @@
 import type { Command } from 'commander';
 import { ClipDataError, firstLine, InputError } from '../../core/errors.js';
 import { readDataset } from '../../datasets/benchmark.js';
-import { addDeprecated, parseCarlaDomains, parseLimit, type Renamed, takeRenamed } from '../options.js';
+import { addDeprecated, parseCarlaDomains, parseFrames, parseLimit, type Renamed, takeRenamed } from '../options.js';
 import type { CarlaDomain } from '../../datasets/records.js';
 import { JsonlParts } from '../../io/jsonlparts.js';
 import { guardOutputs } from '../../io/safety.js';
@@ -128,7 +128,7 @@ export function registerPrompts(program: Command): void {
     .requiredOption('--embedding <mode>', `trajectory text in the prompt: ${EMBEDDINGS.join(', ')} (the reference's trajectory modes)`)
     .option('--trajectory <which>', "the trajectory embedded: 'gt' (the clip's ground-truth arrays and features, as the reference embeds them), 'estimated' (the engine's, run here), or RUN.jsonl (the trajectories of an earlier egogeo run)", 'gt')
     .option('--group-by-clip', 'one request per clip with every question numbered (build_grouped_prompt)')
-    .option('--frames <n>', 'frames per request, evenly spaced (select_frames); 0 for text only (default: 10)')
+    .option('--frames <n>', "frames per request, evenly spaced (select_frames), or 'all'; 0 for text only (default: 10)")
     .requiredOption('-o, --output <path>', 'request records (JSONL), written atomically')
     .option('--format <f>', "'requests' ({qa_id, clip_id, question_id, prompt, frames, choices} per line) or 'openai-batch' (OpenAI Batch API lines with the frames as data URIs, as the reference's evaluate_openai_batch.py prepares them)", 'requests')
     .option('--openai-model <name>', 'openai-batch: the model named in each request (default: gpt-4o-mini)')
@@ -155,8 +155,8 @@ async function writePrompts(o: Opts, p: { frames: string; model: string; carlaDo
   if (o.frameUrls !== 'inline' && o.frameUrls !== 'file') throw new InputError(`--frame-urls must be 'inline' or 'file', got '${o.frameUrls}'`);
   const temperature = Number(o.temperature);
   if (!Number.isFinite(temperature) || temperature < 0) throw new InputError(`--temperature must be a non-negative number, got '${o.temperature}'`);
-  const n = Number(p.frames);
-  if (p.frames.trim() === '' || !Number.isInteger(n) || n < 0) throw new InputError(`--frames must be a non-negative integer, got '${p.frames}'`);
+  // Frames spread evenly over the clip as every command's --frames means; 0 here: text only.
+  const n = parseFrames(p.frames, '--frames', 0) ?? Number.MAX_SAFE_INTEGER;
   const maxMb = Number(o.maxFileMb);
   if (!Number.isFinite(maxMb) || maxMb <= 0) throw new InputError(`--max-file-mb must be a positive number, got '${o.maxFileMb}'`);
   guardOutputs([{ path: p.output, flag: '-o' }], []);

@@ -6,6 +6,8 @@
  * and trajectory errors per domain; as Markdown + JSON + SVG plots (src/report/).
  */
 import type { Command } from 'commander';
+import { DEFAULT_SEED } from '../../grade/bootstrap.js';
+import { NEAR_THRESHOLD } from '../../report/margins.js';
 import { existsSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { InputError } from '../../core/errors.js';
@@ -16,7 +18,7 @@ import { loadReportInputs, readLeaderboard } from '../../report/load.js';
 import { readLabelAudit } from '../../report/labelaudit.js';
 import { domainLines, placementLines, writeReport } from '../../report/render.js';
 import { buildReport, type Report } from '../../report/report.js';
-import { intIn } from './synth.js';
+import { intIn } from '../options.js';
 
 interface Opts {
   dataset?: string;
@@ -58,11 +60,11 @@ export function registerReport(program: Command): void {
     .option('--leaderboard <json>', "the published leaderboard (the dataset's leaderboard.json): place each run's row among its rows")
     .option('--leaderboard-rows <n>', "published rows shown either side of each run's row, or 'all'", '3')
     .option('--out <dir>', 'output directory (default: <preds>.report for one file; for several, <a>+<b>….report beside the first, named for all of them)')
-    .option('--near <fraction>', 'a disagreement within this relative distance of the threshold is near-threshold', '0.15')
+    .option('--near <fraction>', 'a disagreement within this relative distance of the threshold is near-threshold', String(NEAR_THRESHOLD))
     .option('--worst <n>', 'clips with the largest ATE to plot', '6')
     .option('--config <yaml>', 'question file', DEFAULT_QUESTIONS_PATH)
     .option('--bootstrap <N>', 'clip-level bootstrap (N draws, e.g. 1000): intervals for each domain\'s balanced accuracy, and for each gap between domains or methods its interval and p-value')
-    .option('--seed <S>', "the bootstrap's random.Random seed", '42')
+    .option('--seed <S>', "the bootstrap's random.Random seed", String(DEFAULT_SEED))
     .option('--label-audit <json>', "egogeo audit labels --json of the ground truth: disagreements on labels that flip under the ground truth's own noise are 'noise-decided', and each question's noise ceiling stands beside its balanced accuracy")
     .addHelpText(
       'after',

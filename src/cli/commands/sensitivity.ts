@@ -13,8 +13,8 @@ import { computeConsistency, groupMetrics, parseAnswerFor } from '../../grade/in
 import { clipData, DEFAULT_QUESTIONS_PATH, loadQuestions, type QuestionSet } from '../../oracle/index.js';
 import { alphaGrid, type OracleConsistency, type ParsedPredictions, type SensitivityReport, sensitivity } from '../../oracle/sensitivity.js';
 import { heatmap, writePlots } from '../../report/svg.js';
-import { selectQuestions } from './calibrate.js';
-import { addInputOptions, guardInputOutputs, INPUT_ARG_HELP, INPUT_HELP, type InputOpts, inputPath, labelInput, parseDuration } from './oracle.js';
+import { addInputOptions, guardInputOutputs, INPUT_ARG_HELP, INPUT_HELP, type InputOpts, inputPath, labelInput } from '../inputs.js';
+import { parseDuration, selectQuestions } from '../options.js';
 import { readInputText } from '../../io/safety.js';
 import { writeDirAtomic, writeFileAtomic } from '../../io/atomic.js';
 

@@ -5,12 +5,13 @@
 import type { Command } from 'commander';
 import { InputError } from '../../core/errors.js';
 import { guardOutputs } from '../../io/safety.js';
-import { parseWorkers } from '../options.js';
+import { intIn, numIn, parsePreset, parseSpeedRange, parseWorkers } from '../options.js';
+import { formatDistribution } from '../format.js';
 import { DEFAULT_QUESTIONS_PATH } from '../../oracle/index.js';
 import { defaultWorkers } from '../../pool/index.js';
-import { isPresetName, PRESET_NAMES } from '../../synth/presets.js';
+import { PRESET_NAMES } from '../../synth/presets.js';
 import { isProfileName, PROFILE_NAMES } from '../../synth/profiles.js';
-import { labelDistribution, synthesize, type SynthSummary } from '../../synth/index.js';
+import { synthesize } from '../../synth/index.js';
 
 interface Opts {
   clips: string;
@@ -29,40 +30,6 @@ interface Opts {
   force?: boolean;
   config: string;
   progress?: boolean;
-}
-
-export const intIn = (name: string, s: string, lo: number, hi: number): number => {
-  const v = Number(s);
-  if (s.trim() === '' || !Number.isInteger(v) || v < lo || v > hi) throw new InputError(`${name} must be an integer in [${lo}, ${hi}], got '${s}'`);
-  return v;
-};
-
-const numIn = (name: string, s: string | undefined, lo: number, hi: number): number | undefined => {
-  if (s === undefined) return undefined;
-  const v = Number(s);
-  if (s.trim() === '' || !Number.isFinite(v) || v < lo || v > hi) throw new InputError(`${name} must be a number in [${lo}, ${hi}], got '${s}'`);
-  return v;
-};
-
-/** `--speed MIN:MAX` (m/s): 0 <= MIN <= MAX <= 60. */
-export function parseSpeedRange(s: string): [number, number] {
-  const m = /^\s*([0-9.]+)\s*:\s*([0-9.]+)\s*$/.exec(s);
-  const lo = m ? Number(m[1]) : NaN, hi = m ? Number(m[2]) : NaN;
-  if (!(Number.isFinite(lo) && Number.isFinite(hi) && lo >= 0 && lo <= hi && hi <= 60)) throw new InputError(`--speed must be MIN:MAX in m/s with 0 <= MIN <= MAX <= 60 (e.g. 20:33), got '${s}'`);
-  return [lo, hi];
-}
-
-export function parsePreset(s: string, allowMixed: boolean): 'carla' | 'nuscenes' | 'mixed' {
-  if (isPresetName(s) || (allowMixed && s === 'mixed')) return s as 'carla' | 'nuscenes' | 'mixed';
-  throw new InputError(`--preset must be one of ${[...PRESET_NAMES, ...(allowMixed ? ['mixed'] : [])].join(', ')}, got '${s}'`);
-}
-
-/** One line per question: the answer counts of the mix. */
-export function formatDistribution(s: Pick<SynthSummary, 'clips' | 'questions'>): string {
-  const d = labelDistribution(s.clips, s.questions);
-  return Object.entries(d)
-    .map(([q, m]) => `  ${q.padEnd(28)} ${Object.entries(m).map(([l, n]) => `${l} ${n}`).join(', ')}`)
-    .join('\n');
 }
 
 export function registerSynth(program: Command): void {

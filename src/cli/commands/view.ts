@@ -4,6 +4,7 @@
  * the QA table (src/view/). Serves until interrupted.
  */
 import type { Command } from 'commander';
+import { NEAR_THRESHOLD } from '../../report/margins.js';
 import { InputError } from '../../core/errors.js';
 import { parseCarlaDomain, parseLimit } from '../options.js';
 import { startViewServer } from '../../view/server.js';
@@ -32,7 +33,7 @@ export function registerView(program: Command): void {
     .option('--predictions <file...>', 'predictions JSONL files (egogeo run -o; their .trajectories/ folders give the estimates)')
     .option('--port <n>', 'port (0: any free one)', '8421')
     .option('--host <host>', 'address to bind (default loopback only)', '127.0.0.1')
-    .option('--near <fraction>', 'a disagreement within this relative distance of the threshold is near-threshold (as egogeo report)', '0.15')
+    .option('--near <fraction>', 'a disagreement within this relative distance of the threshold is near-threshold (as egogeo report)', String(NEAR_THRESHOLD))
     .action(async (o: Opts) => {
       const port = Number(o.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InputError(`--port must be an integer 0..65535, got '${o.port}'`);
