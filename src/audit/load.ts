@@ -20,7 +20,7 @@ import { oracleText, referenceSource } from '../core/prediction.js';
 import { readDataset, readJsonlRecords } from '../datasets/benchmark.js';
 import { groundTruthArrays } from '../datasets/groundtruth.js';
 import { clipData, DEFAULT_DYNAMICS, labelClip, loadQuestions, summaryFeatures } from '../oracle/index.js';
-import { isPublishedRoot } from '../datasets/published.js';
+import { detectLayout } from '../datasets/layout.js';
 import { readInputText } from '../io/safety.js';
 import type { AuditClip } from './shortcut.js';
 import type { LabelClip } from './labels.js';
@@ -123,8 +123,9 @@ export function loadAuditPath(path: string): AuditClip[] {
   } catch {
     /* readInputText names a missing file */
   }
-  if (isDir && isPublishedRoot(path)) return fromPublished(path);
-  if (isDir && !existsSync(join(path, 'qa.jsonl')) && (existsSync(join(path, 'image_0')) || existsSync(join(path, 'poses.txt')))) return fromKitti(path);
+  const layout = isDir ? detectLayout(path) : null;
+  if (layout === 'published') return fromPublished(path);
+  if (layout === 'kitti') return fromKitti(path);
   if (isDir) {
     const qa = join(path, 'qa.jsonl');
     if (!existsSync(qa)) throw new InputError(`${path}: a folder without qa.jsonl (expected the benchmark layout: qa.jsonl + clips_index.jsonl)`);

@@ -12,7 +12,7 @@ import { readTrajectories, type ReadOptions, type TumFrame } from '../io/traject
 import { clipData, labelClip, runOracle, summaryFeatures, type OracleResult, type QuestionSet } from '../oracle/index.js';
 import { readDataset } from '../datasets/benchmark.js';
 import { groundTruthArrays } from '../datasets/groundtruth.js';
-import { isPublishedRoot } from '../datasets/published.js';
+import { detectLayout } from '../datasets/layout.js';
 import { parseLimit } from './options.js';
 
 /** The options every trajectory-reading command accepts. */
@@ -129,11 +129,8 @@ function isDirectory(file: string): boolean {
 }
 
 export function isDatasetDir(file: string): boolean {
-  try {
-    return statSync(file).isDirectory() && (existsSync(join(file, 'clips_index.jsonl')) || isPublishedRoot(file));
-  } catch {
-    return false;
-  }
+  const layout = detectLayout(file);
+  return layout === 'published' || layout === 'benchmark';
 }
 
 /**

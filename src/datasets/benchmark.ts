@@ -32,7 +32,8 @@ import { readInputText } from '../io/safety.js';
 import { type CameraOverrides, overrideCamera, readCamerasFile } from './cameras.js';
 import { type KittiCache, kittiTrajectory } from './groundtruth.js';
 import { KITTI_CAMERA_HEIGHT, kittiClips, readCalib, readKittiSequence } from './kitti.js';
-import { isPublishedRoot, readPublished } from './published.js';
+import { readPublished } from './published.js';
+import { detectLayout } from './layout.js';
 import { arrange, type Benchmark, type BenchmarkOptions, type QaItem, readJsonlRecords, readQa } from './records.js';
 
 // The shared record types and readers, re-exported for this module's importers.
@@ -122,8 +123,9 @@ function applyCameraOverrides(clips: Clip[], overrides: CameraOverrides, file: s
 
 function readLayout(dir: string, opts: BenchmarkOptions): Benchmark {
   const root = resolve(dir);
-  if (isPublishedRoot(root)) return readPublished(root, opts);
-  if (existsSync(join(root, 'clips_index.jsonl')) || !existsSync(join(root, 'image_0'))) return readBenchmark(dir, opts);
+  const layout = detectLayout(root);
+  if (layout === 'published') return readPublished(root, opts);
+  if (layout !== 'kitti') return readBenchmark(dir, opts); // null: readBenchmark names what is missing
   const byId = new Map<string, Clip>();
   const order: string[] = [];
   for (const c of kittiClips(readKittiSequence(root))) {

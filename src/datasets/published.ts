@@ -17,6 +17,7 @@
  * A folder holding only one of nuscenes_clips/ or carla_clips/ works too. May import: core/,
  * io/, datasets/.
  */
+import { PUBLISHED_PARTS } from './layout.js';
 import { existsSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { InputError } from '../core/errors.js';
@@ -33,14 +34,10 @@ import {
 import { CARLA_DEFAULT_CAMERA } from './cameras.js';
 import { joinNuscenes, mountedCamera } from './nuscenes.js';
 
-const PARTS = { nuscenes: 'nuscenes_clips', carla: 'carla_clips' } as const;
+const PARTS = PUBLISHED_PARTS;
 /** CARLA's published videos are 10 fps: frame time = index / 10 (the reference's writer). */
 export const CARLA_FPS = 10;
 
-/** True for a published root: it holds nuscenes_clips/ or carla_clips/ with a clips_index.jsonl. */
-export function isPublishedRoot(root: string): boolean {
-  return Object.values(PARTS).some((p) => existsSync(join(root, p, 'clips_index.jsonl')));
-}
 
 interface Part {
   source: 'nuscenes' | 'carla';

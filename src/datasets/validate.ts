@@ -35,7 +35,7 @@ import { clipData, labelClip, type QuestionSet, summaryFeatures } from '../oracl
 import { savgolCoeffs } from '../oracle/savgol.js';
 import type { DynamicsArrays } from '../oracle/index.js';
 import { clipMedia } from './benchmark.js';
-import { isPublishedRoot } from './published.js';
+import { detectLayout, LAYOUTS_TEXT } from './layout.js';
 import { CARLA_DOMAINS, type CarlaDomain } from './records.js';
 
 export const CHECKS = ['record', 'duplicate', 'reference', 'answer', 'frames', 'timestamps', 'arrays', 'finite', 'features', 'signs'] as const;
@@ -316,7 +316,8 @@ export function validateDataset(dir: string, o: ValidateOptions): ValidateReport
 
 /** The parts of a dataset folder: the published root's nuScenes and CARLA folders, or the folder itself. */
 function datasetParts(dir: string, o: ValidateOptions, notes: string[]): { published: boolean; parts: Part[] } {
-  const published = isPublishedRoot(dir);
+  const layout = detectLayout(dir);
+  const published = layout === 'published';
   const parts: Part[] = [];
   if (published) {
     const videoDirs = (o.carlaDomains ?? CARLA_DOMAINS).map((d) => join(dir, `carla_videos_${d}`)).filter((d) => existsSync(d));
@@ -328,10 +329,10 @@ function datasetParts(dir: string, o: ValidateOptions, notes: string[]): { publi
       parts.push({ source: 'carla', dir: join(dir, 'carla_clips'), frameRoot: null, videoDirs });
       if (videoDirs.length === 0) notes.push(`CARLA videos not checked: no carla_videos_{${CARLA_DOMAINS.join(',')}}/ in ${dir}`);
     }
-  } else if (existsSync(join(dir, 'clips_index.jsonl'))) {
+  } else if (layout === 'benchmark') {
     parts.push({ source: '', dir, frameRoot: dir, videoDirs: [] });
   } else {
-    throw new InputError(`${dir}: not a dataset folder (no clips_index.jsonl, nuscenes_clips/ or carla_clips/)`);
+    throw new InputError(layout === 'kitti' ? `${dir}: a KITTI sequence has no records to validate (expected EgoDyn-Bench as published or the benchmark layout)` : `${dir}: not a dataset folder: expected ${LAYOUTS_TEXT}`);
   }
   return { published, parts };
 }

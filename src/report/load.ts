@@ -9,6 +9,7 @@
  * windows); a run's dataset defaults to the one its run record names — and the published
  * leaderboard (`--leaderboard`).
  */
+import { requireLayout } from '../datasets/layout.js';
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { InputError } from '../core/errors.js';
@@ -150,8 +151,7 @@ export function loadReportInputs(o: LoadOptions): Loaded {
     const dataset = o.dataset ?? read[i].dataset;
     datasets.push(dataset);
     if (dataset) {
-      const layout = ['clips_index.jsonl', 'image_0', 'nuscenes_clips/clips_index.jsonl', 'carla_clips/clips_index.jsonl'].some((f) => existsSync(join(dataset, f)));
-      if (!layout) throw new InputError(`${dataset}: neither a benchmark dataset (clips_index.jsonl, or a published root with nuscenes_clips/, carla_clips/) nor a KITTI sequence (image_0/, poses.txt)`);
+      requireLayout(dataset);
       let ds = byDataset.get(dataset);
       if (!ds) {
         const opts = { needFrames: false }; // a published root's nuScenes clips need no frames for ground truth

@@ -22,7 +22,7 @@ import type { Clip } from '../core/clip.js';
 import { InputError } from '../core/errors.js';
 import { type CarlaDomain, readDataset } from '../datasets/benchmark.js';
 import { cameraRecord } from '../datasets/cameras.js';
-import { isPublishedRoot } from '../datasets/published.js';
+import { detectLayout } from '../datasets/layout.js';
 import { DEFAULT_QUESTIONS_PATH, type QuestionSet, questionsFromText } from '../oracle/index.js';
 import { engineVersion } from '../native/index.js';
 import { type EngineConfig, engineRecord } from '../vo/config.js';
@@ -254,7 +254,7 @@ function readRunInputs(o: RunOptions, log: (line: string) => void): RunInputs {
   if (all.length === 0) throw new InputError(`${o.dataset}: no clips to run`);
   const shard = o.shard ?? { index: 0, count: 1 };
   const mine = all.filter((c) => c.index % shard.count === shard.index);
-  return { config, configText, questions, dir: bench.dir, published: isPublishedRoot(bench.dir), all, mine, shard };
+  return { config, configText, questions, dir: bench.dir, published: detectLayout(bench.dir) === 'published', all, mine, shard };
 }
 
 /** What a run's output must have been made with to be resumed or merged (record.ts keyDiff). */
