@@ -5,6 +5,7 @@
  * pairwise, core/numeric.ts), so equal signals give equal answers. Pure: no I/O.
  */
 import { npMean, npSum } from '../core/numeric.js';
+import { stopGoCycles } from '../oracle/rules.js';
 
 /** The two published methods and what they answer. */
 export const REFERENCE_METHODS = ['vo-proxy', 'flow-heuristic'] as const;
@@ -50,19 +51,9 @@ export const FLOW_CONFIG = {
 const maxAbs = (a: ArrayLike<number>): number => Array.from(a).reduce((m, v) => Math.max(m, Math.abs(v)), -Infinity);
 const abs = (a: ArrayLike<number>): Float64Array => Float64Array.from(a, Math.abs);
 
-/** The hysteresis stop→go cycle count both scripts use: "yes" with one cycle or more (3+ pairs). */
+/** The hysteresis stop→go cycle count both scripts use (the oracle's state machine): "yes" with one cycle or more (3+ pairs). */
 function stopAndGo(x: ArrayLike<number>, stopped: number, moving: number): 'yes' | 'no' {
-  if (x.length < 3) return 'no';
-  let cycles = 0;
-  let wasStopped = x[0] < stopped;
-  for (let k = 1; k < x.length; k++) {
-    if (!wasStopped && x[k] < stopped) wasStopped = true;
-    else if (wasStopped && x[k] > moving) {
-      cycles++;
-      wasStopped = false;
-    }
-  }
-  return cycles >= 1 ? 'yes' : 'no';
+  return x.length >= 3 && stopGoCycles(x, stopped, moving) >= 1 ? 'yes' : 'no';
 }
 
 /** Whether some pair flagged by `brake` comes before some pair flagged by `turn`. */

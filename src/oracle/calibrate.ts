@@ -9,7 +9,10 @@ import { npMean, npPercentile } from '../core/numeric.js';
 import { FEATURE_NAMES } from './features.js';
 import { clipData, type OracleResult } from './oracle.js';
 import type { Question } from './questions.js';
-import { aggregator, type ClipData, lateral, needArray, ParamReader, valueOf } from './rules.js';
+import { type DecisionValue, familyOf } from './families/index.js';
+import { ParamReader } from './rules.js';
+
+export type { DecisionValue } from './families/index.js';
 
 export interface Distribution {
   n: number;
@@ -54,146 +57,9 @@ export function distribution(values: ArrayLike<number>): Distribution {
   };
 }
 
-/** A scalar a question's rule decides on, e.g. `min(accel)` for braking intensity. */
-export interface DecisionValue {
-  name: string;
-  get: (c: ClipData) => number;
-}
-
-const ARRAY_NAMES = new Set(['timestamps', 'yaw', 'speed', 'accel', 'yaw_rate', 'jerk']);
-const FEATURES = new Set<string>(FEATURE_NAMES);
-
-function scalar(p: ParamReader, dfltAgg: string, prefer: 'features' | 'arrays'): DecisionValue {
-  const feature = p.str('feature');
-  const agg = p.str('aggregation', dfltAgg);
-  const asFeature = prefer === 'features' ? FEATURES.has(feature) || !ARRAY_NAMES.has(feature) : !ARRAY_NAMES.has(feature);
-  return { name: asFeature ? feature : `${agg}(${feature})`, get: valueOf(feature, agg, prefer, p.where) };
-}
-
-function extremeFor(op: string): 'min' | 'max' | 'max_abs' {
-  return op === 'less_than' ? 'min' : op === 'abs_greater_than' ? 'max_abs' : 'max';
-}
-
-/** The scalars each rule family decides on, read from the question's (possibly scaled) params. */
+/** The scalars a question's rule decides on (its family's `decisionValues`), read from its (possibly scaled) params. */
 export function decisionValues(q: Question): DecisionValue[] {
-  const p = new ParamReader(q.params, `question '${q.id}'`);
-  switch (q.ruleName) {
-    case 'multi_threshold_classification':
-    case 'threshold_classification':
-    case 'range_check':
-      return [scalar(p, 'mean', 'features')];
-    case 'trend_classification':
-      return [scalar(p, 'mean', 'arrays')];
-    case 'threshold_event':
-      return [scalar(p, 'min', 'arrays')];
-    case 'or_threshold_event':
-      return p.list('conditions').map((c) => scalar(c, 'max', 'arrays'));
-    case 'yaw_rate_sign_with_deadzone': {
-      const name = p.str('aggregation', 'mean');
-      const agg = aggregator(name);
-      return [{ name: `${name}(yaw_rate)`, get: (c) => agg(needArray(c, 'yaw_rate')) }];
-    }
-    case 'lateral_accel_threshold': {
-      const name = p.str('aggregation', 'max');
-      const agg = aggregator(name);
-      return [{ name: `${name}(speed*|yaw_rate|)`, get: (c) => agg(lateral(c)) }];
-    }
-    case 'dominant_axis_comparison': {
-      const name = p.str('aggregation', 'rms');
-      const longName = p.str('longitudinal_feature', 'accel');
-      const agg = aggregator(name);
-      const absLong = (c: ClipData): Float64Array => needArray(c, longName).map(Math.abs);
-      return [
-        { name: `${name}(|${longName}|)`, get: (c) => agg(absLong(c)) },
-        { name: `${name}(speed*|yaw_rate|)`, get: (c) => agg(lateral(c)) },
-        {
-          name: 'lateral/longitudinal',
-          get: (c) => {
-            const lo = agg(absLong(c));
-            return lo > 1e-9 ? agg(lateral(c)) / lo : NaN;
-          },
-        },
-      ];
-    }
-    case 'sequential_event':
-      return (['first_event', 'second_event'] as const).map((k) => {
-        const e = p.sub(k);
-        const feature = e.str('feature');
-        const name = extremeFor(e.str('operator'));
-        const agg = aggregator(name);
-        return { name: `${k === 'first_event' ? '1st' : '2nd'}: ${name}(${feature})`, get: (c: ClipData) => agg(needArray(c, feature)) };
-      });
-    case 'peak_half_detection': {
-      const feature = p.str('feature');
-      return [
-        {
-          name: `argmax(${feature})/(n-1)`,
-          get: (c) => {
-            const a = needArray(c, feature);
-            let k = 0;
-            for (let i = 1; i < a.length; i++) if (a[i] > a[k]) k = i;
-            return a.length > 1 ? k / (a.length - 1) : NaN;
-          },
-        },
-        {
-          name: `(max-mean)/|mean| of ${feature}`,
-          get: (c) => {
-            const a = needArray(c, feature);
-            const m = npMean(a);
-            return Math.abs(m) > 1e-6 ? (Math.max(...a) - m) / Math.abs(m) : NaN;
-          },
-        },
-      ];
-    }
-    case 'stop_and_go_detection': {
-      const stop = p.num('stop_speed_threshold');
-      const go = p.num('go_speed_threshold');
-      const min = aggregator('min'), max = aggregator('max');
-      return [
-        { name: 'min(speed)', get: (c) => min(needArray(c, 'speed')) },
-        { name: 'max(speed)', get: (c) => max(needArray(c, 'speed')) },
-        {
-          name: 'stop-go cycles',
-          get: (c) => {
-            const s = needArray(c, 'speed');
-            let cycles = 0;
-            let stopped = s[0] < stop;
-            for (let i = 1; i < s.length; i++) {
-              if (!stopped && s[i] < stop) stopped = true;
-              else if (stopped && s[i] > go) {
-                cycles++;
-                stopped = false;
-              }
-            }
-            return cycles;
-          },
-        },
-      ];
-    }
-    case 'half_comparison': {
-      const feature = p.str('feature');
-      const name = p.str('aggregation', 'rms');
-      const agg = aggregator(name);
-      const halves = (c: ClipData): [number, number] => {
-        const a = needArray(c, feature);
-        const mid = Math.floor(a.length / 2);
-        return [Math.abs(agg(a, 0, mid)), Math.abs(agg(a, mid, a.length))];
-      };
-      return [
-        { name: `${name}(${feature}) 1st half`, get: (c) => halves(c)[0] },
-        { name: `${name}(${feature}) 2nd half`, get: (c) => halves(c)[1] },
-        {
-          name: '|1st-2nd|/max',
-          get: (c) => {
-            const [a, b] = halves(c);
-            return Math.abs(a - b) / Math.max(a, b, 1e-9);
-          },
-        },
-      ];
-    }
-    default:
-      return [];
-  }
+  return familyOf(q.ruleName, `question '${q.id}'`).decisionValues(new ParamReader(q.params, `question '${q.id}'`));
 }
 
 export interface ThresholdBalance {

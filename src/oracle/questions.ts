@@ -6,7 +6,8 @@ import { readInputText } from '../io/safety.js';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { InputError } from '../core/errors.js';
-import { type Labeler, type Params, ParamReader, RULES, scaleParams } from './rules.js';
+import { familyOf } from './families/index.js';
+import { type Labeler, type Params, ParamReader, scaleParams } from './rules.js';
 
 export interface Question {
   id: string;
@@ -90,10 +91,7 @@ export function compileQuestions(doc: unknown, source: string, scale = 1): Quest
     if (byId.has(id)) throw new InputError(`${where}: duplicate question_id '${id}'`);
     const rule = q.rule as { name?: unknown; params?: unknown } | undefined;
     if (!rule || typeof rule.name !== 'string') throw new InputError(`${where} (${id}): missing 'rule.name'`);
-    const factory = RULES[rule.name];
-    if (!factory) {
-      throw new InputError(`${where} (${id}): unknown rule '${rule.name}' (known: ${Object.keys(RULES).join(', ')})`);
-    }
+    const family = familyOf(rule.name, `${where} (${id})`);
     const params0 = (rule.params ?? {}) as Params;
     const params = scale === 1 ? params0 : scaleParams(params0, scale);
     const answerType = typeof q.answer_type === 'string' ? q.answer_type : 'multiclass';
@@ -113,7 +111,7 @@ export function compileQuestions(doc: unknown, source: string, scale = 1): Quest
       metadata: q.metadata && typeof q.metadata === 'object' ? (q.metadata as Record<string, unknown>) : null,
       ruleName: rule.name,
       params,
-      label: factory(new ParamReader(params, `${where} (${id}) rule ${rule.name}`)),
+      label: family.label(new ParamReader(params, `${where} (${id}) rule ${rule.name}`)),
     };
     questions.push(question);
     byId.set(id, question);

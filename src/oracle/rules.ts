@@ -1,7 +1,8 @@
 /**
- * The reference's labeling rule families (`labeling_rules.py`), registered by name and instantiated
- * from the question file's params, so a new question is configuration, not code. Each factory
- * validates its params once and returns a fast labeler.
+ * What the rule families (`families/`, the reference's `labeling_rules.py`) are built from: the
+ * param reader that validates a question's params once, the reference's aggregations and
+ * operators, the lateral acceleration, the stop-and-go state machine, and the threshold scaling
+ * of the sensitivity analysis.
  */
 import { npMean, npPercentile } from '../core/numeric.js';
 import { InputError } from '../core/errors.js';
@@ -14,7 +15,6 @@ export interface ClipData {
 
 export type Labeler = (clip: ClipData) => string;
 export type Params = Record<string, unknown>;
-type RuleFactory = (p: ParamReader) => Labeler;
 
 /** Reads and type-checks params, naming the question in every error. */
 export class ParamReader {
@@ -109,7 +109,8 @@ export function aggregator(name: string, where = 'aggregation'): Aggregator {
   }
 }
 
-function emptyGuard(agg: Aggregator, name: string): Aggregator {
+/** `agg` refusing an empty range, as NumPy's reductions do. */
+export function emptyGuard(agg: Aggregator, name: string): Aggregator {
   return (a, s = 0, e = a.length) => {
     if (e - s <= 0) throw new Error(`cannot aggregate an empty array with '${name}'`);
     return agg(a, s, e);
@@ -140,7 +141,7 @@ export function needArray(c: ClipData, name: string): Float64Array {
 }
 
 /** Event operators; `abs_greater_than` exists only for the sequential rule, as in the reference. */
-function comparator(op: string, where: string, allowAbs = false): (v: number, thr: number) => boolean {
+export function comparator(op: string, where: string, allowAbs = false): (v: number, thr: number) => boolean {
   if (op === 'less_than') return (v, t) => v < t;
   if (op === 'greater_than') return (v, t) => v > t;
   if (op === 'abs_greater_than' && allowAbs) return (v, t) => Math.abs(v) > t;
@@ -159,11 +160,13 @@ export function lateral(c: ClipData): Float64Array {
   return out;
 }
 
-const SLOT_RMS = 0, SLOT_LATERAL = 1, SLOT_ABS = 2;
+const SLOT_RMS = 0, SLOT_LATERAL = 1;
+/** The buffer slot a labeler may use for |values| (`exact`). */
+export const SLOT_ABS = 2;
 const exactBufs: Float64Array[] = [new Float64Array(0), new Float64Array(0), new Float64Array(0)];
 
 /** A reused buffer of exactly `n` values for slot `k` (labelers run one at a time). */
-function exact(k: number, n: number): Float64Array {
+export function exact(k: number, n: number): Float64Array {
   let b = exactBufs[k];
   if (b.length !== n) {
     b = new Float64Array(n);
@@ -172,8 +175,12 @@ function exact(k: number, n: number): Float64Array {
   return b;
 }
 
-/** Stop→go cycles of a speed series: the reference's stop-and-go state machine. */
-export function stopGoCycles(s: Float64Array, stopThr: number, goThr: number): number {
+/**
+ * Stop→go cycles of a speed series: the reference's stop-and-go state machine (a hysteresis:
+ * stopped below `stopThr`, moving again above `goThr`). The oracle's rule and the published
+ * baselines' pixel-motion heuristics count with it.
+ */
+export function stopGoCycles(s: ArrayLike<number>, stopThr: number, goThr: number): number {
   let cycles = 0;
   let stopped = s[0] < stopThr;
   for (let i = 1; i < s.length; i++) {
@@ -185,187 +192,6 @@ export function stopGoCycles(s: Float64Array, stopThr: number, goThr: number): n
   }
   return cycles;
 }
-
-export const RULES: Record<string, RuleFactory> = {
-  yaw_rate_sign_with_deadzone(p) {
-    const pos = p.num('threshold_positive');
-    const neg = p.num('threshold_negative');
-    const agg = emptyGuard(aggregator(p.str('aggregation', 'mean'), p.where), 'aggregation');
-    const posLabel = p.str('positive_label', 'left');
-    const negLabel = p.str('negative_label', 'right');
-    return (c) => {
-      const v = agg(needArray(c, 'yaw_rate'));
-      return v > pos ? posLabel : v < neg ? negLabel : 'straight';
-    };
-  },
-
-  threshold_event(p) {
-    const value = valueOf(p.str('feature'), p.str('aggregation', 'min'), 'arrays', p.where);
-    const thr = p.num('threshold');
-    const cmp = comparator(p.str('operator'), p.where);
-    return (c) => (cmp(value(c), thr) ? 'yes' : 'no');
-  },
-
-  or_threshold_event(p) {
-    const conds = p.list('conditions').map((q) => ({
-      value: valueOf(q.str('feature'), q.str('aggregation', 'max'), 'arrays', q.where),
-      thr: q.num('threshold'),
-      cmp: comparator(q.str('operator'), q.where),
-    }));
-    const yes = p.str('above_label', 'yes');
-    const no = p.str('below_label', 'no');
-    return (c) => {
-      let any = false;
-      for (const k of conds) if (k.cmp(k.value(c), k.thr)) any = true;
-      return any ? yes : no;
-    };
-  },
-
-  threshold_classification(p) {
-    const value = valueOf(p.str('feature'), p.str('aggregation', 'mean'), 'features', p.where);
-    const thr = p.num('threshold');
-    const below = p.str('below_label');
-    const above = p.str('above_label');
-    return (c) => (value(c) < thr ? below : above);
-  },
-
-  trend_classification(p) {
-    const value = valueOf(p.str('feature'), p.str('aggregation', 'mean'), 'arrays', p.where);
-    const pos = p.num('threshold_positive');
-    const neg = p.num('threshold_negative');
-    return (c) => {
-      const v = value(c);
-      return v > pos ? 'accelerating' : v < neg ? 'decelerating' : 'steady';
-    };
-  },
-
-  range_check(p) {
-    const value = valueOf(p.str('feature'), p.str('aggregation', 'mean'), 'features', p.where);
-    const lo = p.num('min_value', -Infinity);
-    const hi = p.num('max_value', Infinity);
-    const inL = p.str('in_range_label', 'yes');
-    const outL = p.str('out_range_label', 'no');
-    return (c) => {
-      const v = value(c);
-      return lo <= v && v <= hi ? inL : outL;
-    };
-  },
-
-  dominant_axis_comparison(p) {
-    const longName = p.str('longitudinal_feature', 'accel');
-    if (p.str('lateral_method', 'speed_times_yaw') !== 'speed_times_yaw') {
-      throw new InputError(`${p.where}: unknown lateral_method '${p.params.lateral_method}'`);
-    }
-    const agg = emptyGuard(aggregator(p.str('aggregation', 'rms'), p.where), 'aggregation');
-    const ratioThr = p.num('ratio_threshold', 1.0);
-    const dzLong = p.num('deadzone_long', 0.2);
-    const dzLat = p.num('deadzone_lat', 0.2);
-    return (c) => {
-      const src = c.arrays.accel_long ?? c.arrays[longName];
-      if (!src) throw new Error(`required array '${longName}' (or 'accel_long') not found in clip arrays`);
-      const absLong = exact(SLOT_ABS, src.length);
-      for (let i = 0; i < src.length; i++) absLong[i] = Math.abs(src[i]);
-      const longAgg = agg(absLong);
-      const latAgg = agg(lateral(c));
-      if (longAgg < dzLong && latAgg < dzLat) return 'none';
-      if (longAgg < 1e-9) return 'lateral';
-      return latAgg / longAgg > ratioThr ? 'lateral' : 'longitudinal';
-    };
-  },
-
-  lateral_accel_threshold(p) {
-    const thr = p.num('threshold');
-    const agg = emptyGuard(aggregator(p.str('aggregation', 'max'), p.where), 'aggregation');
-    return (c) => (agg(lateral(c)) > thr ? 'yes' : 'no');
-  },
-
-  sequential_event(p) {
-    const ev = (q: ParamReader) => ({ feature: q.str('feature'), thr: q.num('threshold'), cmp: comparator(q.str('operator'), q.where, true) });
-    const first = ev(p.sub('first_event'));
-    const second = ev(p.sub('second_event'));
-    const minGap = Math.max(p.num('min_gap_seconds', 0.0), 1e-6);
-    const maxGap = p.num('max_gap_seconds', Infinity);
-    return (c) => {
-      const t = needArray(c, 'timestamps');
-      const a1 = needArray(c, first.feature);
-      const a2 = needArray(c, second.feature);
-      // Second-event times ascend with the grid, so a forward scan is the reference's searchsorted.
-      const secondTimes: number[] = [];
-      for (let i = 0; i < a2.length; i++) if (second.cmp(a2[i], second.thr)) secondTimes.push(t[i]);
-      if (secondTimes.length === 0) return 'no';
-      for (let i = 0; i < a1.length; i++) {
-        if (!first.cmp(a1[i], first.thr)) continue;
-        const lo = t[i] + minGap;
-        const hi = t[i] + maxGap;
-        // searchsorted(left): earliest second event at or after lo.
-        let k = 0;
-        while (k < secondTimes.length && secondTimes[k] < lo) k++;
-        if (k < secondTimes.length && secondTimes[k] <= hi) return 'yes';
-      }
-      return 'no';
-    };
-  },
-
-  peak_half_detection(p) {
-    const feature = p.str('feature');
-    const minPeak = p.optNum('min_peak_value');
-    const prominence = p.num('prominence_ratio', 0.05);
-    return (c) => {
-      const arr = needArray(c, feature);
-      if (arr.length === 0) return 'no_peak';
-      const mid = Math.floor(arr.length / 2);
-      let peak = 0;
-      for (let i = 1; i < arr.length; i++) if (arr[i] > arr[peak]) peak = i;
-      const peakValue = arr[peak];
-      const mean = npMean(arr);
-      let prominent = true;
-      if (Math.abs(mean) > 1e-6) {
-        if ((peakValue - mean) / Math.abs(mean) < prominence) prominent = false;
-      } else if (peakValue < prominence) prominent = false;
-      if ((minPeak !== null && peakValue < minPeak) || !prominent) return 'no_peak';
-      return peak < mid ? 'first_half' : 'second_half';
-    };
-  },
-
-  stop_and_go_detection(p) {
-    const stopThr = p.num('stop_speed_threshold');
-    const goThr = p.num('go_speed_threshold');
-    const minStops = p.num('min_stops', 1);
-    return (c) => {
-      return stopGoCycles(needArray(c, 'speed'), stopThr, goThr) >= minStops ? 'yes' : 'no';
-    };
-  },
-
-  half_comparison(p) {
-    const feature = p.str('feature');
-    const agg = emptyGuard(aggregator(p.str('aggregation', 'rms'), p.where), 'aggregation');
-    const simThr = p.num('similarity_threshold', 0.2);
-    return (c) => {
-      const arr = needArray(c, feature);
-      const mid = Math.floor(arr.length / 2);
-      const a = Math.abs(agg(arr, 0, mid));
-      const b = Math.abs(agg(arr, mid, arr.length));
-      const m = Math.max(a, b);
-      if (m < 1e-9) return 'similar';
-      if (Math.abs(a - b) / m < simThr) return 'similar';
-      return a > b ? 'first_half' : 'second_half';
-    };
-  },
-
-  multi_threshold_classification(p) {
-    const thresholds = p.nums('thresholds');
-    const labels = p.strs('labels');
-    if (labels.length !== thresholds.length + 1) {
-      throw new InputError(`${p.where}: expected ${thresholds.length + 1} labels for ${thresholds.length} thresholds, got ${labels.length}`);
-    }
-    const value = valueOf(p.str('feature'), p.str('aggregation', 'mean'), 'features', p.where);
-    return (c) => {
-      const v = value(c);
-      for (let i = 0; i < thresholds.length; i++) if (v < thresholds[i]) return labels[i];
-      return labels[labels.length - 1];
-    };
-  },
-};
 
 /** Params that are classification thresholds, scaled by `--scale α` (the reference's sensitivity set). */
 const THRESHOLD_KEYS = new Set([
