@@ -52,7 +52,7 @@ export function runOptions(o: RunOpts, carlaDomain: CarlaDomain, output: string,
   if (o.protocol === 'published') o = { ...o, frames: '10', questions: 'subset' };
   if (o.questions !== 'subset' && o.questions !== 'all') throw new InputError(`--questions must be 'subset' or 'all', got '${o.questions}'`);
   const flags = { method: o.method, frames: o.frames, scale: o.scale, photometric: o.photometric, resolution: o.resolution };
-  engineFromFlags(flags, 'cpu'); // a bad flag is one line before the GPU is probed
+  const engine = engineFromFlags(flags, 'cpu'); // a bad flag is one line before the GPU is probed; the device is set below
   const limit = parseLimit(o.limit);
   const workers = o.workers === undefined ? undefined : parseWorkers(o.workers);
   const shard = o.shard === undefined ? undefined : parseShard(o.shard);
@@ -74,7 +74,7 @@ export function runOptions(o: RunOpts, carlaDomain: CarlaDomain, output: string,
     limit,
     workers,
     questions: o.questions,
-    engine: engineFromFlags(flags, device),
+    engine: { ...engine, device },
     shard,
     config: o.config,
     model: o.model,

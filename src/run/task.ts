@@ -19,7 +19,7 @@ import { flowHeuristicAnswers, REFERENCE_FRAMES, type ReferenceMethod, voProxyAn
 import { baselineSignals, baselineSignalsAsync, type BaselineRequest, type BaselineSignals, type NativeResult } from '../native/index.js';
 import { type EngineConfig, engineInput } from '../vo/config.js';
 import { type EngineRun, estimateClip, estimateClipAsync } from '../vo/estimate.js';
-import { clipQuality, scaleFree } from '../vo/quality.js';
+import { scaleFree } from '../vo/quality.js';
 import { checkTiming, evenFrames, loadFrames } from '../vo/frames.js';
 
 export interface ClipTask {
@@ -203,7 +203,7 @@ export async function runClipTask(task: ClipTask, o: ClipTaskOptions = {}): Prom
   const t2 = performance.now();
 
   const questions = task.questionsDoc === undefined ? loadQuestions(task.config) : questionsFromDocument(task.questionsDoc, task.config);
-  const quality = clipQuality(est.native, { timestamps: clip.timestamps, sizeRatio: est.sizeRatio });
+  const quality = est.quality;
   const oracle = clipOracle(() => runOracle(est.trajectory, questions));
   const labels: Record<string, string> = { ...oracle.labels };
   // Every question is answered from the estimate by default, the verdict beside it (the trajectory

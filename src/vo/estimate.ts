@@ -6,7 +6,7 @@ import { type NativeResult, type PixelFrame, processClip, processClipAsync, type
 import { clipOptions, GROSS_DISAGREEMENT } from './config.js';
 import { loadFrames } from './frames.js';
 import { planarFromCameraPoses } from './planar.js';
-import { clipQuality, speedUncertainty } from './quality.js';
+import { type ClipQuality, clipQuality, speedUncertainty } from './quality.js';
 
 // Where it lived before the verdict read it (bench scripts import it from here).
 export { speedUncertainty } from './quality.js';
@@ -32,6 +32,8 @@ export interface Estimate {
    * the second's, what `kept` compared; the quality verdict flags a gross disagreement (vo/quality.ts).
    */
   sizeRatio?: number;
+  /** The quality verdict (vo/quality.ts), computed once: of the kept run, with the sizes' ratio where both ran. */
+  quality: ClipQuality;
 }
 
 export interface EngineRun {
@@ -39,11 +41,11 @@ export interface EngineRun {
   timing: NativeResult['timing'];
 }
 
-function withSpeed(traj: Trajectory, nat: NativeResult): Estimate['trajectory'] {
+function withSpeed(traj: Trajectory, nat: NativeResult, quality: ClipQuality): Estimate['trajectory'] {
   const p = nat.speedProfile;
   const profile: SpeedProfile = { speed: p.speed, speed_sigma: p.speedSigma, accel: p.accel, accel_sigma: p.accelSigma };
   const hz = DEFAULT_DYNAMICS.hz;
-  const { trajectory, times } = densify(traj, hz, speedUncertainty(nat, traj.t));
+  const { trajectory, times } = densify(traj, hz, quality.speed_uncertainty ?? Infinity);
   return Object.assign(trajectory, { speedProfile: times ? profileAt(traj.t, profile, times) : profile });
 }
 
@@ -85,7 +87,7 @@ export function estimateClip(clip: Clip, opts: VoOptions = {}, alternative?: VoO
   const [input, first] = request(c, opts);
   const [nat, decoded] = detachFrames(processClip(input, firstRun(first, alternative)), first);
   const a = estimate(c, nat, first);
-  if (!alternative || !needsSecond(c, a)) return a;
+  if (!alternative || !needsSecond(a)) return a;
   const second = secondOptions(c, alternative);
   return both(c.timestamps, a, estimate(c, processClip(secondInput(input, decoded), second), second));
 }
@@ -95,7 +97,7 @@ export async function estimateClipAsync(clip: Clip, opts: VoOptions = {}, altern
   const [input, first] = request(c, opts);
   const [nat, decoded] = detachFrames(await processClipAsync(input, firstRun(first, alternative)), first);
   const a = estimate(c, nat, first);
-  if (!alternative || !needsSecond(c, a)) return a;
+  if (!alternative || !needsSecond(a)) return a;
   const second = secondOptions(c, alternative);
   return both(c.timestamps, a, estimate(c, await processClipAsync(secondInput(input, decoded), second), second));
 }
@@ -138,8 +140,8 @@ type EngineInput = ReturnType<typeof request>[0];
  * were stationary clips, whose distances are noise (bench/RESULTS.md "Half size only where full
  * size doubts itself").
  */
-function needsSecond(c: LoadedClip, first: Estimate): boolean {
-  const q = clipQuality(first.native, { timestamps: c.timestamps });
+function needsSecond(first: Estimate): boolean {
+  const q = first.quality;
   return q.verdict !== 'ok' || 2 * q.road_pairs < q.moving_pairs;
 }
 
@@ -150,12 +152,15 @@ function secondOptions(c: LoadedClip, alternative: VoOptions): VoOptions {
 
 function estimate(c: LoadedClip, nat: NativeResult, opts: VoOptions): Estimate {
   const runs = [{ downsample: opts.downsample ?? 1, timing: nat.timing }];
-  return { trajectory: withSpeed(planarFromCameraPoses(c.id, c.timestamps, nat.rotations, nat.positions), nat), native: nat, runs };
+  const quality = clipQuality(nat, { timestamps: c.timestamps });
+  return { trajectory: withSpeed(planarFromCameraPoses(c.id, c.timestamps, nat.rotations, nat.positions), nat, quality), native: nat, runs, quality };
 }
 
 /** The kept one of two sizes' estimates, carrying both runs' costs and the sizes' ratio. */
 function both(timestamps: ArrayLike<number>, first: Estimate, second: Estimate): Estimate {
-  return { ...kept(timestamps, first, second), runs: [...first.runs, ...second.runs], sizeRatio: sizeRatio(first, second) };
+  const k = kept(timestamps, first, second);
+  const ratio = sizeRatio(first, second);
+  return { ...k, runs: [...first.runs, ...second.runs], sizeRatio: ratio, quality: clipQuality(k.native, { timestamps, sizeRatio: ratio }) };
 }
 
 /** The first estimate's distance travelled over the second's. */
@@ -172,6 +177,6 @@ function sizeRatio(first: Estimate, second: Estimate): number {
 export function kept(timestamps: ArrayLike<number>, first: Estimate, second: Estimate): Estimate {
   const ratio = sizeRatio(first, second);
   const agree = ratio <= GROSS_DISAGREEMENT && ratio >= 1 / GROSS_DISAGREEMENT;
-  if (agree && clipQuality(first.native).verdict !== 'failed') return first;
+  if (agree && first.quality.verdict !== 'failed') return first;
   return speedUncertainty(second.native, timestamps) < speedUncertainty(first.native, timestamps) ? second : first;
 }

@@ -37,7 +37,7 @@ describe('kept: which of the two sizes\' estimates stands', () => {
   const road = (distance: number, speedSigma: number): P => ({ ...ok(distance, speedSigma), roadDistance: distance, roadPoints: 40 });
   const unscaled: P = { ...ok(0, 0), roadDistance: 0, roadPoints: 0 };
   // A straight path of `metres` whose two pairs carry `ps`.
-  const est = (metres: number, ps: P[]) => ({ trajectory: { x: Float64Array.from([0, metres / 2, metres]), y: new Float64Array(3) }, native: { pairs: ps } }) as never;
+  const est = (metres: number, ps: P[]) => ({ trajectory: { x: Float64Array.from([0, metres / 2, metres]), y: new Float64Array(3) }, native: { pairs: ps }, quality: clipQuality({ pairs: ps } as never, { timestamps: t }) }) as never;
 
   it('the first (full size) where the two agree on the distance, even when the smoother is surer of the second', () => {
     const first = est(10, [road(5, 1), road(5, 1)]), second = est(12, [road(6, 0.1), road(6, 0.1)]);
