@@ -1,5 +1,5 @@
 // The road normal's pitch against the KITTI poses (issue #27): the scale stage makes the mount's
-// prior normal perpendicular to the clip's heading (native/vo/road_scale.cc), so the heading's
+// prior normal perpendicular to the clip's heading (native/vo/scale/road_scale.cc), so the heading's
 // pitch sets how far the road plane lies along each road corner's ray. Per benchmark window and
 // frame count: the pitch of the heading the engine's road normal implies (−n_z, mrad; positive:
 // down the image) against the median per-pair direction of travel in the camera frame from

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Runs the ASan/UBSan build of the engine (`npm run build:native:asan`) over every KITTI window in
-// ../shared/data/kitti (all frames, and the default at the published 10 frames: both sizes), an mp4 it renders and decodes (FFmpeg, native/vo/video.cc), plus bad input
+// ../shared/data/kitti (all frames, and the default at the published 10 frames: both sizes), an mp4 it renders and decodes (FFmpeg, native/vo/decode/video.cc), plus bad input
 // (missing file, corrupt JPEG, wrong sizes; an empty, a truncated and a non-video "mp4"), and the GPU path
 // (host reference) with three clips on one shared context. Node itself is not
 // instrumented, so the sanitizer runtime is preloaded; any report aborts the process non-zero.
@@ -80,7 +80,7 @@ native().renderClip({
   output: { pixels: false, videoPath: mp4, videoFps: 10 },
 });
 native().probeVideo(mp4);
-// Highway speed at 0.33 s a frame (the direct road alignment, native/vo/road_direct.cc), as pixels.
+// Highway speed at 0.33 s a frame (the direct road alignment, native/vo/scale/road_direct.cc), as pixels.
 const fast = native().renderClip({
   trajectory: { t: ramp(10, (i) => i / 3), x: ramp(10, (i) => (i * 25) / 3), y: ramp(10, () => 0), yaw: ramp(10, () => 0) },
   camera: { width: 640, height: 360 },

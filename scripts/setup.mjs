@@ -26,9 +26,9 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** Debian packages egogeo needs, with a command that shows each is there (for machines without dpkg). */
 export const PACKAGES = [
   ['libopencv-dev', null], // checked with pkg-config
-  ['libjpeg-dev', null], // the engine decodes JPEG frames with libjpeg directly (native/vo/jpeg.cc)
-  ['libpng-dev', null], // … and PNG frames with libpng (native/vo/png.cc)
-  // FFmpeg: the engine decodes mp4 clips with it directly (native/vo/video.cc); checked with pkg-config
+  ['libjpeg-dev', null], // the engine decodes JPEG frames with libjpeg directly (native/vo/decode/jpeg.cc)
+  ['libpng-dev', null], // … and PNG frames with libpng (native/vo/decode/png.cc)
+  // FFmpeg: the engine decodes mp4 clips with it directly (native/vo/decode/video.cc); checked with pkg-config
   ['libavformat-dev', null],
   ['libavcodec-dev', null],
   ['libavutil-dev', null],

@@ -9,9 +9,9 @@
 
 #include "../napi_util.h"
 #include "../render/encode.h"
-#include "../vo/frame_decode.h"
+#include "../vo/decode/frame_decode.h"
 #include "../vo/types.h"
-#include "../vo/video.h"
+#include "../vo/decode/video.h"
 
 #include <fstream>
 #include <memory>

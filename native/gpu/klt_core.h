@@ -2,7 +2,7 @@
 // code runs in the CUDA kernels and in the host reference (egogeo_gpu_reference_*), which is what
 // can be checked against OpenCV on a machine without a GPU. Each function reproduces the integer
 // arithmetic of OpenCV 4.6 (modules/video/src/lkpyramid.cpp, imgproc pyrDown, features2d FAST); the
-// KLT's window sums are exact integers (lk_point), as the CPU tracker's (native/vo/klt.cc), so tracks
+// KLT's window sums are exact integers (lk_point), as the CPU tracker's (native/vo/track/klt.cc), so tracks
 // equal the CPU path's bit for bit and cv::calcOpticalFlowPyrLK's but for its float rounding.
 #pragma once
 
@@ -133,7 +133,7 @@ EGG_HD int fast_score(const uint8_t* img, int pitch, int x, int y, int threshold
 /// The lanes that track one point together. The window's pixels are dealt out to them (pixel i of
 /// the win x win window to lane i mod size) and each lane sums its pixels' products; sum() adds the
 /// lanes' sums. The sums are exact integers (|ix|, |iy| <= 4080, |diff| <= 8160, so every product and
-/// sum is an integer), as the CPU tracker's KLT (native/vo/klt.cc) sums them, so their value depends
+/// sum is an integer), as the CPU tracker's KLT (native/vo/track/klt.cc) sums them, so their value depends
 /// on no order and no dealing: every lane then runs the same float steps on the same totals, holds
 /// the same estimate and takes the same branches. OpenCV 4.6 adds the products as floats (rounding
 /// once the sums pass 2^24), so its last bits depend on its lane order; the exact sums give the CPU

@@ -2,17 +2,17 @@
 // Every call owns its request (pixel buffers are copied), so the async path never touches JS
 // memory and no state is shared between calls or worker threads.
 #include "binding.h"
-#include "road_scale.h"
-#include "scale_fusion.h"
+#include "scale/road_scale.h"
+#include "scale/scale_fusion.h"
 
 #include "../napi_util.h"
-#include "band_blur.h"
-#include "fast.h"
-#include "frame_decode.h"
-#include "gpu_backend.h"
-#include "klt.h"
+#include "track/band_blur.h"
+#include "track/fast.h"
+#include "decode/frame_decode.h"
+#include "track/gpu_backend.h"
+#include "track/klt.h"
 #include "pipeline.h"
-#include "video.h"
+#include "decode/video.h"
 
 #include <opencv2/video/tracking.hpp>
 

@@ -1,13 +1,13 @@
 #include "pipeline.h"
 
-#include "bundle_scale.h"
-#include "camera.h"
-#include "frame_decode.h"
-#include "motion.h"
-#include "relative_scale.h"
-#include "road_scale.h"
+#include "scale/bundle_scale.h"
+#include "pose/camera.h"
+#include "decode/frame_decode.h"
+#include "pose/motion.h"
+#include "scale/relative_scale.h"
+#include "scale/road_scale.h"
 #include "timer.h"
-#include "tracker.h"
+#include "track/tracker.h"
 
 #include <opencv2/calib3d.hpp>
 #include <opencv2/imgproc.hpp>

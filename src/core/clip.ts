@@ -17,7 +17,7 @@ export interface Intrinsics {
 /**
  * The camera the engine assumes for a clip with neither intrinsics nor a field of view (the
  * reference baselines' assumption): fx = fy = DEFAULT_FOCAL_PER_WIDTH × the image width, the
- * principal point at the image centre. The addon computes it itself (native/vo/camera.cc,
+ * principal point at the image centre. The addon computes it itself (native/vo/pose/camera.cc,
  * `clip_intrinsics`); test/vo/camera-default.test.ts holds the two equal.
  */
 export const DEFAULT_FOCAL_PER_WIDTH = 0.9;

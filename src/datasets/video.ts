@@ -2,7 +2,7 @@
  * mp4 clips → 8-bit greyscale frames in JS memory, through `@u4/opencv4nodejs` (OpenCV's
  * VideoCapture, FFmpeg backend; built against the system OpenCV) — for looking at a video's frames
  * from JavaScript. Benchmark runs do not use it: the native engine decodes each clip's video in
- * its own worker (`processClip({ video })`, native/vo/video.cc).
+ * its own worker (`processClip({ video })`, native/vo/decode/video.cc).
  *
  * One thread per process only: opencv4nodejs keeps its JS class templates in C++ statics, so a
  * second worker thread that loads it gets Mats without methods (or worse). It is an optional

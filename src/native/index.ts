@@ -115,7 +115,7 @@ export interface VoOptions {
   /**
    * Pairs whose road region kept too few tracks (frames far apart at speed: road points near the
    * camera move past KLT's reach) get their road distance by direct alignment of the two frames
-   * under the plane homography (native/vo/road_direct.cc). Default true.
+   * under the plane homography (native/vo/scale/road_direct.cc). Default true.
    */
   directRoad?: boolean;
   /**
@@ -142,7 +142,7 @@ export interface VoOptions {
   relativeScale?: boolean;
   /**
    * Refine the relative scales by a bundle adjustment over windows of up to 20 pairs (poses and
-   * inverse depths, Huber reprojection errors; native/vo/bundle_scale.cc). Default true; false:
+   * inverse depths, Huber reprojection errors; native/vo/scale/bundle_scale.cc). Default true; false:
    * the three-frame ratios alone.
    */
   bundleScale?: boolean;
@@ -155,7 +155,7 @@ export interface VoOptions {
   /**
    * Speed profile under a white-noise-jerk motion model (default true): road distances and
    * relative scales fused with their uncertainties, the jerk PSD and the measurements' noise scales
-   * chosen per clip by maximum marginal likelihood (native/vo/speed_smoother.cc). false: the older fusion.
+   * chosen per clip by maximum marginal likelihood (native/vo/scale/speed_smoother.cc). false: the older fusion.
    */
   speedSmoother?: boolean;
   /** Fixes the smoother's jerk power spectral density (m²/s⁵); default 0 = chosen per clip. */
@@ -276,7 +276,7 @@ export const DEVICES = ['auto', 'cpu', 'gpu'] as const;
 export type DeviceChoice = (typeof DEVICES)[number];
 export type Device = Exclude<DeviceChoice, 'auto'>;
 
-/** What the addon's GPU loader finds (native/vo/gpu_backend.h). */
+/** What the addon's GPU loader finds (native/vo/track/gpu_backend.h). */
 export interface GpuInfo {
   /** libegogeo_gpu.so was found and loaded (built only where nvcc exists). */
   loaded: boolean;
@@ -551,7 +551,7 @@ export interface KltOptions {
 }
 
 /**
- * The tracker's pyramidal KLT (native/vo/klt.cc) from `prev` into `next` for x, y pairs: where each
+ * The tracker's pyramidal KLT (native/vo/track/klt.cc) from `prev` into `next` for x, y pairs: where each
  * went and whether it was found. With `reference: 'opencv'`, OpenCV's on the same pyramids.
  */
 export function kltTrack(prev: PixelFrame, next: PixelFrame, points: Float32Array, options: KltOptions = {}): { points: Float32Array; status: Uint8Array } {
@@ -564,7 +564,7 @@ export interface BandBlurOptions {
   top?: number;
   /** Gaussian sigma in pixels (default 3; the alignment uses 3 and 1). */
   sigma?: number;
-  /** 'opencv': cv::GaussianBlur on the float frame instead of native/vo/band_blur.cc. */
+  /** 'opencv': cv::GaussianBlur on the float frame instead of native/vo/track/band_blur.cc. */
   reference?: 'egogeo' | 'opencv';
 }
 
@@ -581,7 +581,7 @@ export function bandBlur(frame: PixelFrame, options: BandBlurOptions = {}): { pi
 export interface FastCornerOptions {
   /** FAST threshold, 0..255 (default: the tracker's, 12). */
   threshold?: number;
-  /** 'opencv': cv::FAST instead of native/vo/fast.cc. */
+  /** 'opencv': cv::FAST instead of native/vo/track/fast.cc. */
   reference?: 'egogeo' | 'opencv';
 }
 
@@ -594,7 +594,7 @@ export interface FastCorners {
 }
 
 /**
- * The tracker's FAST-9/16 corners with non-maximum suppression (native/vo/fast.cc): the list
+ * The tracker's FAST-9/16 corners with non-maximum suppression (native/vo/track/fast.cc): the list
  * cv::FAST(frame, threshold, true) gives, which `reference: 'opencv'` returns (tests compare them).
  */
 export function fastCorners(frame: PixelFrame, options: FastCornerOptions = {}): FastCorners {
@@ -639,7 +639,7 @@ export interface SmoothedSpeed {
 
 /**
  * The engine's scale fusion and jerk-driven speed smoother on given measurements (tests, studies):
- * the same preparation as the engine's (native/vo/scale_fusion.cc), so the engine's own pair
+ * the same preparation as the engine's (native/vo/scale/scale_fusion.cc), so the engine's own pair
  * measurements with `moving` give the engine's speeds.
  */
 export function smoothSpeed(m: SpeedMeasurements): SmoothedSpeed {

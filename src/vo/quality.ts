@@ -24,7 +24,7 @@ import { GROSS_DISAGREEMENT } from './config.js';
 
 export type { ClipQuality } from '../io/trajectories.js';
 
-/** Road correspondences the engine's tracked road fit needs (native/vo/road_scale.cc kMinRoadPoints). */
+/** Road correspondences the engine's tracked road fit needs (native/vo/scale/road_scale.cc kMinRoadPoints). */
 const MIN_ROAD_POINTS = 15;
 
 /**

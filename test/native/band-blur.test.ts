@@ -1,5 +1,5 @@
 /**
- * The direct road alignment's Gaussian blurs (native/vo/band_blur.cc) against cv::GaussianBlur of
+ * The direct road alignment's Gaussian blurs (native/vo/track/band_blur.cc) against cv::GaussianBlur of
  * the float frame's band, which they replace: every float the same, for each width's tail
  * (width mod 8), bands starting at the top, inside the kernel's reach of it and further down, both
  * sigmas the alignment uses. On rendered driving, noise, and KITTI frames (../shared).

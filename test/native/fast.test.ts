@@ -1,5 +1,5 @@
 /**
- * The tracker's FAST corners (native/vo/fast.cc) against cv::FAST with non-maximum suppression,
+ * The tracker's FAST corners (native/vo/track/fast.cc) against cv::FAST with non-maximum suppression,
  * which they replace: the same corners, in the same order, with the same scores (the tracker sorts
  * them by score, ties included), for thresholds 0..255, every width mod 32 near the vector's size,
  * widths below the vector's (the scalar path), noise, rendered driving and KITTI frames (../shared).

@@ -10,7 +10,7 @@
  * answered; a pair one run failed to answer counts as a difference.
  *
  * The library's KLT (native/gpu/klt_core.h) sums the window's products exactly, in integers, as the
- * CPU tracker's KLT does (native/vo/klt.cc), so the two give the same tracks bit for bit; measured
+ * CPU tracker's KLT does (native/vo/track/klt.cc), so the two give the same tracks bit for bit; measured
  * 2026-12-05: 896 of 896 (100%) on the KITTI windows at 10 frames and at all frames (98.88% at all
  * frames while the library summed serially in float; 99.44% while it followed OpenCV's float lane
  * order and the CPU summed exactly).

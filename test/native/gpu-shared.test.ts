@@ -1,5 +1,5 @@
 /**
- * `--device gpu` clips in flight share one device context (native/vo/gpu_backend.cc GpuHub): each
+ * `--device gpu` clips in flight share one device context (native/vo/track/gpu_backend.cc GpuHub): each
  * leases a slot, and calls that arrive together go to the library as one batch. Run on the
  * library's host reference (EGOGEO_GPU_REFERENCE=1), so it holds on any machine: four clips at
  * once make one context, some calls carry several clips' jobs, and every clip's estimate is the

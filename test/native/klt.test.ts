@@ -1,5 +1,5 @@
 /**
- * The tracker's own pyramidal KLT (native/vo/klt.cc, through kltTrack) against OpenCV's
+ * The tracker's own pyramidal KLT (native/vo/track/klt.cc, through kltTrack) against OpenCV's
  * calcOpticalFlowPyrLK on the same pyramids: the same algorithm, its window sums exact integers
  * where OpenCV's are float, so the same tracks but for the few points whose window is nearly flat
  * (a float rounding there moves the answer) or whose last step sits on the stopping threshold.

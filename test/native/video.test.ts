@@ -1,5 +1,5 @@
 /**
- * Video clips decoded inside the engine (processClip({ video }), native/vo/video.cc): every frame or
+ * Video clips decoded inside the engine (processClip({ video }), native/vo/decode/video.cc): every frame or
  * the frames named, timestamps from the caller or the frame rate, clear errors for missing and
  * unreadable videos, and decoding in several worker threads at once (no main-thread decoder).
  */

@@ -2,7 +2,7 @@
  * The published protocol's 10 frames (0.33 s apart) at highway speed, on clips the native renderer
  * makes (`egogeo synth --speed`): 7-11 m a pair, so road points near the camera move past KLT's
  * reach and the tracked road fit has nothing to fit. The direct road alignment
- * (native/vo/road_direct.cc) measures the distances; without it the scale collapses towards zero
+ * (native/vo/scale/road_direct.cc) measures the distances; without it the scale collapses towards zero
  * (a car at 25 m/s written as standing still). Measured bounds; bench/highway.mjs measures 40 clips.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -52,7 +52,7 @@ describe.skipIf(!NATIVE_BUILT)('highway speed at the published 10 frames (render
   // one dash period matches the next dash, and dozens of such tracks read a small fraction of the
   // distance (0.6 m for 10.8 m), outweighing the direct alignments of the pairs around them. Where
   // the two measurements of a pair contradict each other, neither is used
-  // (native/vo/road_scale.cc, tracked_contradicted). On this seed the fourth clip read -92% before.
+  // (native/vo/scale/road_scale.cc, tracked_contradicted). On this seed the fourth clip read -92% before.
   it('no clip collapses on aliased road tracks: every path within 10%', () => {
     ensureDist();
     const ds = join(tmp, 'ds10');
@@ -137,7 +137,7 @@ describe.skipIf(!NATIVE_BUILT)('highway speed at the published 10 frames (render
   // (0.4-1.5 m for 8-13 m) whose own direct alignment failed, so nothing contradicted them, and
   // their tight errors outweighed the right direct distances of the other pairs: the paths came
   // out 95% and 84% short. A tracked speed more than 4x off the clip's median direct speed is now
-  // not used (native/vo/road_scale.cc, kDirectConsensus).
+  // not used (native/vo/scale/road_scale.cc, kDirectConsensus).
   it('10 frames: aliased road tracks far off the clip\'s direct distances are not used', () => {
     ensureDist();
     const ds = join(tmp, 'ds5151');

@@ -1,5 +1,5 @@
 /**
- * The direct road alignment's own readings (native/vo/road_direct.cc; each pair's `directDistance`,
+ * The direct road alignment's own readings (native/vo/scale/road_direct.cc; each pair's `directDistance`,
  * which a wide-baseline clip measures on every pair) against the truth, at the published
  * protocol's 10 frames (0.33 s apart). The alignment scores each distance on the current frame's
  * road mapped back into the previous frame, a fixed set of samples; mapped forward, the near road
@@ -20,7 +20,7 @@ import { evenFrames, type LoadedClip, loadFrames, selectFrames } from '../../src
 import { needsShared, sharedPath } from '../helpers/shared.js';
 import { cli, ensureDist, NATIVE_BUILT } from '../run/fixtures.js';
 
-const MIN_SCORE = 0.5; // native/vo/road_scale.cc kMinDirectScore
+const MIN_SCORE = 0.5; // native/vo/scale/road_scale.cc kMinDirectScore
 
 /** Per pair with a usable reading: log(direct distance / true distance). */
 function readings(clip: LoadedClip, truth: (i: number) => [number, number]): number[] {

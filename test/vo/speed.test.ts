@@ -1,5 +1,5 @@
 /**
- * The engine's jerk-driven speed smoother (native/vo/speed_smoother.cc, through smoothSpeed) on analytic
+ * The engine's jerk-driven speed smoother (native/vo/scale/speed_smoother.cc, through smoothSpeed) on analytic
  * per-pair measurements: a known speed profile, road distances with 6% log noise and relative
  * scales with 1% noise (the engine's nominal figures), from a seeded generator. A ratio's error is
  * made like the engine's: each pair's own error u_k, shared with opposite signs by its two ratios,

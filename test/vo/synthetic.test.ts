@@ -36,7 +36,7 @@ const DEG = Math.PI / 180;
 const KITTI_CAMERA = { width: 1241, height: 376, fx: 718.856, fy: 718.856, cx: 607.1928, cy: 185.2157 };
 const ROT_TOL = 0.1 * DEG; // per pair
 const DIST_TOL = 0.02; // relative, per pair and over the path
-// The road fit's one-sided weights (native/vo/road_scale.cc) read this renderer's clean road up to
+// The road fit's one-sided weights (native/vo/scale/road_scale.cc) read this renderer's clean road up to
 // ~2.5% short: they treat tracking noise along the parallax as they treat obstacles, which real
 // roads need (bench/RESULTS.md, "A noise band for the one-sided weights"). Where the pairs' own
 // headings set the road's pitch, their error happened to offset that on some clips (3.3 mrad, +2.6%

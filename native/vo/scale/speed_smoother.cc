@@ -5,7 +5,7 @@
 // the measurements are reweighted against the profile (three passes).
 #include "speed_smoother.h"
 
-#include "geometry.h"
+#include "../pose/geometry.h"
 
 #include <algorithm>
 #include <cmath>

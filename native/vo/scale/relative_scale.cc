@@ -1,6 +1,6 @@
 #include "relative_scale.h"
 
-#include "geometry.h"
+#include "../pose/geometry.h"
 
 #include <cmath>
 #include <unordered_map>

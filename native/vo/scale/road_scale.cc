@@ -1,6 +1,6 @@
 #include "road_scale.h"
 
-#include "geometry.h"
+#include "../pose/geometry.h"
 
 #include <opencv2/calib3d.hpp>
 

@@ -3,7 +3,7 @@
 // short or corrupt is an InputError naming it.
 #pragma once
 
-#include "types.h"
+#include "../types.h"
 
 #include <opencv2/core.hpp>
 

@@ -2,8 +2,8 @@
 // rotation), the essential matrix with cheirality when the translation is observable.
 #pragma once
 
-#include "tracker.h"
-#include "types.h"
+#include "../track/tracker.h"
+#include "../types.h"
 
 #include <vector>
 

@@ -5,7 +5,7 @@
 // frame's mean and contrast for KLT only. One instance per clip (it keeps the reference statistics).
 #pragma once
 
-#include "types.h"
+#include "../types.h"
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>

@@ -15,8 +15,8 @@
 // frames read +23% long, median; bench/RESULTS.md, "The direct alignment's fixed support").
 #pragma once
 
-#include "band_blur.h"
-#include "types.h"
+#include "../track/band_blur.h"
+#include "../types.h"
 
 #include <opencv2/core.hpp>
 

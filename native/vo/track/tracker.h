@@ -4,7 +4,7 @@
 #include "fast.h"
 #include "gpu_backend.h"
 #include "photometric.h"
-#include "types.h"
+#include "../types.h"
 
 #include <opencv2/core.hpp>
 #include <opencv2/features2d.hpp>

@@ -2,7 +2,7 @@
 // relative scales under a white-noise-jerk motion model, with their posterior uncertainty.
 #pragma once
 
-#include "types.h"
+#include "../types.h"
 
 #include <vector>
 

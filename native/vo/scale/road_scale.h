@@ -8,13 +8,13 @@
 // the scale consistent from pair to pair; the road then sets the absolute level over the clip.
 #pragma once
 
-#include "geometry.h"
+#include "../pose/geometry.h"
 #include "relative_scale.h"
 #include "road_direct.h"
 #include "scale_fusion.h"
 #include "speed_smoother.h"
-#include "tracker.h"
-#include "types.h"
+#include "../track/tracker.h"
+#include "../types.h"
 
 #include <vector>
 

@@ -2,7 +2,7 @@
 
 #include "fast.h"
 #include "klt.h"
-#include "timer.h"
+#include "../timer.h"
 
 #include <opencv2/imgproc.hpp>
 #include <opencv2/video/tracking.hpp>

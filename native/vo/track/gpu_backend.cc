@@ -1,7 +1,7 @@
 #include "gpu_backend.h"
 
-#include "../gpu/egogeo_gpu.h"
-#include "types.h"
+#include "../../gpu/egogeo_gpu.h"
+#include "../types.h"
 
 #include <dlfcn.h>
 

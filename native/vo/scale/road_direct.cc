@@ -1,6 +1,6 @@
 #include "road_direct.h"
 
-#include "band_blur.h"
+#include "../track/band_blur.h"
 
 #include <opencv2/imgproc.hpp>
 

@@ -7,8 +7,8 @@
 #pragma once
 
 #include "relative_scale.h"
-#include "tracker.h"
-#include "types.h"
+#include "../track/tracker.h"
+#include "../types.h"
 
 #include <vector>
 

@@ -1,6 +1,6 @@
 #include "camera.h"
 
-#include "../default_camera.h"
+#include "../../default_camera.h"
 
 #include <cmath>
 #include <string>

@@ -4,8 +4,8 @@
 // it uses every well-triangulated point (the far field too), so it is much less noisy.
 #pragma once
 
-#include "tracker.h"
-#include "types.h"
+#include "../track/tracker.h"
+#include "../types.h"
 
 #include <vector>
 

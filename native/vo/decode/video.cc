@@ -2,8 +2,8 @@
 
 #include <opencv2/imgproc.hpp>
 
-#include "../ffmpeg.h"
-#include "types.h"
+#include "../../ffmpeg.h"
+#include "../types.h"
 
 #include <cmath>
 #include <cstring>

@@ -3,7 +3,7 @@
 // resolution and the working one (Options::downsample).
 #pragma once
 
-#include "types.h"
+#include "../types.h"
 
 #include <opencv2/core.hpp>
 

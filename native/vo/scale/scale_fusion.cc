@@ -1,6 +1,6 @@
 #include "scale_fusion.h"
 
-#include "geometry.h"
+#include "../pose/geometry.h"
 
 #include <opencv2/core.hpp>
 
