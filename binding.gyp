@@ -32,6 +32,7 @@
         "native/vo/track/fast.cc",
         "native/vo/track/gpu_backend.cc",
         "native/vo/track/klt.cc",
+        "native/vo/track/klt_scale.cc",
         "native/vo/track/photometric.cc",
         "native/vo/track/tracker.cc"
       ],
