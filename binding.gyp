@@ -14,6 +14,7 @@
         "native/render/texture.cc",
         "native/render/world.cc",
         "native/vo/binding.cc",
+        "native/vo/decode/clip_frames.cc",
         "native/vo/decode/frame_decode.cc",
         "native/vo/decode/jpeg.cc",
         "native/vo/decode/png.cc",

@@ -8,6 +8,7 @@
 #include "../napi_util.h"
 #include "track/band_blur.h"
 #include "track/fast.h"
+#include "decode/clip_frames.h"
 #include "decode/frame_decode.h"
 #include "track/gpu_backend.h"
 #include "track/klt.h"
@@ -44,14 +45,8 @@ struct Request {
   ClipInput input;
   Options options;
   std::vector<std::vector<uint8_t>> pixels;
-  /// clip.video: decoded in `run` (on the calling worker thread, or the libuv pool for the async
-  /// form); the frames clip.frameIndices names (default all), timestamps from clip.timestamps (one
-  /// per frame used) or frame index / fps (clip.fps, else the container's).
-  std::string video;
-  std::vector<int> frame_indices;
-  bool indices_given = false;
-  double fps = 0;
-  bool timestamps_given = false;
+  /// clip.video: decoded in `run` (on the calling worker thread, or the libuv pool for the async form).
+  VideoRequest video;
   Delivery delivery;
 };
 
@@ -148,7 +143,7 @@ std::unique_ptr<Request> parse(const Napi::CallbackInfo& info) {
   if (!video.IsUndefined()) {
     if (!video.IsString() || video.As<Napi::String>().Utf8Value().empty()) a.fail("clip.video must be a video file path");
     if (!clip.Get("frames").IsUndefined()) a.fail("give clip.frames or clip.video, not both");
-    req->video = video.As<Napi::String>().Utf8Value();
+    req->video.path = video.As<Napi::String>().Utf8Value();
     Napi::Value fi = clip.Get("frameIndices");
     if (!fi.IsUndefined()) {
       const std::vector<double> idx = a.numbers(fi, "clip.frameIndices");
@@ -156,25 +151,25 @@ std::unique_ptr<Request> parse(const Napi::CallbackInfo& info) {
         if (idx[i] < 0 || idx[i] != std::floor(idx[i]) || idx[i] > 1e9 || (i > 0 && idx[i] <= idx[i - 1])) {
           a.fail("clip.frameIndices must be increasing non-negative integers (entry " + std::to_string(i) + ")");
         }
-        req->frame_indices.push_back(static_cast<int>(idx[i]));
+        req->video.frame_indices.push_back(static_cast<int>(idx[i]));
       }
-      if (req->frame_indices.size() < 2) a.fail("clip.frameIndices needs at least 2 frames, got " + std::to_string(req->frame_indices.size()));
-      req->indices_given = true;
+      if (req->video.frame_indices.size() < 2) a.fail("clip.frameIndices needs at least 2 frames, got " + std::to_string(req->video.frame_indices.size()));
+      req->video.indices_given = true;
     }
-    req->fps = a.number(clip, "fps", "clip", 0, 0, 1e6);
+    req->video.fps = a.number(clip, "fps", "clip", 0, 0, 1e6);
     Napi::Value ts = clip.Get("timestamps");
     if (!ts.IsUndefined()) {
       req->input.timestamps = a.numbers(ts, "clip.timestamps");
-      req->timestamps_given = true;
-      if (req->indices_given && req->input.timestamps.size() != req->frame_indices.size()) {
+      req->video.timestamps_given = true;
+      if (req->video.indices_given && req->input.timestamps.size() != req->video.frame_indices.size()) {
         a.fail("clip.timestamps has " + std::to_string(req->input.timestamps.size()) + " entries for " +
-               std::to_string(req->frame_indices.size()) + " clip.frameIndices");
+               std::to_string(req->video.frame_indices.size()) + " clip.frameIndices");
       }
     }
   }
   Napi::Value frames = clip.Get("frames");
-  if (req->video.empty() && !frames.IsArray()) a.fail("clip.frames must be an array of file paths or {data, width, height} greyscale buffers, or clip.video a video path");
-  auto fa = req->video.empty() ? frames.As<Napi::Array>() : Napi::Array::New(info.Env());
+  if (req->video.path.empty() && !frames.IsArray()) a.fail("clip.frames must be an array of file paths or {data, width, height} greyscale buffers, or clip.video a video path");
+  auto fa = req->video.path.empty() ? frames.As<Napi::Array>() : Napi::Array::New(info.Env());
   req->pixels.reserve(fa.Length());
   for (uint32_t i = 0; i < fa.Length(); ++i) {
     Napi::Value f = fa.Get(i);
@@ -207,9 +202,9 @@ std::unique_ptr<Request> parse(const Napi::CallbackInfo& info) {
     }
     req->input.frames.push_back(src);
   }
-  if (req->video.empty() && req->input.frames.size() < 2) a.fail("clip.frames needs at least 2 frames, got " + std::to_string(req->input.frames.size()));
-  if (req->video.empty()) req->input.timestamps = a.numbers(clip.Get("timestamps"), "clip.timestamps");
-  if (req->video.empty() && req->input.timestamps.size() != req->input.frames.size()) {
+  if (req->video.path.empty() && req->input.frames.size() < 2) a.fail("clip.frames needs at least 2 frames, got " + std::to_string(req->input.frames.size()));
+  if (req->video.path.empty()) req->input.timestamps = a.numbers(clip.Get("timestamps"), "clip.timestamps");
+  if (req->video.path.empty() && req->input.timestamps.size() != req->input.frames.size()) {
     a.fail("clip.timestamps has " + std::to_string(req->input.timestamps.size()) + " entries for " +
                         std::to_string(req->input.frames.size()) + " frames");
   }
@@ -241,7 +236,7 @@ std::unique_ptr<Request> parse(const Napi::CallbackInfo& info) {
     parse_options(r, o, req->delivery);
     r.reject_unknown();
   }
-  if (req->video.empty() && o.scale == ScaleMode::GroundTruth && o.gt_speeds.size() != req->input.frames.size() - 1) {
+  if (req->video.path.empty() && o.scale == ScaleMode::GroundTruth && o.gt_speeds.size() != req->input.frames.size() - 1) {
     a.fail("options.gtSpeeds must have one speed per frame pair (" + std::to_string(req->input.frames.size() - 1) + ") when scale is 'gt'");
   }
   return req;
@@ -368,87 +363,27 @@ Napi::Object result_to_js(Napi::Env env, Output& o) {
   return out;
 }
 
-/// clip.video → the frames and timestamps process_clip sees (`frames` keeps the pixels alive).
-ClipInput video_input(const Request& req, Output& out, std::vector<cv::Mat>& frames, double& decode_ms) {
-  const int64 t0 = cv::getTickCount();
-  DecodedVideo v = decode_video(req.video);
-  decode_ms = 1000.0 * static_cast<double>(cv::getTickCount() - t0) / cv::getTickFrequency();
-  const int n = static_cast<int>(v.frames.size());
-  out.video = true;
-  out.video_frames = n;
-  out.video_fps = v.fps;
-  if (req.indices_given) {
-    out.frame_indices = req.frame_indices;
-    if (out.frame_indices.back() >= n) {
-      throw InputError("clip.frameIndices names frame " + std::to_string(out.frame_indices.back()) + " but clip.video '" + req.video +
-                       "' has " + std::to_string(n) + " frames");
-    }
-  } else {
-    for (int i = 0; i < n; ++i) out.frame_indices.push_back(i);
-  }
-  const size_t used = out.frame_indices.size();
-  if (used < 2) throw InputError("clip.video '" + req.video + "' has " + std::to_string(n) + " frame; VO needs at least 2");
-  if (req.timestamps_given && req.input.timestamps.size() != used) {
-    throw InputError("clip.video '" + req.video + "' has " + std::to_string(n) + " frames but clip.timestamps has " +
-                     std::to_string(req.input.timestamps.size()) + " entries");
-  }
-  const double fps = req.fps > 0 ? req.fps : v.fps;
-  if (!req.timestamps_given && !(fps > 0)) throw InputError("clip.video '" + req.video + "': no frame rate (give clip.fps or clip.timestamps)");
-  ClipInput in = req.input;  // intrinsics and the rest as parsed; frames and timestamps from the video
-  in.frames.clear();
-  in.timestamps.clear();
-  for (size_t k = 0; k < used; ++k) {
-    const int i = out.frame_indices[k];
-    frames.push_back(std::move(v.frames[i]));
-    const cv::Mat& m = frames.back();
-    FrameSource src;
-    src.pixels = m.data;  // continuous: a fresh Mat from cvtColor / clone
-    src.width = m.cols;
-    src.height = m.rows;
-    in.frames.push_back(src);
-    in.timestamps.push_back(req.timestamps_given ? req.input.timestamps[k] : i / fps);
-  }
-  out.timestamps = in.timestamps;
-  return in;
-}
-
-/// The clip's image files decoded at their own size, as in-memory frames (`frames` keeps the
-/// pixels alive); frames given as pixels stay as they are.
-ClipInput decoded_input(const ClipInput& given, std::vector<cv::Mat>& frames, double& decode_ms) {
-  ClipInput in = given;
-  const int64 t0 = cv::getTickCount();
-  frames.reserve(in.frames.size());
-  for (size_t k = 0; k < in.frames.size(); ++k) {
-    FrameSource& src = in.frames[k];
-    if (src.pixels) continue;
-    frames.push_back(decode_frame(src, k, 1).img);
-    const cv::Mat& m = frames.back();
-    src = FrameSource{};
-    src.pixels = m.data;  // continuous: a fresh decode
-    src.width = m.cols;
-    src.height = m.rows;
-  }
-  decode_ms = 1000.0 * static_cast<double>(cv::getTickCount() - t0) / cv::getTickFrequency();
-  return in;
-}
-
 bool run(const Request& req, Output& out, napi::Failure& error) {
   return napi::guarded<InputError>("processClip", [&] {
     const bool shrink = req.delivery.area_shrink && req.options.downsample > 1;
     const bool keep = req.delivery.keep_frames;
-    if (req.video.empty() && !shrink && !keep) {
+    if (req.video.path.empty() && !shrink && !keep) {
       out.clip = process_clip(req.input, req.options);
       return;
     }
-    // Decoded here at the frames' own size: a video always (the engine reads frames, not
-    // containers), image files for areaShrink (the engine area-averages pixels it is given) or
-    // to return them.
-    std::vector<cv::Mat> frames;
-    double decode_ms = 0;
-    const ClipInput in = req.video.empty() ? decoded_input(req.input, frames, decode_ms) : video_input(req, out, frames, decode_ms);
-    out.clip = process_clip(in, req.options);
-    out.clip.ms.decode += decode_ms;
-    if (keep && frames.size() == in.frames.size()) out.frames = std::move(frames);
+    // Decoded here at the frames' own size (decode/clip_frames.h): a video always, image files for
+    // areaShrink (the engine area-averages pixels it is given) or to return them.
+    ClipFrames f = req.video.path.empty() ? decoded_files(req.input) : video_frames(req.input, req.video);
+    out.clip = process_clip(f.input, req.options);
+    out.clip.ms.decode += f.decode_ms;
+    if (!req.video.path.empty()) {
+      out.video = true;
+      out.video_frames = f.video_frames;
+      out.video_fps = f.video_fps;
+      out.frame_indices = std::move(f.frame_indices);
+      out.timestamps = f.input.timestamps;
+    }
+    if (keep && f.frames.size() == f.input.frames.size()) out.frames = std::move(f.frames);
   }, error);
 }
 
@@ -502,48 +437,31 @@ Napi::Value SmoothSpeed(const Napi::CallbackInfo& info) {
   prior.road_corr_time = a.number(o, "roadCorrTime", "roadCorrTime", prior.road_corr_time, -1, 10);
   prior.q_prior = a.number(o, "jerkPsdPrior", "jerkPsdPrior", prior.q_prior, 0, 1000);
   prior.q_prior_width = a.number(o, "jerkPsdPriorWidth", "jerkPsdPriorWidth", prior.q_prior_width, 0.05, 100);
-  // The engine's own preparation (scale_fusion.h): the same measurements give the engine's profile.
-  ScaleMeasurements m;
-  m.timestamps = ts;
-  m.road_distance = d;
-  m.road_sigma = ds;
-  m.ratios.resize(n);
-  m.moving.assign(n, true);
+  std::vector<bool> moving(n, true);
   const Napi::Value mv = o.Get("moving");
   if (!mv.IsUndefined()) {
     if (!mv.IsArray() || mv.As<Napi::Array>().Length() != n) a.fail("moving must be an array of booleans, one per pair");
     for (uint32_t k = 0; k < n; ++k) {
       const Napi::Value e = mv.As<Napi::Array>().Get(k);
       if (!e.IsBoolean()) a.fail("moving[" + std::to_string(k) + "] must be a boolean");
-      m.moving[k] = e.As<Napi::Boolean>().Value();
+      moving[k] = e.As<Napi::Boolean>().Value();
     }
   }
-  std::vector<double> v(n, 0.0), conf(n, 0.0), var(n, std::numeric_limits<double>::quiet_NaN()), covp(n, 0.0);
-  for (size_t k = 0; k < n; ++k) {
-    if (k >= 1 && rs[k] > 0) m.ratios[k] = {lr[k], rs[k], true};
-    if (!m.moving[k]) {
-      conf[k] = 1.0;  // standing still is known exactly
-    } else if (d[k] > 0 && ds[k] > 0) {
-      v[k] = d[k] / (ts[k + 1] - ts[k]);
-      conf[k] = 1.0;
-    }
-  }
-  SpeedFit fit;
-  fuse_scales(m, prior, true, v, conf, var, covp, fit);
-  if (!fit.ok) a.fail("no road distance to anchor the speed");
+  const MeasuredSpeed r = speed_from_pairs(ts, d, ds, lr, rs, moving, prior);
+  if (!r.fit.ok) a.fail("no road distance to anchor the speed");
   Napi::Env env = info.Env();
   auto sp = Napi::Float64Array::New(env, n), sg = Napi::Float64Array::New(env, n);
   for (size_t k = 0; k < n; ++k) {
-    sp[k] = v[k];
-    sg[k] = v[k] * std::sqrt(var[k]);
+    sp[k] = r.speed[k];
+    sg[k] = r.sigma[k];
   }
   Napi::Object out = Napi::Object::New(env);
   out.Set("speed", sp);
   out.Set("speedSigma", sg);
-  out.Set("jerkPsd", fit.jerk_psd);
-  out.Set("roadScale", fit.road_scale);
-  out.Set("ratioScale", fit.ratio_scale);
-  out.Set("roadCorrTime", fit.road_corr_time);
+  out.Set("jerkPsd", r.fit.jerk_psd);
+  out.Set("roadScale", r.fit.road_scale);
+  out.Set("ratioScale", r.fit.ratio_scale);
+  out.Set("roadCorrTime", r.fit.road_corr_time);
   return out;
 }
 

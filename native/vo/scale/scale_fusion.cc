@@ -5,6 +5,7 @@
 #include <opencv2/core.hpp>
 
 #include <cmath>
+#include <limits>
 #include <utility>
 
 namespace egogeo::vo {
@@ -105,6 +106,34 @@ void fuse_scales(const ScaleMeasurements& m, const SpeedPrior& prior, bool smoot
     var[k] = post.var[k];  // of log distance = log speed + const
     covp[k] = post.cov_prev[k];
   }
+}
+
+MeasuredSpeed speed_from_pairs(const std::vector<double>& ts, const std::vector<double>& d, const std::vector<double>& ds,
+                               const std::vector<double>& lr, const std::vector<double>& rs, const std::vector<bool>& moving,
+                               const SpeedPrior& prior) {
+  const size_t n = d.size();
+  ScaleMeasurements m;
+  m.timestamps = ts;
+  m.road_distance = d;
+  m.road_sigma = ds;
+  m.ratios.resize(n);
+  m.moving = moving;
+  std::vector<double> v(n, 0.0), conf(n, 0.0), var(n, std::numeric_limits<double>::quiet_NaN()), covp(n, 0.0);
+  for (size_t k = 0; k < n; ++k) {
+    if (k >= 1 && rs[k] > 0) m.ratios[k] = {lr[k], rs[k], true};
+    if (!m.moving[k]) {
+      conf[k] = 1.0;  // standing still is known exactly
+    } else if (d[k] > 0 && ds[k] > 0) {
+      v[k] = d[k] / (ts[k + 1] - ts[k]);
+      conf[k] = 1.0;
+    }
+  }
+  MeasuredSpeed out;
+  fuse_scales(m, prior, true, v, conf, var, covp, out.fit);
+  out.speed = v;
+  out.sigma.resize(n);
+  for (size_t k = 0; k < n; ++k) out.sigma[k] = v[k] * std::sqrt(var[k]);
+  return out;
 }
 
 }  // namespace egogeo::vo
