@@ -47,7 +47,16 @@ P = C.c_void_p
 class Params(C.Structure):
     _fields_ = [(n, C.c_int) for n in ('device', 'max_width', 'max_height', 'levels', 'window', 'iterations')] + \
                [(n, C.c_float) for n in ('epsilon', 'min_eig', 'fb_threshold')] + \
-               [(n, C.c_int) for n in ('max_points', 'batch', 'buffers')]
+               [(n, C.c_int) for n in ('max_points', 'batch', 'buffers', 'options')]
+
+
+# egogeo_gpu_params.options (egogeo_gpu.h): the library reads no environment for these; the harness
+# maps the variables its runs set (device_check.sh) as the addon does (native/gpu/options_env.h).
+OPTIONS_ENV = (('EGOGEO_GPU_PROFILE', 1), ('EGOGEO_GPU_THREAD_KLT', 2), ('EGOGEO_GPU_HOST_SELECT', 4), ('EGOGEO_GPU_SELFTEST_INJECT', 8))
+
+
+def options_from_env():
+    return sum(bit for name, bit in OPTIONS_ENV if os.environ.get(name) == '1')
 
 
 class Frame(C.Structure):
@@ -86,8 +95,8 @@ def load(path):
     lib.egogeo_gpu_default_params.restype = None
     lib.egogeo_gpu_last_error.restype = C.c_char_p
     lib.egogeo_gpu_abi_version.restype = C.c_int
-    if lib.egogeo_gpu_abi_version() != 1:
-        sys.exit(f'{path}: interface version {lib.egogeo_gpu_abi_version()}, this harness speaks 1')
+    if lib.egogeo_gpu_abi_version() != 2:
+        sys.exit(f'{path}: interface version {lib.egogeo_gpu_abi_version()}, this harness speaks 2')
     return lib
 
 
@@ -99,6 +108,7 @@ class Gpu:
         p = Params()
         lib.egogeo_gpu_default_params(C.byref(p))
         p.max_width, p.max_height, p.levels, p.batch, p.max_points, p.buffers = w, h, levels, batch, max_points, 3
+        p.options = options_from_env()
         self.ctx = P()
         rc = lib.egogeo_gpu_create(C.byref(p), C.byref(self.ctx))
         if rc != 0:

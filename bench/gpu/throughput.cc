@@ -13,6 +13,7 @@
 // copies and host work overlap another's kernels). EGOGEO_GPU_PROFILE=1 adds the device time per
 // stage (egogeo_gpu_profile, context 0).
 #include "egogeo_gpu.h"
+#include "options_env.h"
 
 #include <chrono>
 #include <cmath>
@@ -195,6 +196,7 @@ int main(int argc, char** argv) {
   const std::vector<unsigned char> frames = a.synthetic ? synthetic(a) : load(a);
   egogeo_gpu_params p;
   egogeo_gpu_default_params(&p);
+  p.options = egogeo::gpu::options_from_env();
   p.max_width = a.width;
   p.max_height = a.height;
   p.levels = a.levels;

@@ -1,13 +1,15 @@
-// libegogeo_gpu's device side: the context (stream, device pools, pinned staging), the kernels and
-// the C entry points. The per-pixel and per-point arithmetic is klt_core.h, shared with the host
-// reference; this file only moves data and launches.
+// libegogeo_gpu's device side: the context (stream, device pools, pinned staging), the self-test
+// and the C entry points; the kernels are pyramid.cu, detect.cu and track.cu (kernels.cuh). The
+// per-pixel and per-point arithmetic is klt_core.h, shared with the host reference; this file only
+// moves data and launches.
+#include "arena.h"
 #include "internal.h"
+#include "kernels.cuh"
 #include "klt_core.h"
 #include "select_core.h"
 #include "klt_defaults.h"
 
 #include <cuda_runtime.h>
-#include <cub/block/block_scan.cuh>
 #include <cub/device/device_segmented_radix_sort.cuh>
 
 #include <algorithm>
@@ -23,182 +25,6 @@ using namespace egogeo::gpu;
 
 namespace {
 
-/// One image operation of a batched launch (blockIdx.z picks the operation).
-struct PlaneOp {
-  const uint8_t* src;
-  void* dst;
-  int w, h, spitch;  // the source (pyrDown: the finer level)
-  int dw, dh, dpitch;
-  int threshold;     // FAST
-  int* count;        // NMS: corner counter
-  int capacity;
-};
-
-/// One track job as the kernel sees it.
-struct TrackDesc {
-  Level from[kMaxLevels + 1];
-  Level to[kMaxLevels + 1];
-  int top, n, offset, w, h;
-};
-
-constexpr int kBlock = 16;
-constexpr int kSelectSmem = 60 * 1024;  // dynamic shared memory of k_select (sm_75 allows 64 KiB per block in all)
-
-__global__ void k_pyrdown(const PlaneOp* ops) {
-  const PlaneOp op = ops[blockIdx.z];
-  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x >= op.dw || y >= op.dh) return;
-  static_cast<uint8_t*>(op.dst)[y * op.dpitch + x] = pyrdown_pixel(op.src, op.w, op.h, op.spitch, x, y);
-}
-
-__global__ void k_scharr(const PlaneOp* ops) {
-  const PlaneOp op = ops[blockIdx.z];
-  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x >= op.w || y >= op.h) return;
-  int16_t* d = static_cast<int16_t*>(op.dst) + (y * op.dpitch + x) * 2;
-  scharr_pixel(op.src, op.w, op.h, op.spitch, x, y, d, d + 1);
-}
-
-__global__ void k_fast(const PlaneOp* ops) {
-  const PlaneOp op = ops[blockIdx.z];
-  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x >= op.w || y >= op.h) return;
-  // OpenCV's FAST looks at rows and columns 3 .. n-4 only; the rest scores 0 (no corner).
-  const bool inner = x >= 3 && y >= 3 && x < op.w - 3 && y < op.h - 3;
-  static_cast<uint16_t*>(op.dst)[y * op.dpitch + x] = inner ? static_cast<uint16_t>(fast_score(op.src, op.spitch, x, y, op.threshold)) : 0;
-}
-
-/// Strict 3x3 non-maximum suppression of the FAST scores (OpenCV's rule), appending survivors.
-__global__ void k_nms(const PlaneOp* ops) {
-  const PlaneOp op = ops[blockIdx.z];
-  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x < 3 || y < 3 || x >= op.w - 3 || y >= op.h - 3) return;
-  const uint16_t* s = reinterpret_cast<const uint16_t*>(op.src);
-  const uint16_t v = s[y * op.dpitch + x];
-  if (v == 0) return;
-  for (int dy = -1; dy <= 1; ++dy)
-    for (int dx = -1; dx <= 1; ++dx)
-      if ((dx || dy) && s[(y + dy) * op.dpitch + x + dx] >= v) return;
-  const int i = atomicAdd(op.count, 1);
-  if (i < op.capacity) static_cast<unsigned long long*>(op.dst)[i] = corner_key(x, y, v);
-}
-
-/// The end of each job's segment of keys for the segmented sort.
-__global__ void k_ends(const int* counts, int* ends, int n, int cap) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) ends[i] = i * cap + min(counts[i], cap);
-}
-
-using SelectScan = cub::BlockScan<int, kSelectThreads>;
-
-/// A CUDA block as select_core.h's threads. Host form: never called.
-struct CudaBlock {
-  typename SelectScan::TempStorage& tmp;
-#ifdef __CUDA_ARCH__
-  __device__ int tid() const { return static_cast<int>(threadIdx.x); }
-  __device__ int size() const { return static_cast<int>(blockDim.x); }
-  __device__ void sync() const { __syncthreads(); }
-  __device__ int exclusive_sum(int v, int& total) const {
-    int out = 0;
-    SelectScan(tmp).ExclusiveSum(v, out, total);
-    return out;
-  }
-  __device__ void add(int* p, int v) const { atomicAdd(p, v); }
-  __device__ void set(uint8_t* p) const { *p = 1; }
-#else
-  int tid() const { return 0; }
-  int size() const { return 1; }
-  void sync() const {}
-  int exclusive_sum(int v, int& total) const { return total = v, 0; }
-  void add(int* p, int v) const { *p += v; }
-  void set(uint8_t* p) const { *p = 1; }
-#endif
-};
-
-/// One block per detect job: select_core.h's selection of the job's sorted corners, its shared
-/// state in shared memory (the occupancy grid in global memory when it does not fit).
-__global__ void k_select(const DetectDesc* descs, const unsigned long long* keys, const int* counts, int cap, int* header, Corner* out,
-                         const float2* existing, uint8_t* occ_global, size_t occ_stride) {
-  extern __shared__ unsigned long long smem[];
-  __shared__ int s_taken, s_done;
-  __shared__ typename SelectScan::TempStorage scan_tmp;
-  const int job = blockIdx.x;
-  const DetectDesc D = descs[job];
-  SelectShared S;
-  S.chunk = smem;
-  S.live_bucket = reinterpret_cast<int*>(smem + kChunk);
-  S.live_cell = reinterpret_cast<unsigned*>(S.live_bucket + kChunk);
-  S.per_bucket = reinterpret_cast<int*>(S.live_cell + kChunk);
-  S.occ = D.occ_shared ? reinterpret_cast<uint8_t*>(S.per_bucket + D.cols * D.rows) : occ_global + static_cast<size_t>(job) * occ_stride;
-  S.taken = &s_taken;
-  S.done = &s_done;
-  select_job(CudaBlock{scan_tmp}, D, keys + static_cast<size_t>(job) * cap, min(counts[job], cap), reinterpret_cast<const float*>(existing + D.existing_at),
-             out + D.out_at, S, header + 2 * job);
-}
-
-/// A warp tracks one point (klt_core.h's lane groups): lane i takes the window's pixels i, i + 32,
-/// ..., and the exact integer sums are added across the warp by a butterfly, so every lane holds
-/// the totals and runs the same float steps. Host form: never called (lane 0 of 32 alone).
-struct WarpGroup {
-  EGG_HD int lane() const {
-#ifdef __CUDA_ARCH__
-    return static_cast<int>(threadIdx.x & 31);
-#else
-    return 0;
-#endif
-  }
-  EGG_HD int size() const { return 32; }
-  EGG_HD int64_t sum(int64_t v) const {
-#ifdef __CUDA_ARCH__
-    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, static_cast<long long>(v), o);
-#endif
-    return v;
-  }
-};
-
-/// Forward KLT, backward KLT from the forward result, then the four checks, for point i of job J,
-/// by the lanes of g; lane 0 writes the results.
-template <class Group>
-__device__ __forceinline__ void track_one(const Group& g, const TrackDesc& J, int i, const float2* pts, float2* fwd, float2* back, uint8_t* status,
-                                          int16_t* scratch, int window, int iterations, float eps2, float min_eig, float fb2) {
-  const int k = J.offset + i;
-  const float2 p = pts[k];
-  float fx, fy, bx, by;
-  const bool s1 = lk_point(g, J.from, J.to, J.top, window, iterations, eps2, min_eig, p.x, p.y, 0, 0, false, scratch, &fx, &fy);
-  const bool s2 = lk_point(g, J.to, J.from, J.top, window, iterations, eps2, min_eig, fx, fy, p.x, p.y, true, scratch, &bx, &by);
-  if (g.lane() != 0) return;
-  fwd[k] = make_float2(fx, fy);
-  back[k] = make_float2(bx, by);
-  const float dx = bx - p.x, dy = by - p.y;
-  status[k] = static_cast<uint8_t>((s1 ? EGOGEO_GPU_FWD : 0) | (s2 ? EGOGEO_GPU_BACK : 0) |
-                                   (fx >= 0 && fy >= 0 && fx < J.w - 1 && fy < J.h - 1 ? EGOGEO_GPU_INSIDE : 0) |
-                                   (dx * dx + dy * dy < fb2 ? EGOGEO_GPU_FB : 0));
-}
-
-constexpr int kTrackWarps = 4;  // points (warps) per block of k_track
-
-/// One warp per point; each warp's window templates (3 x window^2 shorts) in shared memory.
-__global__ void k_track(const TrackDesc* jobs, const float2* pts, float2* fwd, float2* back, uint8_t* status, int window, int iterations,
-                        float eps2, float min_eig, float fb2) {
-  extern __shared__ int16_t track_smem[];
-  const TrackDesc& J = jobs[blockIdx.y];
-  const int warp = static_cast<int>(threadIdx.x >> 5);
-  const int i = static_cast<int>(blockIdx.x) * kTrackWarps + warp;
-  if (i >= J.n) return;  // the whole warp: the shuffles below need all 32 lanes
-  track_one(WarpGroup{}, J, i, pts, fwd, back, status, track_smem + warp * 3 * window * window, window, iterations, eps2, min_eig, fb2);
-}
-
-/// EGOGEO_GPU_THREAD_KLT=1 (the former kernel, kept to measure against): one thread per point,
-/// its window templates in local memory.
-__global__ void k_track_thread(const TrackDesc* jobs, const float2* pts, float2* fwd, float2* back, uint8_t* status, int window, int iterations,
-                               float eps2, float min_eig, float fb2) {
-  const TrackDesc& J = jobs[blockIdx.y];
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= J.n) return;
-  int16_t scratch[3 * kMaxWindow * kMaxWindow];
-  track_one(Solo{}, J, i, pts, fwd, back, status, scratch, window, iterations, eps2, min_eig, fb2);
-}
-
 /// A pyramid buffer in the device pool: level l of the largest frame fits at img[l] / der[l].
 struct Buffer {
   uint8_t* img[kMaxLevels + 1] = {};
@@ -206,11 +32,9 @@ struct Buffer {
   int w = 0, h = 0, top = -1;  // the frame it holds (top < 0: none yet)
 };
 
-size_t align_up(size_t v) { return (v + 255) & ~size_t(255); }
-
 }  // namespace
 
-/// EGOGEO_GPU_PROFILE=1: the device time of each stage, from events around its copies and launches
+/// EGOGEO_GPU_OPT_PROFILE: the device time of each stage, from events around its copies and launches
 /// (egogeo_gpu_profile). Spans are read at the next stream synchronisation (track and detect end
 /// with one; push does not), so a call's own device time is counted whenever it ran.
 enum Stage { kUpload, kPyramids, kFast, kNms, kSort, kSelect, kDetectDownload, kTrackUpload, kTrack, kTrackDownload, kStages };
@@ -296,7 +120,7 @@ struct egogeo_gpu_context {
   unsigned long long* d_sorted = nullptr;  // the same, sorted
   int* d_counts = nullptr;
   int *d_begin = nullptr, *d_end = nullptr;  // segments of the sort
-  void* d_sort_tmp = nullptr;
+  uint8_t* d_sort_tmp = nullptr;
   size_t sort_tmp_bytes = 0;
   DetectDesc* d_desc = nullptr;
   float2* d_existing = nullptr;  // batch * max_points
@@ -316,10 +140,10 @@ struct egogeo_gpu_context {
   float2* h_existing = nullptr;
   uint8_t* h_out = nullptr;  // the one download of a detect call
   size_t ops_cap = 0;
-  bool host_select = false;     // EGOGEO_GPU_HOST_SELECT=1: selection on the host (the former path)
-  bool thread_klt = false;      // EGOGEO_GPU_THREAD_KLT=1: one thread per tracked point (the former kernel)
+  bool host_select = false;     // EGOGEO_GPU_OPT_HOST_SELECT: selection on the host (the former path)
+  bool thread_klt = false;      // EGOGEO_GPU_OPT_THREAD_KLT: one thread per tracked point (the former kernel)
   std::vector<Corner> corners;  // host_select: pageable, a few thousand per frame
-  Profile prof;                 // EGOGEO_GPU_PROFILE=1
+  Profile prof;                 // EGOGEO_GPU_OPT_PROFILE
 
   int fail(int code, const std::string& msg) {
     error = msg;
@@ -424,7 +248,7 @@ void egogeo_gpu_destroy(egogeo_gpu_context* ctx) {
 
 namespace {
 
-/// EGOGEO_GPU_HOST_SELECT=1 (the former path, kept for comparison): once FAST and NMS are queued,
+/// EGOGEO_GPU_OPT_HOST_SELECT (the former path, kept for comparison): once FAST and NMS are queued,
 /// the corners of each job are downloaded and ranked and selected on the host (finish_detect).
 int detect_host_select(egogeo_gpu_context* ctx, const egogeo_gpu_detect_job* jobs, int n) {
   EGG_TRY(ctx->cuda(cudaMemcpyAsync(ctx->h_counts, ctx->d_counts, sizeof(int) * n, cudaMemcpyDeviceToHost, ctx->stream), "download"));
@@ -487,26 +311,8 @@ int create_context(const egogeo_gpu_params* params, egogeo_gpu_context* ctx) {
   // push_frames takes up to batch x buffers frames: pyrDown and Scharr ops for every level of each.
   ctx->ops_cap = slots * (ctx->max_top + 1) * 2;
 
-  // One device allocation carved into every area (nothing is allocated after creation).
-  size_t per_buffer = 0;
-  for (int l = 0; l <= ctx->max_top; ++l) per_buffer += align_up(static_cast<size_t>(ctx->mw[l]) * ctx->mh[l]) + align_up(static_cast<size_t>(ctx->mw[l]) * ctx->mh[l] * 4);
-  size_t dsize = 0;
-  auto carve = [&](size_t bytes) {
-    const size_t at = dsize;
-    dsize += align_up(bytes);
-    return at;
-  };
-  const size_t o_buffers = carve(per_buffer * slots);
-  const size_t o_ops = carve(sizeof(PlaneOp) * ctx->ops_cap);
-  const size_t o_jobs = carve(sizeof(TrackDesc) * p.batch);
-  const size_t o_pts = carve(sizeof(float2) * pts), o_fwd = carve(sizeof(float2) * pts), o_back = carve(sizeof(float2) * pts);
-  const size_t o_status = carve(pts);
-  const size_t o_score = carve(sizeof(uint16_t) * pixels * p.batch);
   const size_t keys = ctx->corner_cap * p.batch;
   if (keys > static_cast<size_t>(1) << 30) return ctx->fail(EGOGEO_GPU_EINVAL, "create: batch x max_width x max_height is too large for one context");
-  const size_t o_keys = carve(sizeof(unsigned long long) * keys), o_sorted = carve(sizeof(unsigned long long) * keys);
-  const size_t o_counts = carve(sizeof(int) * p.batch);
-  const size_t o_begin = carve(sizeof(int) * p.batch), o_end = carve(sizeof(int) * p.batch);
   {
     int* none = nullptr;
     EGG_TRY(ctx->cuda(cub::DeviceSegmentedRadixSort::SortKeys(nullptr, ctx->sort_tmp_bytes, static_cast<const unsigned long long*>(nullptr),
@@ -514,82 +320,64 @@ int create_context(const egogeo_gpu_params* params, egogeo_gpu_context* ctx) {
                                                                 0, kKeyBits, ctx->stream),
                       "sort (temporary storage)"));
   }
-  const size_t o_sort_tmp = carve(ctx->sort_tmp_bytes);
-  const size_t o_desc = carve(sizeof(DetectDesc) * p.batch);
-  const size_t o_existing = carve(sizeof(float2) * pts);
   // min_distance >= 1: the occupancy grid has at most (w + 1) x (h + 1) cells.
   ctx->occ_stride = align_up(static_cast<size_t>(p.max_width + 1) * (p.max_height + 1));
-  const size_t o_occ = carve(ctx->occ_stride * p.batch);
   ctx->out_header = align_up(sizeof(int) * 2 * p.batch);
   const size_t out_bytes = ctx->out_header + sizeof(Corner) * keys;
-  const size_t o_out = carve(out_bytes);
-  EGG_TRY(ctx->cuda(cudaMalloc(&ctx->dpool, dsize), "cudaMalloc (device pool)"));
-  uint8_t* d = ctx->dpool;
   ctx->buffers.resize(slots);
-  for (size_t s = 0; s < slots; ++s) {
-    uint8_t* at = d + o_buffers + s * per_buffer;
-    for (int l = 0; l <= ctx->max_top; ++l) {
-      ctx->buffers[s].img[l] = at;
-      at += align_up(static_cast<size_t>(ctx->mw[l]) * ctx->mh[l]);
-      ctx->buffers[s].der[l] = reinterpret_cast<int16_t*>(at);
-      at += align_up(static_cast<size_t>(ctx->mw[l]) * ctx->mh[l] * 4);
-    }
-  }
-  ctx->d_ops = reinterpret_cast<PlaneOp*>(d + o_ops);
-  ctx->d_jobs = reinterpret_cast<TrackDesc*>(d + o_jobs);
-  ctx->d_pts = reinterpret_cast<float2*>(d + o_pts);
-  ctx->d_fwd = reinterpret_cast<float2*>(d + o_fwd);
-  ctx->d_back = reinterpret_cast<float2*>(d + o_back);
-  ctx->d_status = d + o_status;
-  ctx->d_score = reinterpret_cast<uint16_t*>(d + o_score);
-  ctx->d_keys = reinterpret_cast<unsigned long long*>(d + o_keys);
-  ctx->d_sorted = reinterpret_cast<unsigned long long*>(d + o_sorted);
-  ctx->d_counts = reinterpret_cast<int*>(d + o_counts);
-  ctx->d_begin = reinterpret_cast<int*>(d + o_begin);
-  ctx->d_end = reinterpret_cast<int*>(d + o_end);
-  ctx->d_sort_tmp = d + o_sort_tmp;
-  ctx->d_desc = reinterpret_cast<DetectDesc*>(d + o_desc);
-  ctx->d_existing = reinterpret_cast<float2*>(d + o_existing);
-  ctx->d_occ = d + o_occ;
-  ctx->d_out = d + o_out;
+  // The device pool and the pinned staging, each one allocation (arena.h).
+  auto device_layout = [&](Arena& a) {
+    for (Buffer& B : ctx->buffers)
+      for (int l = 0; l <= ctx->max_top; ++l) {
+        const size_t px = static_cast<size_t>(ctx->mw[l]) * ctx->mh[l];
+        a.take(B.img[l], px);
+        a.take(B.der[l], px * 2);  // dx, dy interleaved
+      }
+    a.take(ctx->d_ops, ctx->ops_cap);
+    a.take(ctx->d_jobs, p.batch);
+    a.take(ctx->d_pts, pts), a.take(ctx->d_fwd, pts), a.take(ctx->d_back, pts);
+    a.take(ctx->d_status, pts);
+    a.take(ctx->d_score, pixels * p.batch);
+    a.take(ctx->d_keys, keys), a.take(ctx->d_sorted, keys);
+    a.take(ctx->d_counts, p.batch);
+    a.take(ctx->d_begin, p.batch), a.take(ctx->d_end, p.batch);
+    a.take(ctx->d_sort_tmp, ctx->sort_tmp_bytes);
+    a.take(ctx->d_desc, p.batch);
+    a.take(ctx->d_existing, pts);
+    a.take(ctx->d_occ, ctx->occ_stride * p.batch);
+    a.take(ctx->d_out, out_bytes);
+  };
+  Arena dev;
+  device_layout(dev);
+  EGG_TRY(ctx->cuda(cudaMalloc(&ctx->dpool, dev.size()), "cudaMalloc (device pool)"));
+  dev.bind(ctx->dpool);
+  device_layout(dev);
   {
     std::vector<int> begin(static_cast<size_t>(p.batch));
     for (int i = 0; i < p.batch; ++i) begin[static_cast<size_t>(i)] = static_cast<int>(ctx->corner_cap) * i;
     EGG_TRY(ctx->cuda(cudaMemcpy(ctx->d_begin, begin.data(), sizeof(int) * begin.size(), cudaMemcpyHostToDevice), "upload segments"));
   }
   EGG_TRY(ctx->cuda(cudaFuncSetAttribute(k_select, cudaFuncAttributeMaxDynamicSharedMemorySize, kSelectSmem), "cudaFuncSetAttribute"));
-  ctx->host_select = env_flag("EGOGEO_GPU_HOST_SELECT");
-  ctx->thread_klt = env_flag("EGOGEO_GPU_THREAD_KLT");
-  ctx->prof.on = env_flag("EGOGEO_GPU_PROFILE");
+  ctx->host_select = (p.options & EGOGEO_GPU_OPT_HOST_SELECT) != 0;
+  ctx->thread_klt = (p.options & EGOGEO_GPU_OPT_THREAD_KLT) != 0;
+  ctx->prof.on = (p.options & EGOGEO_GPU_OPT_PROFILE) != 0;
 
-  size_t hsize = 0;
-  auto hcarve = [&](size_t bytes) {
-    const size_t at = hsize;
-    hsize += align_up(bytes);
-    return at;
+  auto host_layout = [&](Arena& a) {
+    a.take(ctx->h_frames, pixels * slots);
+    a.take(ctx->h_ops, ctx->ops_cap);
+    a.take(ctx->h_jobs, p.batch);
+    a.take(ctx->h_pts, pts), a.take(ctx->h_fwd, pts), a.take(ctx->h_back, pts);
+    a.take(ctx->h_status, pts);
+    a.take(ctx->h_counts, p.batch);
+    a.take(ctx->h_desc, p.batch);
+    a.take(ctx->h_existing, pts);
+    a.take(ctx->h_out, out_bytes);
   };
-  const size_t h_frames = hcarve(pixels * slots);
-  const size_t h_ops = hcarve(sizeof(PlaneOp) * ctx->ops_cap);
-  const size_t h_jobs = hcarve(sizeof(TrackDesc) * p.batch);
-  const size_t h_pts = hcarve(sizeof(float2) * pts), h_fwd = hcarve(sizeof(float2) * pts), h_back = hcarve(sizeof(float2) * pts);
-  const size_t h_status = hcarve(pts);
-  const size_t h_counts = hcarve(sizeof(int) * p.batch);
-  const size_t h_desc = hcarve(sizeof(DetectDesc) * p.batch);
-  const size_t h_existing = hcarve(sizeof(float2) * pts);
-  const size_t h_out = hcarve(out_bytes);
-  EGG_TRY(ctx->cuda(cudaHostAlloc(&ctx->hpool, hsize, cudaHostAllocDefault), "cudaHostAlloc (pinned staging)"));
-  uint8_t* h = ctx->hpool;
-  ctx->h_frames = h + h_frames;
-  ctx->h_ops = reinterpret_cast<PlaneOp*>(h + h_ops);
-  ctx->h_jobs = reinterpret_cast<TrackDesc*>(h + h_jobs);
-  ctx->h_pts = reinterpret_cast<float2*>(h + h_pts);
-  ctx->h_fwd = reinterpret_cast<float2*>(h + h_fwd);
-  ctx->h_back = reinterpret_cast<float2*>(h + h_back);
-  ctx->h_status = h + h_status;
-  ctx->h_counts = reinterpret_cast<int*>(h + h_counts);
-  ctx->h_desc = reinterpret_cast<DetectDesc*>(h + h_desc);
-  ctx->h_existing = reinterpret_cast<float2*>(h + h_existing);
-  ctx->h_out = h + h_out;
+  Arena host;
+  host_layout(host);
+  EGG_TRY(ctx->cuda(cudaHostAlloc(&ctx->hpool, host.size(), cudaHostAllocDefault), "cudaHostAlloc (pinned staging)"));
+  host.bind(ctx->hpool);
+  host_layout(host);
   ctx->ready = true;
   return EGOGEO_GPU_OK;
 }
@@ -622,7 +410,7 @@ std::string selftest(const egogeo_gpu_params& p) {
   SelfTestRun got;
   const std::string e = selftest_run(inner.get(), got, read_scores);
   if (!e.empty()) return "device self-test: " + e;
-  if (env_flag("EGOGEO_GPU_SELFTEST_INJECT")) {
+  if (p.options & EGOGEO_GPU_OPT_SELFTEST_INJECT) {
     // The test hook: a failing device (one FAST score off by one).
     size_t i = 0;
     while (i + 1 < got.scores.size() && got.scores[i] == 0) ++i;

@@ -25,18 +25,11 @@
  * and one line saying what differed ("device self-test failed (...): FAST score at (x, y) is ..").
  * (A compiler once broke FAST on the device: ptxas mis-folded its unrolled min/max chains.)
  *
- * Environment:
- *   EGOGEO_GPU_REFERENCE=1       the library runs its host reference (klt_core.h on the CPU) behind
- *                                the same batched interface instead of CUDA: device_count is 1,
- *                                device 0 is named "host reference (...)", create needs no device,
- *                                and push/detect/track compute on the host -- the whole GPU path of
- *                                a caller can be tested on any machine (slow: one CPU thread).
- *   EGOGEO_GPU_SELFTEST_INJECT=1 test hook: the self-test perturbs one FAST score of the device's
- *                                answer, so create fails as on a device whose arithmetic is wrong.
- *   EGOGEO_GPU_PROFILE=1         device time per stage, read with egogeo_gpu_profile.
- *   EGOGEO_GPU_THREAD_KLT=1      the former KLT kernel (one thread per point, not a warp) and
- *   EGOGEO_GPU_HOST_SELECT=1     the former selection (corners ranked and bucketed on the host):
- *                                the same answers, kept so bench/gpu can measure both in one run.
+ * Environment: EGOGEO_GPU_REFERENCE=1 runs the library's host reference (klt_core.h on the CPU)
+ * behind the same batched interface instead of CUDA: device_count is 1, device 0 is named "host
+ * reference (...)", create needs no device, and push/detect/track compute on the host -- the whole
+ * GPU path of a caller can be tested on any machine (slow: one CPU thread). Everything else is a
+ * parameter (egogeo_gpu_params.options).
  *
  * Errors: every call returns an EGOGEO_GPU_* code; the message of the last failure on a context is
  * egogeo_gpu_last_error(ctx). Nothing aborts. A context is not thread-safe; use one per thread. */
@@ -57,7 +50,7 @@ extern "C" {
 
 /* Bumped on any change to the structs or signatures below; loaders check it. A function added keeps
  * it (loaders that use one look it up by name). */
-#define EGOGEO_GPU_ABI 1
+#define EGOGEO_GPU_ABI 2
 
 enum {
   EGOGEO_GPU_OK = 0,
@@ -90,7 +83,17 @@ typedef struct egogeo_gpu_params {
   int max_points;      /* points per track job (default 2048) */
   int batch;           /* slots: clips in flight (default 1); also the most jobs per track/detect call */
   int buffers;         /* pyramid buffers per slot (default 3); push_frames takes up to batch x buffers frames */
+  int options;         /* EGOGEO_GPU_OPT_* bits (default 0) */
 } egogeo_gpu_params;
+
+/* egogeo_gpu_params.options: the former kernels, kept so bench/gpu can measure both in one run
+ * (the same answers), the per-stage profile, and a test hook. The library reads no environment for
+ * these: its callers decide (the addon and bench/gpu map EGOGEO_GPU_PROFILE=1 and the like to them). */
+#define EGOGEO_GPU_OPT_PROFILE 1          /* device time per stage, read with egogeo_gpu_profile */
+#define EGOGEO_GPU_OPT_THREAD_KLT 2       /* one thread per tracked point instead of a warp */
+#define EGOGEO_GPU_OPT_HOST_SELECT 4      /* corners ranked and bucketed on the host */
+#define EGOGEO_GPU_OPT_SELFTEST_INJECT 8  /* test hook: the self-test perturbs one FAST score of the device's
+                                             answer, so create fails as on a device whose arithmetic is wrong */
 
 typedef struct egogeo_gpu_context egogeo_gpu_context;
 

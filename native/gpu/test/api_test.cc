@@ -2,6 +2,7 @@
 // reference on a synthetic pair with a known shift, and -- where a device exists -- the device
 // against the host reference. Exit 0 when every check holds; prints each failure.
 #include "egogeo_gpu.h"
+#include "options_env.h"
 #include "klt_defaults.h"
 #include "test/check.h"
 
@@ -49,6 +50,8 @@ int main() {
   check(egogeo_gpu_abi_version() == EGOGEO_GPU_ABI, "ABI version");
   egogeo_gpu_params p;
   egogeo_gpu_default_params(&p);
+  check(p.options == 0, "no options by default");
+  p.options = egogeo::gpu::options_from_env();
   check(p.window == EGOGEO_KLT_WINDOW && p.levels == EGOGEO_KLT_LEVELS && p.iterations == EGOGEO_KLT_ITERATIONS &&
             p.epsilon == static_cast<float>(EGOGEO_KLT_EPSILON) && p.fb_threshold == static_cast<float>(EGOGEO_KLT_FB_THRESHOLD),
         "defaults are native/klt_defaults.h (the CPU tracker's)");

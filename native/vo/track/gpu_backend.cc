@@ -1,6 +1,7 @@
 #include "gpu_backend.h"
 
 #include "../../gpu/egogeo_gpu.h"
+#include "../../gpu/options_env.h"
 #include "../types.h"
 
 #include <dlfcn.h>
@@ -120,6 +121,7 @@ GpuInfo gpu_probe() {
   // create runs the device self-test; the smallest context that holds its test image.
   egogeo_gpu_params p{};
   lib.default_params(&p);
+  p.options = egogeo::gpu::options_from_env();
   p.max_width = 160;
   p.max_height = 120;
   p.max_points = 64;
@@ -309,6 +311,7 @@ GpuKlt::GpuKlt(const Options& opt) : impl_(std::make_unique<Impl>()) {
   if (opt.klt_window > 31) throw InputError("--device gpu: kltWindow must be at most 31 on the GPU, got " + std::to_string(opt.klt_window));
   lib.default_params(&impl_->params);
   egogeo_gpu_params& p = impl_->params;
+  p.options = egogeo::gpu::options_from_env();
   p.levels = opt.klt_levels;
   p.window = opt.klt_window;
   p.iterations = opt.klt_iterations;
