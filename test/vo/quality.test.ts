@@ -79,7 +79,8 @@ vi.mock('../../src/vo/estimate.js', async (orig) => ({
     const trajectory = Object.assign(makeTrajectory('c', { t, x: t.map(() => 0), y: t.map(() => 0), yaw: t.map((s) => 0.3 * s) }), {
       speedProfile: { speed: t.map(() => 0), speed_sigma: t.map(() => NaN), accel: t.map(() => 0), accel_sigma: t.map(() => NaN) },
     });
-    return { trajectory, native: { width: 64, height: 64, pairs: t.slice(1).map(() => pair('ok', 0, 0)) } };
+    const native = { width: 64, height: 64, pairs: t.slice(1).map(() => pair('ok', 0, 0)) };
+    return { trajectory, native, quality: clipQuality(native as never, { timestamps: t }) };
   },
 }));
 
