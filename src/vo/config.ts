@@ -167,7 +167,7 @@ export function clipOptions(clip: Pick<Clip, 'camera'>, timestamps: ArrayLike<nu
 export const GROSS_DISAGREEMENT = 4 / 3;
 
 /** How resolution 'auto' chooses between its two estimates (vo/estimate.ts `kept`), as a run record states it. */
-const AUTO_KEPT = `full size where its own quality verdict is ok and the tracked road measured at least half its moving pairs; otherwise half size runs too (frames area-averaged from the full-size decode) and full size is kept unless its scale failed or the two sizes' distances travelled differ by more than a third: then the estimate with the smaller mean relative speed uncertainty (scale road)`;
+const AUTO_KEPT = `full size where its own quality verdict is ok and the tracked road measured at least half its moving pairs, or its direct road alignments that found the road cover half of them and bear its level out (median within a third); otherwise half size runs too (frames area-averaged from the full-size decode) and full size is kept unless its scale failed or the two sizes' distances travelled differ by more than a third: then the estimate with the smaller mean relative speed uncertainty (scale road)`;
 
 /** What a run record stores of its configuration: the values, and the rule that switched clips to the wide-baseline preset. */
 export function engineRecord(c: EngineConfig) {

@@ -132,17 +132,36 @@ type EngineInput = ReturnType<typeof request>[0];
 /**
  * Whether the second tracking size is worth running: where the first estimate itself says it may
  * be wrong (its verdict without the sizes' comparison: scale failed, speeds uncertain), or where
- * its metric level rests on the tracked road of fewer than half its moving pairs (the rest direct
- * alignments or bridged by the ratios: a level the smoother can be sure of and still have wrong,
- * which only another size's reading shows). Elsewhere `kept` kept the first on every ../shared set
- * (KITTI, rendered, the published stand-in: the second size was kept on 3 of 284 clips at 10
- * frames, each with a first estimate not 'ok'), and the sizes' gross disagreements left unchecked
- * were stationary clips, whose distances are noise (bench/RESULTS.md "Half size only where full
- * size doubts itself").
+ * its metric level rests on the tracked road of fewer than half its moving pairs and the clip's
+ * own direct road alignments do not bear that level out (those that found the road cover fewer
+ * than half the moving pairs, or their median distance is more than GROSS_DISAGREEMENT from the
+ * fused one): a level the smoother can be sure of and
+ * still have wrong, which only another size's reading shows. Where the direct alignments agree
+ * with the level, half size was never kept on any ../shared or rendered set at 10 frames (88 such
+ * clips: no gross disagreement but one, where full size was right and half size 26% short;
+ * bench/second-size.mjs, bench/RESULTS.md "The second size where the road is thin"), and it cost
+ * most of a highway clip's time. Elsewhere `kept` kept the first on every set (the second size was
+ * kept on 4 of 324 clips at 10 frames, each with a first estimate not 'ok'), and the sizes' gross
+ * disagreements left unchecked were stationary clips, whose distances are noise.
  */
 function needsSecond(first: Estimate): boolean {
   const q = first.quality;
-  return q.verdict !== 'ok' || 2 * q.road_pairs < q.moving_pairs;
+  return q.verdict !== 'ok' || (2 * q.road_pairs < q.moving_pairs && !directBearsOut(first.native, q.moving_pairs));
+}
+
+/** A direct alignment the engine accepts as a road reading correlates at least this well (native/vo/scale/road_scale.cc kMinDirectScore). */
+const DIRECT_MIN_SCORE = 0.5;
+
+/**
+ * Whether the moving pairs' direct road alignments that found the road (score ≥ DIRECT_MIN_SCORE)
+ * bear out the fused distances: at least half of the `moving` pairs have one, and their median
+ * ratio to the fused distance is within GROSS_DISAGREEMENT.
+ */
+export function directBearsOut(nat: Pick<NativeResult, 'pairs'>, moving: number): boolean {
+  const r = nat.pairs.filter((p) => p.quality === 'ok' && p.directDistance > 0 && p.directScore >= DIRECT_MIN_SCORE && p.distance > 0).map((p) => p.directDistance / p.distance).sort((a, b) => a - b);
+  if (r.length === 0 || 2 * r.length < moving) return false;
+  const m = r.length % 2 ? r[(r.length - 1) / 2] : Math.sqrt(r[r.length / 2 - 1] * r[r.length / 2]);
+  return m <= GROSS_DISAGREEMENT && m >= 1 / GROSS_DISAGREEMENT;
 }
 
 /** The second size's options: frames area-averaged from their full-size decode, as the first run saw them (no frames returned twice). */

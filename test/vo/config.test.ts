@@ -55,7 +55,7 @@ describe('engineConfig', () => {
       wide_baseline: {
         when: 'median frame interval > 0.15 s (after the frame selection)',
         options: { ...WIDE_BASELINE, ...WIDE_BASELINE_FULL },
-        also: { options: { ...WIDE_BASELINE }, kept: "full size where its own quality verdict is ok and the tracked road measured at least half its moving pairs; otherwise half size runs too (frames area-averaged from the full-size decode) and full size is kept unless its scale failed or the two sizes' distances travelled differ by more than a third: then the estimate with the smaller mean relative speed uncertainty (scale road)" },
+        also: { options: { ...WIDE_BASELINE }, kept: "full size where its own quality verdict is ok and the tracked road measured at least half its moving pairs, or its direct road alignments that found the road cover half of them and bear its level out (median within a third); otherwise half size runs too (frames area-averaged from the full-size decode) and full size is kept unless its scale failed or the two sizes' distances travelled differ by more than a third: then the estimate with the smaller mean relative speed uncertainty (scale road)" },
       },
     });
     expect(engineRecord(engineConfig({ frames: 10, resolution: 'half' })).wide_baseline).toEqual({ when: expect.any(String), options: { ...WIDE_BASELINE } });
