@@ -234,7 +234,7 @@ describe.skipIf(!NATIVE_BUILT)('egogeo run on a rendered dataset (bad clips incl
       wide_baseline: {
         when: 'median frame interval > 0.15 s (after the frame selection)',
         options: { downsample: 1, kltWindow: 13, kltLevels: 4, minDistance: 8, guidedTracking: false, directCheck: true, ratioDrift: 0.6, kltScale: true },
-        also: { options: { downsample: 2, kltWindow: 9, kltLevels: 3, minDistance: 4, guidedTracking: false, directCheck: true, ratioDrift: 0.6 }, kept: "full size where its own quality verdict is ok and the tracked road measured at least half its moving pairs; otherwise half size runs too (frames area-averaged from the full-size decode) and full size is kept unless its scale failed or the two sizes' distances travelled differ by more than a third: then the estimate with the smaller mean relative speed uncertainty (scale road)" },
+        also: { options: { downsample: 2, kltWindow: 9, kltLevels: 3, minDistance: 4, guidedTracking: false, directCheck: true, ratioDrift: 0.6 }, kept: "full size where its own quality verdict is ok and the tracked road measured at least half its moving pairs, or its direct road alignments that found the road cover half of them and bear its level out (median within a third); otherwise half size runs too (frames area-averaged from the full-size decode) and full size is kept unless its scale failed or the two sizes' distances travelled differ by more than a third: then the estimate with the smaller mean relative speed uncertainty (scale road)" },
       },
     });
     // The default resolution stays out of the key (older records resume); another one is in it.
