@@ -9,9 +9,10 @@
 //                  control for radial
 //   radial:K1      corrected for a radial distortion K1 (a pixel at normalised radius r is read at
 //                  r (1 + K1 r^2), the focal length's units; bilinear, PNG), what cv::undistort does
-// Per variant and set: 6 / 14 questions at all frames and at 10 frames; at all frames also the scale
-// chain's mean drift a pair (bench/lib/drift.mjs) and the bundle adjustment's reprojection error on
-// the windows turning faster than 0.2 rad/s. The imperceptible variants' spread (jpeg, noise) is the
+// Per variant and set: 6 / 14 questions at all frames and at 10 frames, and at both the scale
+// chain's mean drift a pair (bench/lib/drift.mjs) over every window, the straight ones (under 0.05
+// rad/s) and the ones turning faster than 0.2 rad/s; at all frames also the bundle adjustment's
+// reprojection error on the turning windows. The imperceptible variants' spread (jpeg, noise) is the
 // proxies' noise floor: a difference between two engines smaller than it is not a finding.
 //
 //   npm run build && node bench/image-perturb.mjs [--kitti ROOT] [--sets 00,01+06]
@@ -52,6 +53,7 @@ const { values: args } = parseArgs({
   },
 });
 const TURNING = 0.2; // rad/s, truth's mean |yaw rate|
+const STRAIGHT = 0.05; // rad/s: below it a window counts as straight
 const IMPERCEPTIBLE = /^(original|jpeg|noise)/;
 const questions = loadQuestions();
 const subset = new Set(GEOMETRIC_SUBSET);
@@ -104,19 +106,22 @@ async function variantSequence(variant, seq, root) {
 }
 
 function gradeSet(clips, frames) {
-  const preds = [], turning = [];
+  const preds = [], windows = [];
   clips.forEach((full, i) => {
     const input = engineInput(loadFrames(full), engineConfig({ ...config, frames }, '--config'));
     const est = estimateClip(input.clip, { ...input.options, ...options }, input.alternative && { ...input.alternative, ...options });
     preds.push(...predictClip(full, est.trajectory, questions, null, i * questions.questions.length));
-    const d = frames === null ? ratioDrift(est, full.groundTruth, input.clip.timestamps) : null;
-    if (d && d.yawRate > TURNING) turning.push({ drift: d.drift, residual: est.native.bundleResidual });
+    const d = ratioDrift(est, full.groundTruth, input.clip.timestamps);
+    if (d) windows.push({ ...d, residual: est.native.bundleResidual });
   });
   const all = evaluate(preds, questions), sub = evaluate(preds.filter((p) => subset.has(p.question_id)), questions);
+  const turning = windows.filter((w) => w.yawRate > TURNING), straight = windows.filter((w) => w.yawRate < STRAIGHT);
   return {
     six: sub.global.balanced_acc,
     fourteen: all.global.balanced_acc,
     perQuestion: Object.fromEntries(Object.entries(all.per_question).map(([q, v]) => [q, v.balanced_acc])),
+    // The chain's mean drift a pair over every window, the straight ones and the turning ones.
+    drift: { all: mean(windows.map((w) => w.drift)), straight: mean(straight.map((w) => w.drift)), straightWindows: straight.length, turning: mean(turning.map((w) => w.drift)) },
     ...(frames === null ? { turningWindows: turning.length, turningDrift: mean(turning.map((t) => t.drift)), turningResidual: mean(turning.map((t) => t.residual)) } : {}),
   };
 }
@@ -136,7 +141,8 @@ try {
       for (const m of modes) row[m.key] = gradeSet(clips, m.frames);
       result.variants[variant][set.join('+')] = row;
       const t = row.all;
-      console.log(`${variant.padEnd(12)} ${set.join('+').padEnd(6)} ${modes.map((m) => `${m.frames ?? 'all'} frames ${row[m.key].six.toFixed(3)} / ${row[m.key].fourteen.toFixed(3)}`).join('  ')}${t ? `  turning (${t.turningWindows}): drift ${(100 * t.turningDrift).toFixed(2)}%/pair, residual ${t.turningResidual.toFixed(4)} px` : ''}`);
+      const drift = (g) => `drift ${(100 * g.drift.all).toFixed(2)}% (straight ${(100 * g.drift.straight).toFixed(2)}%, turning ${(100 * g.drift.turning).toFixed(2)}%)`;
+      console.log(`${variant.padEnd(12)} ${set.join('+').padEnd(6)} ${modes.map((m) => `${m.frames ?? 'all'} frames ${row[m.key].six.toFixed(3)} / ${row[m.key].fourteen.toFixed(3)} ${drift(row[m.key])}`).join('  ')}${t ? `  turning (${t.turningWindows}): residual ${t.turningResidual.toFixed(4)} px` : ''}`);
     }
     rmSync(root, { recursive: true, force: true });
   }
