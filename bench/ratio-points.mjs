@@ -8,7 +8,7 @@
 // median error per bin of depth (m, the truth's scale), normalised image radius, vertical and
 // horizontal position, and flow (px) in the pair after.
 // Run: npm run build && node bench/ratio-points.mjs [--sets 00,01+06] [--frames 10,all]
-//      [--out bench/results/ratio-points.json]
+//      [--options '{"kltScale":false}' (addon options over the run's)] [--out bench/results/ratio-points.json]
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -24,9 +24,11 @@ const { values: args } = parseArgs({
   options: {
     sets: { type: 'string', default: '00,01+06' },
     frames: { type: 'string', default: '10,all' },
+    options: { type: 'string', default: '{}' },
     out: { type: 'string', default: new URL('./results/ratio-points.json', import.meta.url).pathname },
   },
 });
+const overrides = JSON.parse(args.options); // addon options over the run's (VoOptions), e.g. '{"kltScale":false}'
 const BINS = { z: [0, 5, 10, 20, 40, 80, Infinity], r: [0, 0.1, 0.2, 0.4, 0.6, Infinity], v: [-Infinity, -0.1, 0, 0.1, 0.2, Infinity], u: [-Infinity, -0.4, -0.1, 0.1, 0.4, Infinity], flow: [0, 5, 10, 20, 40, 80, Infinity] };
 const mul = (R, v) => [0, 1, 2].map((r) => R[3 * r] * v[0] + R[3 * r + 1] * v[1] + R[3 * r + 2] * v[2]);
 const mulT = (R, v) => [0, 1, 2].map((c) => R[c] * v[0] + R[3 + c] * v[1] + R[6 + c] * v[2]);
@@ -58,7 +60,7 @@ function pointErrors(clips, F) {
   const rows = [];
   for (const c of clips) {
     const { clip, options } = engineInput(loadFrames(c), engineConfig({ frames: F === 'all' ? null : Number(F), scale: 'road' }));
-    const nat = estimateClip(clip, { ...options, keepMatches: true }).native;
+    const nat = estimateClip(clip, { ...options, ...overrides, keepMatches: true }).native;
     const K = nat.intrinsics, ts = clip.timestamps, n = ts.length;
     const g = steadied(c.groundTruth);
     const at = (t) => g.t.findIndex((u) => Math.abs(u - t) < 1e-6);
@@ -96,7 +98,7 @@ const median = (a) => {
   const s = [...a].sort((p, q) => p - q);
   return s.length % 2 ? s[s.length >> 1] : 0.5 * (s[s.length / 2 - 1] + s[s.length / 2]);
 };
-const results = { ...measuredWith(), sets: {} };
+const results = { ...measuredWith(), options: overrides, sets: {} };
 for (const set of args.sets.split(',')) {
   const clips = set.split('+').flatMap((s) => kittiClips(readKittiSequence(join(shared, 'kitti', s))));
   for (const F of args.frames.split(',')) {
