@@ -18,13 +18,9 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { readDataset } from '../dist/datasets/benchmark.js';
-import { groundTruthArrays } from '../dist/datasets/groundtruth.js';
-import { kittiClips, readKittiSequence } from '../dist/datasets/kitti.js';
 import { measuredWith } from './lib/provenance.mjs';
-import { steadied } from './lib/steadied.mjs';
+import { clipsOf, truthLengths } from './lib/truth-sets.mjs';
 
-const shared = new URL('../../shared/data', import.meta.url).pathname;
 const { values: args } = parseArgs({
   options: {
     sets: { type: 'string', default: '00,01+06,published-sim,published-transferred,carla,nus' },
@@ -35,41 +31,6 @@ const { values: args } = parseArgs({
 });
 const SPANS = [1, 2, 4, 8, 16, 24];
 const MIN_LENGTH = 0.5; // m: shorter pairs' lengths are mostly the truth's own jitter
-
-function clipsOf(set) {
-  if (set === 'carla' || set === 'nus') return readDataset(join(args.cache, `rendered-${set}`)).clips;
-  if (set.startsWith('published-')) {
-    const domain = set.endsWith('sim') ? 'simulation' : 'transferred';
-    return readDataset(join(shared, 'published', 'egodyn-bench'), { nuscenesRoot: join(shared, 'published', 'nuscenes'), carlaDomain: domain }).clips;
-  }
-  return set.split('+').flatMap((s) => kittiClips(readKittiSequence(join(shared, 'kitti', s))));
-}
-
-/** Linear interpolation of v (at sorted times ts) at t. */
-function interp(ts, v, t) {
-  let i = 0;
-  while (i < ts.length - 2 && ts[i + 1] < t) i++;
-  const w = Math.min(1, Math.max(0, (t - ts[i]) / (ts[i + 1] - ts[i])));
-  return v[i] + w * (v[i + 1] - v[i]);
-}
-
-/** The truth's pair lengths between the engine's frames `t` (KITTI poses steadied; npz arrays on their grid). */
-function truthLengths(c, t) {
-  let ts, x, y;
-  if (c.groundTruth) ({ t: ts, x, y } = steadied(c.groundTruth));
-  else {
-    const a = groundTruthArrays(c)?.arrays;
-    if (!a) return null;
-    ({ timestamps: ts, x, y } = a);
-  }
-  // npz arrays start at the clip's first frame; the engine's times are the frames' own.
-  const t0 = c.groundTruth ? 0 : t[0] - ts[0];
-  const at = (u) => [interp(ts, x, u - t0), interp(ts, y, u - t0)];
-  return Array.from({ length: t.length - 1 }, (_, k) => {
-    const a = at(t[k]), b = at(t[k + 1]);
-    return Math.hypot(b[0] - a[0], b[1] - a[1]);
-  });
-}
 
 const median = (a) => {
   const s = [...a].sort((p, q) => p - q);
@@ -89,7 +50,7 @@ const r4 = (v) => Math.round(v * 1e5) / 1e5;
 
 const results = { ...measuredWith(), minLength: MIN_LENGTH, sets: {} };
 for (const set of args.sets.split(',')) {
-  const clips = clipsOf(set);
+  const clips = clipsOf(set, args.cache);
   for (const f of args.frames.split(',')) {
     const file = join(args.cache, `${set}_${f}_road.json`);
     if (!existsSync(file)) {

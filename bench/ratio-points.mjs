@@ -1,30 +1,33 @@
-// Each point's own three-frame relative scale against the truth, on the KITTI windows: where in
+// Each point's own three-frame relative scale against the truth (KITTI windows, the published
+// stand-in's two domains, sparse-smoother's rendered sets under --cache): where in
 // the image, at which depth and at which flow the ratios lean (bench/studies/43). For every
 // triple of frames whose two pairs are ok, each inlier point tracked through all three gives
 // log(z_before / z_after), its depth in the middle frame from the pair before and from the pair
 // after, each at unit baseline, as native/vo/scale/relative_scale.cc computes it (rays within
 // 0.5 degrees left out). The geometry comes from the engine's chained poses. Its error is taken
-// against log(d_k / d_{k-1}) of the steadied truth, for pairs of at least 0.5 m. Printed: the
+// against log(d_k / d_{k-1}) of the truth (KITTI's steadied, bench/lib/truth-sets.mjs), for
+// pairs of at least 0.5 m. Printed: the
 // median error per bin of depth (m, the truth's scale), normalised image radius, vertical and
 // horizontal position, and flow (px) in the pair after.
-// Run: npm run build && node bench/ratio-points.mjs [--sets 00,01+06] [--frames 10,all]
+// Run: npm run build && node bench/sparse-smoother.mjs (the rendered sets) && node bench/ratio-points.mjs
+//      [--sets 00,01+06,published-sim,published-transferred,carla,nus] [--frames 10,all]
 //      [--options '{"kltScale":false}' (addon options over the run's)] [--out bench/results/ratio-points.json]
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { kittiClips, readKittiSequence } from '../dist/datasets/kitti.js';
 import { estimateClip } from '../dist/vo/estimate.js';
 import { engineConfig, engineInput } from '../dist/vo/config.js';
 import { loadFrames } from '../dist/vo/frames.js';
 import { measuredWith } from './lib/provenance.mjs';
-import { steadied } from './lib/steadied.mjs';
+import { clipsOf, truthLengths } from './lib/truth-sets.mjs';
 
-const shared = new URL('../../shared/data', import.meta.url).pathname;
 const { values: args } = parseArgs({
   options: {
-    sets: { type: 'string', default: '00,01+06' },
+    sets: { type: 'string', default: '00,01+06,published-sim,published-transferred,carla,nus' },
     frames: { type: 'string', default: '10,all' },
     options: { type: 'string', default: '{}' },
+    cache: { type: 'string', default: join(tmpdir(), 'egogeo-sparse-smoother') },
     out: { type: 'string', default: new URL('./results/ratio-points.json', import.meta.url).pathname },
   },
 });
@@ -62,9 +65,8 @@ function pointErrors(clips, F) {
     const { clip, options } = engineInput(loadFrames(c), engineConfig({ frames: F === 'all' ? null : Number(F), scale: 'road' }));
     const nat = estimateClip(clip, { ...options, ...overrides, keepMatches: true }).native;
     const K = nat.intrinsics, ts = clip.timestamps, n = ts.length;
-    const g = steadied(c.groundTruth);
-    const at = (t) => g.t.findIndex((u) => Math.abs(u - t) < 1e-6);
-    const d = Array.from({ length: n - 1 }, (_, k) => Math.hypot(g.x[at(ts[k + 1])] - g.x[at(ts[k])], g.y[at(ts[k + 1])] - g.y[at(ts[k])]));
+    const d = truthLengths(c, ts);
+    if (!d) continue;
     const ray = (m, i) => [(m[2 * i] - K.cx) / K.fx, (m[2 * i + 1] - K.cy) / K.fy, 1];
     for (let k = 1; k + 1 < n; k++) {
       if (nat.pairs[k - 1].quality !== 'ok' || nat.pairs[k].quality !== 'ok' || d[k] < 0.5 || d[k - 1] < 0.5) continue;
@@ -100,7 +102,7 @@ const median = (a) => {
 };
 const results = { ...measuredWith(), options: overrides, sets: {} };
 for (const set of args.sets.split(',')) {
-  const clips = set.split('+').flatMap((s) => kittiClips(readKittiSequence(join(shared, 'kitti', s))));
+  const clips = clipsOf(set, args.cache);
   for (const F of args.frames.split(',')) {
     const rows = pointErrors(clips, F);
     const row = { points: rows.length, median: median(rows.map((p) => p.e)), bins: {} };
