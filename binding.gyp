@@ -15,6 +15,7 @@
         "native/render/world.cc",
         "native/vo/binding.cc",
         "native/vo/decode/clip_frames.cc",
+        "native/vo/decode/frame_cache.cc",
         "native/vo/decode/frame_decode.cc",
         "native/vo/decode/jpeg.cc",
         "native/vo/decode/png.cc",

@@ -1,7 +1,8 @@
 // The engine's N-API module: registers the VO (vo/binding.cc), renderer (render/binding.cc) and
 // published-baseline (baselines/binding.cc) calls. Module-wide: nothing but OpenCV's own thread-pool size and OpenBLAS's (one thread from the
-// first load on; OpenCV's changed only on request).
+// first load on; OpenCV's changed only on request). Per load: instance.h (the decoded-frame cache).
 #include "baselines/binding.h"
+#include "instance.h"
 #include "render/binding.h"
 #include "vo/binding.h"
 
@@ -71,6 +72,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
     cv::setNumThreads(1);
     pin_openblas_threads();
   });
+  env.SetInstanceData(new egogeo::Instance());  // freed with the environment
   egogeo::vo::register_exports(env, exports);
   egogeo::render::register_exports(env, exports);
   egogeo::baselines::register_exports(env, exports);

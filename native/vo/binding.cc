@@ -1,10 +1,12 @@
 // processClip / processClipAsync: argument validation at the boundary, conversion to and from JS.
 // Every call owns its request (pixel buffers are copied), so the async path never touches JS
-// memory and no state is shared between calls or worker threads.
+// memory. Calls share one thing, their module instance's decoded-frame cache (instance.h,
+// decode/frame_cache.h: thread-safe, and the pixels come out the same); worker threads share nothing.
 #include "binding.h"
 #include "scale/road_scale.h"
 #include "scale/scale_fusion.h"
 
+#include "../instance.h"
 #include "../napi_util.h"
 #include "track/band_blur.h"
 #include "track/fast.h"
@@ -31,13 +33,15 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 /// Request options about how frames reach the engine and what comes back, beside the engine's own.
 struct Delivery {
   /// options.keepFrames: return the decoded grey frames used (Output::frames): a video's, or image
-  /// files' at their stored size (resolution 'auto' hands them to its second size's run, which then
-  /// reads and decodes nothing). Frames given as pixels are the caller's already: none come back.
+  /// files' at their stored size (resolution 'auto' hands a video's to its second size's run, which
+  /// then decodes nothing). Frames given as pixels are the caller's already: none come back.
   bool keep_frames = false;
   /// options.areaShrink (image files): decode each frame at its stored size and area-average it to
   /// the working size, as frames given as pixels and video frames are, instead of libjpeg's DCT
   /// scaling: resolution 'auto''s half-size run sees the pixels its full-size run saw.
   bool area_shrink = false;
+  /// options.frameCache (default true): decode image files through the module instance's cache.
+  bool frame_cache = true;
 };
 
 /// A validated request; owns any pixel buffers.
@@ -48,6 +52,8 @@ struct Request {
   /// clip.video: decoded in `run` (on the calling worker thread, or the libuv pool for the async form).
   VideoRequest video;
   Delivery delivery;
+  /// The instance's decoded-frame cache, unless options.frameCache is false.
+  std::shared_ptr<FrameCache> cache;
 };
 
 /// The engine's result, plus what a video input decoded to.
@@ -129,6 +135,7 @@ void parse_options(napi::OptionReader& r, Options& o, Delivery& d) {
   o.device = r.choice("device", "cpu", {"cpu", "gpu"}) == "gpu" ? Options::Device::Gpu : Options::Device::Cpu;
   d.keep_frames = r.boolean("keepFrames", false);
   d.area_shrink = r.boolean("areaShrink", false);
+  d.frame_cache = r.boolean("frameCache", true);
   Napi::Value gt = r.raw("gtSpeeds", "numbers");
   if (!gt.IsUndefined()) o.gt_speeds = a.numbers(gt, "options.gtSpeeds");
 }
@@ -236,6 +243,7 @@ std::unique_ptr<Request> parse(const Napi::CallbackInfo& info) {
     parse_options(r, o, req->delivery);
     r.reject_unknown();
   }
+  if (req->delivery.frame_cache) req->cache = instance(info.Env()).frames;
   if (req->video.path.empty() && o.scale == ScaleMode::GroundTruth && o.gt_speeds.size() != req->input.frames.size() - 1) {
     a.fail("options.gtSpeeds must have one speed per frame pair (" + std::to_string(req->input.frames.size() - 1) + ") when scale is 'gt'");
   }
@@ -368,12 +376,12 @@ bool run(const Request& req, Output& out, napi::Failure& error) {
     const bool shrink = req.delivery.area_shrink && req.options.downsample > 1;
     const bool keep = req.delivery.keep_frames;
     if (req.video.path.empty() && !shrink && !keep) {
-      out.clip = process_clip(req.input, req.options);
+      out.clip = process_clip(req.input, req.options, req.cache.get());
       return;
     }
     // Decoded here at the frames' own size (decode/clip_frames.h): a video always, image files for
     // areaShrink (the engine area-averages pixels it is given) or to return them.
-    ClipFrames f = req.video.path.empty() ? decoded_files(req.input) : video_frames(req.input, req.video);
+    ClipFrames f = req.video.path.empty() ? decoded_files(req.input, req.cache.get()) : video_frames(req.input, req.video);
     out.clip = process_clip(f.input, req.options);
     out.clip.ms.decode += f.decode_ms;
     if (!req.video.path.empty()) {
@@ -466,6 +474,17 @@ Napi::Value SmoothSpeed(const Napi::CallbackInfo& info) {
 }
 
 }  // namespace
+
+/// frameCacheStats() -> {hits, misses, frames, bytes}: this module instance's decoded-frame cache (tests, benches).
+static Napi::Value FrameCacheStats(const Napi::CallbackInfo& info) {
+  const FrameCache::Stats s = instance(info.Env()).frames->stats();
+  Napi::Object out = Napi::Object::New(info.Env());
+  out.Set("hits", static_cast<double>(s.hits));
+  out.Set("misses", static_cast<double>(s.misses));
+  out.Set("frames", static_cast<double>(s.frames));
+  out.Set("bytes", static_cast<double>(s.bytes));
+  return out;
+}
 
 /// gpuInfo() -> {loaded, path, file, devices, device, reason, selftest, shared: {contexts, calls, jobs}}: the CUDA library beside the addon (gpu_backend.h).
 static Napi::Value GpuInfoJs(const Napi::CallbackInfo& info) {
@@ -636,6 +655,7 @@ void register_exports(Napi::Env env, Napi::Object exports) {
   exports.Set("processClipAsync", Napi::Function::New(env, ProcessClipAsync, "processClipAsync"));
   exports.Set("smoothSpeed", Napi::Function::New(env, SmoothSpeed, "smoothSpeed"));
   exports.Set("gpuInfo", Napi::Function::New(env, GpuInfoJs, "gpuInfo"));
+  exports.Set("frameCacheStats", Napi::Function::New(env, FrameCacheStats, "frameCacheStats"));
 }
 
 }  // namespace egogeo::vo

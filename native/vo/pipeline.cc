@@ -94,7 +94,7 @@ void speed_profile(ClipResult& res, const std::vector<double>& ts) {
 
 }  // namespace
 
-ClipResult process_clip(const ClipInput& in, const Options& opt) {
+ClipResult process_clip(const ClipInput& in, const Options& opt, FrameCache* cache) {
   const size_t n = in.frames.size();
   if (n < 2) throw InputError("a clip needs at least 2 frames, got " + std::to_string(n));
   if (in.timestamps.size() != n) {
@@ -115,7 +115,7 @@ ClipResult process_clip(const ClipInput& in, const Options& opt) {
   Decoded frame;
   {
     Timer t(res.ms.decode);
-    frame = decode_frame(in.frames[0], 0, ds);
+    frame = decode_frame(in.frames[0], 0, ds, GreyPath::Engine, cache);
   }
   res.width = frame.width;
   res.height = frame.height;
@@ -131,7 +131,7 @@ ClipResult process_clip(const ClipInput& in, const Options& opt) {
   for (size_t k = 1; k < n; ++k) {
     {
       Timer t(res.ms.decode);
-      frame = decode_frame(in.frames[k], k, ds);
+      frame = decode_frame(in.frames[k], k, ds, GreyPath::Engine, cache);
     }
     if (frame.width != res.width || frame.height != res.height) {
       throw InputError("frame " + std::to_string(k) + ": size " + std::to_string(frame.width) + "x" + std::to_string(frame.height) +

@@ -3,6 +3,9 @@
  * parses YAML, validates every question, compiles its rule, and optionally scales thresholds.
  */
 import { readInputText } from '../io/safety.js';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { isDeepStrictEqual } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { InputError } from '../core/errors.js';
@@ -47,6 +50,48 @@ const cache = new Map<string, QuestionSet>();
 // Loaded on first use: pool workers (given the parsed document) never load a YAML parser.
 const requireCjs = createRequire(import.meta.url);
 
+/**
+ * The shipped question file parsed at build time (`npm run build` writes it beside the compiled
+ * loader: scripts/parse-questions.mjs), so a run of the default questions loads no YAML parser:
+ * js-yaml's import and first parse were ~25 ms of every process's start (a KITTI sequence's 5
+ * windows take ~0.5 s). Used only for text whose SHA-256 it names; anything else is parsed.
+ */
+export interface ParsedQuestions {
+  sha256: string;
+  document: unknown;
+}
+export const PARSED_QUESTIONS_URL = new URL('./questions.parsed.json', import.meta.url);
+let parsedDefault: ParsedQuestions | null | undefined;
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** `text` as YAML, as `questionsFromText` parses it (InputError naming `path` when it is not YAML). */
+export function parseQuestionsYaml(text: string, path: string): unknown {
+  try {
+    return (requireCjs('js-yaml') as typeof import('js-yaml')).load(text);
+  } catch (e) {
+    throw new InputError(`${path}: invalid YAML (${(e as Error).message.split('\n')[0]})`);
+  }
+}
+
+/** What the build stores for `text`: its hash and its parse, or null where JSON cannot hold the parse as it is (e.g. .inf, dates). */
+export function parsedQuestions(text: string, path: string): ParsedQuestions | null {
+  const document = parseQuestionsYaml(text, path);
+  return isDeepStrictEqual(JSON.parse(JSON.stringify(document)), document) ? { sha256: sha256(text), document } : null;
+}
+
+/** The build's parse of `text`, when it is the text the build parsed. */
+function prebuilt(text: string): unknown {
+  if (parsedDefault === undefined) {
+    try {
+      parsedDefault = JSON.parse(readFileSync(PARSED_QUESTIONS_URL, 'utf8')) as ParsedQuestions;
+    } catch {
+      parsedDefault = null; // not built (tests run the sources) or unreadable: parse the YAML
+    }
+  }
+  return parsedDefault && parsedDefault.sha256 === sha256(text) ? structuredClone(parsedDefault.document) : undefined;
+}
+
 export function loadQuestions(path = DEFAULT_QUESTIONS_PATH, scale = 1): QuestionSet {
   return questionsFromText(readInputText(path, 'question file (YAML)', 16 << 20), path, scale);
 }
@@ -56,12 +101,7 @@ export function questionsFromText(text: string, path: string, scale = 1): Questi
   const key = `${path}\0${scale}\0${text}`;
   const hit = cache.get(key);
   if (hit) return hit;
-  let doc: unknown;
-  try {
-    doc = (requireCjs('js-yaml') as typeof import('js-yaml')).load(text);
-  } catch (e) {
-    throw new InputError(`${path}: invalid YAML (${(e as Error).message.split('\n')[0]})`);
-  }
+  const doc = prebuilt(text) ?? parseQuestionsYaml(text, path);
   const set = compileQuestions(doc, path, scale);
   cache.set(key, set);
   return set;

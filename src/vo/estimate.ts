@@ -85,7 +85,7 @@ function frameInput(frames: LoadedClip['frames']): { frames: (string | PixelFram
 export function estimateClip(clip: Clip, opts: VoOptions = {}, alternative?: VoOptions): Estimate {
   const c = loaded(clip);
   const [input, first] = request(c, opts);
-  const [nat, decoded] = detachFrames(processClip(input, firstRun(first, alternative)), first);
+  const [nat, decoded] = detachFrames(processClip(input, firstRun(first, alternative, input)), first);
   const a = estimate(c, nat, first);
   if (!alternative || !needsSecond(a)) return a;
   const second = secondOptions(c, alternative);
@@ -95,16 +95,20 @@ export function estimateClip(clip: Clip, opts: VoOptions = {}, alternative?: VoO
 export async function estimateClipAsync(clip: Clip, opts: VoOptions = {}, alternative?: VoOptions): Promise<Estimate> {
   const c = loaded(clip);
   const [input, first] = request(c, opts);
-  const [nat, decoded] = detachFrames(await processClipAsync(input, firstRun(first, alternative)), first);
+  const [nat, decoded] = detachFrames(await processClipAsync(input, firstRun(first, alternative, input)), first);
   const a = estimate(c, nat, first);
   if (!alternative || !needsSecond(a)) return a;
   const second = secondOptions(c, alternative);
   return both(c.timestamps, a, estimate(c, await processClipAsync(secondInput(input, decoded), second), second));
 }
 
-/** With a second size in reserve the first run returns the frames it decoded, so the second reads and decodes nothing. */
-function firstRun(first: VoOptions, alternative: VoOptions | undefined): VoOptions {
-  return alternative ? { ...first, keepFrames: true } : first;
+/**
+ * With a second size in reserve, the first run over a video returns the frames it decoded, so the
+ * second decodes nothing. Image files need nothing of the kind: the second run reads them through
+ * the addon's decoded-frame cache (VoOptions.frameCache), which the first run filled.
+ */
+function firstRun(first: VoOptions, alternative: VoOptions | undefined, input: EngineInput): VoOptions {
+  return alternative && 'video' in input ? { ...first, keepFrames: true } : first;
 }
 
 /** The first run's decoded frames as pixels, taken off its result unless its caller asked for them. */
@@ -117,9 +121,9 @@ function detachFrames(nat: NativeResult, asked: VoOptions): [NativeResult, Pixel
 }
 
 /**
- * The second size's input: the first run's decoded frames where it returned them (the engine
- * area-averages pixels it is given, as it does a video's frames and, with areaShrink, image
- * files), else the same files or video.
+ * The second size's input: the first run's decoded frames where it returned them (a video's; the
+ * engine area-averages pixels it is given, as it does, with areaShrink, image files), else the
+ * same files (decoded once, kept in the addon's frame cache) or video.
  */
 function secondInput(input: EngineInput, decoded: PixelFrame[] | null): EngineInput {
   if (!decoded || decoded.length !== input.timestamps.length) return input;

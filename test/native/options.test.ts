@@ -66,7 +66,7 @@ describe.skipIf(!BUILT)('engine options: one table', () => {
   it('an unknown key is one TypeError naming it, sync and async', async () => {
     const e = thrown(() => processClip(input, { cameraheight: 1.5 } as unknown as VoOptions));
     expect(e).toBeInstanceOf(TypeError);
-    expect(e.message).toBe('processClip: unknown option options.cameraheight (see optionTable() for the 44 options)');
+    expect(e.message).toBe('processClip: unknown option options.cameraheight (see optionTable() for the 45 options)');
     await expect(processClipAsync(input, { frames: 10 } as unknown as VoOptions)).rejects.toThrow(/^processClip: unknown option options\.frames /);
     // Known keys with undefined values are fine (callers spread optional settings).
     expect(processClip(input, { cameraHeight: undefined, scale: 'none' }).pairs).toHaveLength(2);

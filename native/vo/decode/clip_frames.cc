@@ -21,7 +21,7 @@ FrameSource pixels_of(const cv::Mat& m) {
 
 }  // namespace
 
-ClipFrames decoded_files(const ClipInput& given) {
+ClipFrames decoded_files(const ClipInput& given, FrameCache* cache) {
   ClipFrames out;
   out.input = given;
   const int64 t0 = cv::getTickCount();
@@ -29,7 +29,7 @@ ClipFrames decoded_files(const ClipInput& given) {
   for (size_t k = 0; k < out.input.frames.size(); ++k) {
     FrameSource& src = out.input.frames[k];
     if (src.pixels) continue;
-    out.frames.push_back(decode_frame(src, k, 1).img);
+    out.frames.push_back(decode_frame(src, k, 1, GreyPath::Engine, cache).img);
     src = pixels_of(out.frames.back());
   }
   out.decode_ms = ms_since(t0);

@@ -35,8 +35,11 @@ struct ClipFrames {
   std::vector<int> frame_indices;  // the video frames used
 };
 
-/// `given`'s image files decoded at their stored size (frames given as pixels stay as they are).
-ClipFrames decoded_files(const ClipInput& given);
+class FrameCache;
+
+/// `given`'s image files decoded at their stored size (frames given as pixels stay as they are),
+/// through `cache` where one is given.
+ClipFrames decoded_files(const ClipInput& given, FrameCache* cache = nullptr);
 
 /// The video's frames `v` selects, timed as it says; `given` supplies the intrinsics, timestamps
 /// and the rest. Throws InputError naming the video for a selection it cannot give.

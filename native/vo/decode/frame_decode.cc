@@ -1,5 +1,7 @@
 #include "frame_decode.h"
 
+#include "frame_cache.h"
+
 #include "jpeg.h"
 #include "png.h"
 #include "pnm.h"
@@ -45,13 +47,10 @@ void check_complete(const std::vector<uchar>& b, const std::string& path, size_t
 
 }  // namespace
 
-Decoded decode_frame(const FrameSource& src, size_t index, int ds, GreyPath path) {
-  if (src.pixels) {
-    if (src.width <= 0 || src.height <= 0) throw InputError("frame " + std::to_string(index) + ": width and height must be positive");
-    Decoded d = shrink(cv::Mat(src.height, src.width, CV_8UC1, const_cast<uint8_t*>(src.pixels)), ds);
-    if (ds == 1) d.img = d.img.clone();
-    return d;
-  }
+namespace {
+
+/// The whole file, read at once (istreambuf_iterator would read it a character at a time).
+std::vector<uchar> read_file(const FrameSource& src, size_t index) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(src.path, ec)) {
     const bool exists = std::filesystem::exists(src.path, ec);
@@ -59,13 +58,17 @@ Decoded decode_frame(const FrameSource& src, size_t index, int ds, GreyPath path
   }
   std::ifstream f(src.path, std::ios::binary | std::ios::ate);
   if (!f) throw InputError("frame " + std::to_string(index) + ": cannot open '" + src.path + "'");
-  // One read of the whole file (istreambuf_iterator reads it a character at a time).
   std::vector<uchar> bytes(static_cast<size_t>(std::max<std::streamoff>(0, f.tellg())));
   f.seekg(0);
   if (!f.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()))) {
     throw InputError("frame " + std::to_string(index) + ": cannot read '" + src.path + "'");
   }
   if (bytes.empty()) throw InputError("frame " + std::to_string(index) + ": '" + src.path + "' is empty");
+  return bytes;
+}
+
+/// A file's bytes decoded (`src` and `index` name it in errors).
+Decoded decode_bytes(const std::vector<uchar>& bytes, const FrameSource& src, size_t index, int ds, GreyPath path) {
   check_complete(bytes, src.path, index);
   cv::Mat img;
   if (is_jpeg(bytes) && path == GreyPath::OpenCvBgr) {
@@ -86,6 +89,26 @@ Decoded decode_frame(const FrameSource& src, size_t index, int ds, GreyPath path
     throw InputError("frame " + std::to_string(index) + ": '" + src.path + "' is a corrupt " + (png ? "PNG" : "PGM/PPM") + " (" + problem + ")");
   }
   return shrink(img, ds);
+}
+
+}  // namespace
+
+Decoded decode_frame(const FrameSource& src, size_t index, int ds, GreyPath path, FrameCache* cache) {
+  if (src.pixels) {
+    if (src.width <= 0 || src.height <= 0) throw InputError("frame " + std::to_string(index) + ": width and height must be positive");
+    Decoded d = shrink(cv::Mat(src.height, src.width, CV_8UC1, const_cast<uint8_t*>(src.pixels)), ds);
+    if (ds == 1) d.img = d.img.clone();
+    return d;
+  }
+  const std::vector<uchar> bytes = read_file(src, index);
+  if (!cache) return decode_bytes(bytes, src, index, ds, path);
+  // Keyed by the bytes themselves: a file rewritten in between, however soon, is decoded anew.
+  const FrameKey key = frame_key(bytes.data(), bytes.size(), ds, static_cast<int>(path));
+  Decoded d;
+  if (cache->find(key, d)) return d;
+  d = decode_bytes(bytes, src, index, ds, path);
+  cache->keep(key, d);
+  return d;
 }
 
 }  // namespace egogeo::vo

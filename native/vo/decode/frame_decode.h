@@ -22,7 +22,11 @@ struct Decoded {
 /// JPEGs decoded to BGR first; other formats decode as the engine decodes them).
 enum class GreyPath { Engine, OpenCvBgr };
 
-/// Frame `index` of a clip at the working resolution `ds` (Options::downsample: 1, 2 or 4).
-Decoded decode_frame(const FrameSource& src, size_t index, int ds, GreyPath path = GreyPath::Engine);
+class FrameCache;
+
+/// Frame `index` of a clip at the working resolution `ds` (Options::downsample: 1, 2 or 4). With
+/// `cache`, an image file decoded before (and unchanged since) is taken from it, and a new decode
+/// is kept there (frame_cache.h); the pixels are the same either way.
+Decoded decode_frame(const FrameSource& src, size_t index, int ds, GreyPath path = GreyPath::Engine, FrameCache* cache = nullptr);
 
 }  // namespace egogeo::vo
