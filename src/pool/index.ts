@@ -1,2 +1,3 @@
+export * from './blocks.js';
 export * from './pool.js';
 export * from './transport.js';

@@ -1,7 +1,8 @@
 /**
  * pool/ — runs one task per clip on a piscina worker pool (workers = cores by default) with a
  * progress bar (clips/s, ETA) on stderr. Results reach `onResult` on the main thread in completion
- * order; callers that need a canonical order sort at the end. May import: nothing from src/ but
+ * order; callers that need a canonical order sort at the end. Each of the `workers` lanes takes
+ * runs of neighbouring tasks (pool/blocks.ts: neighbouring clips share frames a worker decoded). May import: nothing from src/ but
  * core/ — the worker module decides what a task does.
  *
  * A worker module default-exports `transportErrors(async (task) => result)` (pool/transport.ts: a
@@ -15,6 +16,7 @@
 import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import type { Piscina } from 'piscina';
+import { BlockQueue } from './blocks.js';
 import { unwrapResult } from './transport.js';
 
 export interface PoolOptions<T, R> {
@@ -68,11 +70,11 @@ export async function runPool<T, R>(o: PoolOptions<T, R>): Promise<PoolSummary> 
   // At most `workers` tasks are handed to the pool at a time, and after a failure nothing new is
   // started and the tasks in flight are let finish: the pool is destroyed only when its workers are
   // idle (terminating a worker inside a native call aborts the process).
-  let next = 0;
+  const lanes = Math.min(workers, o.tasks.length);
+  const queue = new BlockQueue(o.tasks.length, lanes);
   let firstError = null as { e: unknown } | null;
-  const lane = async () => {
-    while (!firstError && next < o.tasks.length) {
-      const i = next++;
+  const lane = async (_: unknown, l: number) => {
+    for (let i = queue.take(l); !firstError && i !== undefined; i = queue.take(l)) {
       const task = o.tasks[i];
       try {
         let result: R;
@@ -96,7 +98,7 @@ export async function runPool<T, R>(o: PoolOptions<T, R>): Promise<PoolSummary> 
     }
   };
   try {
-    await Promise.all(Array.from({ length: Math.min(workers, o.tasks.length) }, lane));
+    await Promise.all(Array.from({ length: lanes }, lane));
   } finally {
     bar?.stop();
     await pool?.destroy();
