@@ -1,6 +1,6 @@
 // The engine's N-API module: registers the VO (vo/binding.cc), renderer (render/binding.cc) and
 // published-baseline (baselines/binding.cc) calls. Module-wide: nothing but OpenCV's own thread-pool size and OpenBLAS's (one thread from the
-// first load on; OpenCV's changed only on request). Per load: instance.h (the decoded-frame cache).
+// first load on; OpenCV's changed only on request). Per load: instance.h (the frame caches).
 #include "baselines/binding.h"
 #include "instance.h"
 #include "render/binding.h"

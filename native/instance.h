@@ -1,5 +1,6 @@
 // What one load of the module keeps between its calls (node-addon-api instance data: each worker
-// thread that loads the addon has its own, nothing is process-wide). Set in addon.cc's Init.
+// thread that loads the addon has its own, nothing is process-wide): its frame caches. Set in
+// addon.cc's Init.
 #pragma once
 
 #include "vo/decode/frame_cache.h"
@@ -14,6 +15,8 @@ struct Instance {
   /// Decoded image files, for the clips that follow (benchmark windows overlap). Requests hold a
   /// reference, so an async call outlives nothing it uses.
   std::shared_ptr<vo::FrameCache> frames = std::make_shared<vo::FrameCache>();
+  /// Their FAST corners (the CPU detector's whole-frame lists).
+  std::shared_ptr<vo::CornerCache> corners = std::make_shared<vo::CornerCache>();
 };
 
 /// This environment's instance (always set: Init sets it before any call can run).

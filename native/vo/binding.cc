@@ -52,8 +52,10 @@ struct Request {
   /// clip.video: decoded in `run` (on the calling worker thread, or the libuv pool for the async form).
   VideoRequest video;
   Delivery delivery;
-  /// The instance's decoded-frame cache, unless options.frameCache is false.
+  /// The instance's frame caches (decodes, corners), unless options.frameCache is false.
   std::shared_ptr<FrameCache> cache;
+  std::shared_ptr<CornerCache> corners;
+  FrameCaches caches() const { return {cache.get(), corners.get()}; }
 };
 
 /// The engine's result, plus what a video input decoded to.
@@ -243,7 +245,10 @@ std::unique_ptr<Request> parse(const Napi::CallbackInfo& info) {
     parse_options(r, o, req->delivery);
     r.reject_unknown();
   }
-  if (req->delivery.frame_cache) req->cache = instance(info.Env()).frames;
+  if (req->delivery.frame_cache) {
+    req->cache = instance(info.Env()).frames;
+    req->corners = instance(info.Env()).corners;
+  }
   if (req->video.path.empty() && o.scale == ScaleMode::GroundTruth && o.gt_speeds.size() != req->input.frames.size() - 1) {
     a.fail("options.gtSpeeds must have one speed per frame pair (" + std::to_string(req->input.frames.size() - 1) + ") when scale is 'gt'");
   }
@@ -376,13 +381,13 @@ bool run(const Request& req, Output& out, napi::Failure& error) {
     const bool shrink = req.delivery.area_shrink && req.options.downsample > 1;
     const bool keep = req.delivery.keep_frames;
     if (req.video.path.empty() && !shrink && !keep) {
-      out.clip = process_clip(req.input, req.options, req.cache.get());
+      out.clip = process_clip(req.input, req.options, req.caches());
       return;
     }
     // Decoded here at the frames' own size (decode/clip_frames.h): a video always, image files for
     // areaShrink (the engine area-averages pixels it is given) or to return them.
     ClipFrames f = req.video.path.empty() ? decoded_files(req.input, req.cache.get()) : video_frames(req.input, req.video);
-    out.clip = process_clip(f.input, req.options);
+    out.clip = process_clip(f.input, req.options, req.caches());
     out.clip.ms.decode += f.decode_ms;
     if (!req.video.path.empty()) {
       out.video = true;
@@ -475,14 +480,20 @@ Napi::Value SmoothSpeed(const Napi::CallbackInfo& info) {
 
 }  // namespace
 
-/// frameCacheStats() -> {hits, misses, frames, bytes}: this module instance's decoded-frame cache (tests, benches).
+/// frameCacheStats() -> {hits, misses, frames, bytes, corners: {hits, misses, entries, bytes}}: this
+/// module instance's frame caches (tests, benches).
 static Napi::Value FrameCacheStats(const Napi::CallbackInfo& info) {
-  const FrameCache::Stats s = instance(info.Env()).frames->stats();
-  Napi::Object out = Napi::Object::New(info.Env());
-  out.Set("hits", static_cast<double>(s.hits));
-  out.Set("misses", static_cast<double>(s.misses));
-  out.Set("frames", static_cast<double>(s.frames));
-  out.Set("bytes", static_cast<double>(s.bytes));
+  Napi::Env env = info.Env();
+  auto counts = [&](const CacheStats& s, const char* entries) {
+    Napi::Object o = Napi::Object::New(env);
+    o.Set("hits", static_cast<double>(s.hits));
+    o.Set("misses", static_cast<double>(s.misses));
+    o.Set(entries, static_cast<double>(s.entries));
+    o.Set("bytes", static_cast<double>(s.bytes));
+    return o;
+  };
+  Napi::Object out = counts(instance(env).frames->stats(), "frames");
+  out.Set("corners", counts(instance(env).corners->stats(), "entries"));
   return out;
 }
 

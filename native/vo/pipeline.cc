@@ -94,7 +94,7 @@ void speed_profile(ClipResult& res, const std::vector<double>& ts) {
 
 }  // namespace
 
-ClipResult process_clip(const ClipInput& in, const Options& opt, FrameCache* cache) {
+ClipResult process_clip(const ClipInput& in, const Options& opt, const FrameCaches& caches) {
   const size_t n = in.frames.size();
   if (n < 2) throw InputError("a clip needs at least 2 frames, got " + std::to_string(n));
   if (in.timestamps.size() != n) {
@@ -108,14 +108,14 @@ ClipResult process_clip(const ClipInput& in, const Options& opt, FrameCache* cac
   }
 
   ClipResult res;
-  Tracker tracker(opt);
+  Tracker tracker(opt, caches.corners);
   std::vector<Matches> all;                 // per pair, for the three-frame relative scale
   std::vector<std::vector<uchar>> inliers;
   const int ds = opt.downsample;
   Decoded frame;
   {
     Timer t(res.ms.decode);
-    frame = decode_frame(in.frames[0], 0, ds, GreyPath::Engine, cache);
+    frame = decode_frame(in.frames[0], 0, ds, GreyPath::Engine, caches.frames);
   }
   res.width = frame.width;
   res.height = frame.height;
@@ -131,7 +131,7 @@ ClipResult process_clip(const ClipInput& in, const Options& opt, FrameCache* cac
   for (size_t k = 1; k < n; ++k) {
     {
       Timer t(res.ms.decode);
-      frame = decode_frame(in.frames[k], k, ds, GreyPath::Engine, cache);
+      frame = decode_frame(in.frames[k], k, ds, GreyPath::Engine, caches.frames);
     }
     if (frame.width != res.width || frame.height != res.height) {
       throw InputError("frame " + std::to_string(k) + ": size " + std::to_string(frame.width) + "x" + std::to_string(frame.height) +

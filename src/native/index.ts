@@ -199,8 +199,10 @@ export interface VoOptions {
    */
   areaShrink?: boolean;
   /**
-   * Decode image files through this addon instance's decoded-frame cache (default true): a file
-   * decoded by an earlier call, unchanged since (device, inode, size, times), is not decoded again.
+   * Decode image files, and detect FAST corners, through this addon instance's frame caches
+   * (default true): a file with the same bytes as one decoded by an earlier call is not decoded
+   * again, and a frame with the same pixels as one an earlier call detected on (at the same
+   * threshold) takes that detection's corners.
    * Benchmark windows overlap (KITTI's, every 5 frames, share 7 of 10 frames with the window after
    * next at 10 frames, 26 of 31 with the next at all frames). The pixels are the same either way.
    */
@@ -269,12 +271,17 @@ export const VO_OPTION_KINDS = {
   gtSpeeds: 'numbers',
 } as const satisfies Record<keyof VoOptions, OptionKind>;
 
-/** The decoded-frame cache of one addon instance (each worker thread loads its own): lookups that hit and missed since it loaded, frames and pixel bytes it holds. */
+/**
+ * The frame caches of one addon instance (each worker thread loads its own): of the decoded-frame
+ * cache, lookups that hit and missed since it loaded and the frames and pixel bytes it holds; the
+ * same of the FAST corner lists (`corners`).
+ */
 export interface FrameCacheStats {
   hits: number;
   misses: number;
   frames: number;
   bytes: number;
+  corners: { hits: number; misses: number; entries: number; bytes: number };
 }
 
 /** One row of the addon's option table. */

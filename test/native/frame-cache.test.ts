@@ -1,8 +1,9 @@
 /**
- * The addon's decoded-frame cache (VoOptions.frameCache, native/vo/decode/frame_cache.h): clips
- * that share image files decode each file once, and every result is the one a fresh decode gives,
- * whatever the photometric stage, the working size or the order of calls; a file rewritten in
- * between (the cache is keyed by the bytes) is decoded again. Frames are rendered here and written as JPEG and PGM files.
+ * The addon's frame caches (VoOptions.frameCache, native/vo/decode/frame_cache.h): clips that share
+ * image files decode each file, and detect corners on each frame, once, and every result is the one
+ * a fresh decode and detection give, whatever the photometric stage, the working size, the frames'
+ * form (files or pixels) or the order of calls; a file rewritten in between (the caches are keyed by
+ * content) is decoded again. Frames are rendered here and written as JPEG and PGM files.
  */
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -53,9 +54,13 @@ describe.skipIf(!BUILT)('the decoded-frame cache', () => {
     expect(after.hits + after.misses - before.hits - before.misses).toBe(12);
     expect(after.frames).toBeGreaterThan(0);
     expect(after.bytes).toBe(after.frames * rendered.frames[0].width * rendered.frames[0].height);
+    // The second window detected corners on frames the first had detected on.
+    expect(after.corners.hits - before.corners.hits).toBeGreaterThan(0);
+    expect(after.corners.entries).toBeGreaterThan(0);
     // frameCache: false neither reads nor fills it.
     processClip(a, { ...opts, frameCache: false });
     expect(frameCacheStats().hits + frameCacheStats().misses).toBe(after.hits + after.misses);
+    expect(frameCacheStats().corners.hits + frameCacheStats().corners.misses).toBe(after.corners.hits + after.corners.misses);
   });
 
   it('gives every photometric stage and working size the pixels of a fresh decode (nothing writes into a kept frame)', () => {
@@ -77,6 +82,12 @@ describe.skipIf(!BUILT)('the decoded-frame cache', () => {
       expect(motion(processClip(clip, v))).toEqual(want);
     }
     expect(fresh(clip)).toEqual(motion(processClip(clip, opts)));
+    // Frames given as pixels: nothing to decode, their corners kept all the same.
+    const pixels: NativeClip = { frames: rendered.frames.slice(1, 7), timestamps: rendered.timestamps.slice(1, 7), intrinsics: rendered.intrinsics };
+    const before = frameCacheStats().corners.hits;
+    expect(motion(processClip(pixels, opts))).toEqual(fresh(pixels));
+    expect(motion(processClip(pixels, opts))).toEqual(fresh(pixels));
+    expect(frameCacheStats().corners.hits).toBeGreaterThan(before);
   });
 
   it('serves calls in flight at once on the libuv pool alike', async () => {

@@ -16,7 +16,7 @@ inline uint64_t mix(uint64_t x) {
 
 }  // namespace
 
-FrameKey frame_key(const unsigned char* bytes, size_t n, int ds, int grey) {
+ContentHash content_hash(const unsigned char* bytes, size_t n) {
   // Two independent lanes of multiply-rotate over 8-byte words (a few GB/s), each finalised.
   uint64_t a = 0x9e3779b97f4a7c15ULL ^ n, b = 0xc2b2ae3d27d4eb4fULL + n;
   size_t i = 0;
@@ -28,43 +28,7 @@ FrameKey frame_key(const unsigned char* bytes, size_t n, int ds, int grey) {
   }
   uint64_t tail = 0;
   std::memcpy(&tail, bytes + i, n - i);
-  return {n, mix(a ^ tail), mix(b + rotl(tail, 17)), ds, grey};
-}
-
-bool FrameCache::find(const FrameKey& k, Decoded& out) {
-  std::lock_guard<std::mutex> lock(mu_);
-  for (auto it = entries_.begin(); it != entries_.end(); ++it) {
-    if (!(it->key == k)) continue;
-    entries_.splice(entries_.begin(), entries_, it);
-    out = entries_.front().frame;
-    ++hits_;
-    return true;
-  }
-  ++misses_;
-  return false;
-}
-
-void FrameCache::keep(const FrameKey& k, const Decoded& d) {
-  const size_t bytes = d.img.total() * d.img.elemSize();
-  if (bytes > max_bytes_ || max_frames_ == 0) return;
-  std::lock_guard<std::mutex> lock(mu_);
-  for (auto it = entries_.begin(); it != entries_.end(); ++it) {
-    if (!(it->key == k)) continue;
-    bytes_ -= it->frame.img.total() * it->frame.img.elemSize();
-    entries_.erase(it);
-    break;
-  }
-  entries_.push_front({k, d});
-  bytes_ += bytes;
-  while (entries_.size() > max_frames_ || bytes_ > max_bytes_) {
-    bytes_ -= entries_.back().frame.img.total() * entries_.back().frame.img.elemSize();
-    entries_.pop_back();
-  }
-}
-
-FrameCache::Stats FrameCache::stats() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return {hits_, misses_, entries_.size(), bytes_};
+  return {n, mix(a ^ tail), mix(b + rotl(tail, 17))};
 }
 
 }  // namespace egogeo::vo

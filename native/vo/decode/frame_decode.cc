@@ -103,11 +103,11 @@ Decoded decode_frame(const FrameSource& src, size_t index, int ds, GreyPath path
   const std::vector<uchar> bytes = read_file(src, index);
   if (!cache) return decode_bytes(bytes, src, index, ds, path);
   // Keyed by the bytes themselves: a file rewritten in between, however soon, is decoded anew.
-  const FrameKey key = frame_key(bytes.data(), bytes.size(), ds, static_cast<int>(path));
+  const FrameKey key{content_hash(bytes.data(), bytes.size()), ds, static_cast<int>(path)};
   Decoded d;
   if (cache->find(key, d)) return d;
   d = decode_bytes(bytes, src, index, ds, path);
-  cache->keep(key, d);
+  cache->keep(key, d, d.img.total() * d.img.elemSize());
   return d;
 }
 

@@ -13,7 +13,7 @@
 
 namespace egogeo::vo {
 
-Tracker::Tracker(const Options& opt) : opt_(opt), photometric_(opt), threshold_(opt.fast_threshold) {
+Tracker::Tracker(const Options& opt, CornerCache* corners) : opt_(opt), corners_(corners), photometric_(opt), threshold_(opt.fast_threshold) {
   // FAST (the default) is fast.cc's: cv::FAST's corners, faster.
   if (opt.detector == Detector::Orb) orb_ = cv::ORB::create(opt.max_features * 2, 1.2f, 1, 31, 0, 2, cv::ORB::FAST_SCORE, 31, opt.fast_threshold);
   if (opt.device == Options::Device::Gpu) gpu_ = std::make_unique<GpuKlt>(opt);  // [gpu] gpu_backend.cc
@@ -113,16 +113,29 @@ void Tracker::detect(const cv::Mat& img) {
     per_bucket[bucket_of(p)]++;
   }
 
-  std::vector<cv::KeyPoint> kps;
-  if (orb_) {
-    orb_->setFastThreshold(threshold_);
-    orb_->detect(img, kps);
-  } else if (gpu_) {
-    gpu_->detect(img, threshold_, kps);  // [gpu]
-  } else {
-    fast_corners(img, threshold_, kps, fast_scratch_);
+  // The frame's corners, strongest first. FAST's on the CPU are a function of the pixels and the
+  // threshold alone: a frame an earlier clip detected on takes that clip's list.
+  std::vector<cv::KeyPoint> found;
+  Corners kept;
+  const bool keyed = corners_ && !orb_ && !gpu_ && img.isContinuous();
+  CornerKey key;
+  if (keyed) key = {content_hash(img.data, img.total() * img.elemSize()), img.cols, img.rows, threshold_};
+  if (!keyed || !corners_->find(key, kept)) {
+    if (orb_) {
+      orb_->setFastThreshold(threshold_);
+      orb_->detect(img, found);
+    } else if (gpu_) {
+      gpu_->detect(img, threshold_, found);  // [gpu]
+    } else {
+      fast_corners(img, threshold_, found, fast_scratch_);
+    }
+    std::sort(found.begin(), found.end(), [](const cv::KeyPoint& a, const cv::KeyPoint& b) { return a.response > b.response; });
+    if (keyed) {
+      kept = std::make_shared<const std::vector<cv::KeyPoint>>(std::move(found));
+      corners_->keep(key, kept, kept->size() * sizeof(cv::KeyPoint));
+    }
   }
-  std::sort(kps.begin(), kps.end(), [](const cv::KeyPoint& a, const cv::KeyPoint& b) { return a.response > b.response; });
+  const std::vector<cv::KeyPoint>& kps = kept ? *kept : found;
   const int quota = std::max(1, opt_.max_features / (cols * rows));
   const int border = 4;
   int added = 0;

@@ -1,6 +1,7 @@
 // Feature tracking: bucketed FAST/ORB corners tracked by pyramidal KLT with a forward-backward check.
 #pragma once
 
+#include "../decode/frame_cache.h"
 #include "fast.h"
 #include "gpu_backend.h"
 #include "photometric.h"
@@ -29,7 +30,8 @@ struct Matches {
 
 class Tracker {
  public:
-  explicit Tracker(const Options& opt);
+  /// `corners`: where whole-frame FAST detections are kept between clips (null: none; frame_cache.h).
+  explicit Tracker(const Options& opt, CornerCache* corners = nullptr);
 
   /// The image detection and KLT see: `raw` after the photometric stage (Options::denoise_sigma,
   /// Options::photometric). Also sets the per-frame FAST threshold (Options::fast_noise_factor).
@@ -67,6 +69,7 @@ class Tracker {
   const Options& opt_;
   cv::Ptr<cv::ORB> orb_;       // Detector::Orb only
   FastScratch fast_scratch_;   // fast_corners's score plane
+  CornerCache* corners_ = nullptr;  // the instance's kept detections (CPU FAST only)
   PhotometricStage photometric_;
   int threshold_ = 0;            // FAST threshold for the current frame
   std::vector<cv::Mat> prev_pyr_;
