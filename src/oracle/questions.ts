@@ -60,7 +60,8 @@ export interface ParsedQuestions {
   sha256: string;
   document: unknown;
 }
-export const PARSED_QUESTIONS_URL = new URL('./questions.parsed.json', import.meta.url);
+// Named from dist/'s parent of oracle/, so the bundle (dist/bundle/) finds the same file.
+export const PARSED_QUESTIONS_URL = new URL('../oracle/questions.parsed.json', import.meta.url);
 let parsedDefault: ParsedQuestions | null | undefined;
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');

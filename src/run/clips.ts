@@ -50,10 +50,15 @@ export function clipTasks(clips: readonly Clip[], o: AnswerOptions): ClipTask[] 
   }));
 }
 
-/** The run worker: next to this file when compiled, else the compiled copy in dist/ (tests). */
+/**
+ * The run worker: next to this file when compiled, its bundled entry when this is the bundle
+ * (dist/bundle/, scripts/bundle.mjs), else the compiled copy in dist/ (tests).
+ */
 export function workerUrl(): URL {
   const here = new URL('./worker.js', import.meta.url);
   if (existsSync(fileURLToPath(here))) return here;
+  const bundled = new URL('./run-worker.js', import.meta.url);
+  if (existsSync(fileURLToPath(bundled))) return bundled;
   const dist = new URL('../../dist/run/worker.js', import.meta.url);
   if (existsSync(fileURLToPath(dist))) return dist;
   throw new Error(`the run worker is not compiled (looked for ${fileURLToPath(here)} and ${fileURLToPath(dist)}); run \`npm run build\``);

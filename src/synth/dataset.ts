@@ -66,10 +66,15 @@ export interface SynthSummary {
   questions: QuestionSet;
 }
 
-/** The worker module: next to this file when compiled, else the compiled copy in dist/ (tests). */
+/**
+ * The worker module: next to this file when compiled, its bundled entry when this is the bundle
+ * (dist/bundle/, scripts/bundle.mjs), else the compiled copy in dist/ (tests).
+ */
 export function workerUrl(): URL {
   const here = new URL('./worker.js', import.meta.url);
   if (existsSync(fileURLToPath(here))) return here;
+  const bundled = new URL('./synth-worker.js', import.meta.url);
+  if (existsSync(fileURLToPath(bundled))) return bundled;
   const dist = new URL('../../dist/synth/worker.js', import.meta.url);
   if (existsSync(fileURLToPath(dist))) return dist;
   throw new Error(`the synth worker is not compiled (looked for ${fileURLToPath(here)} and ${fileURLToPath(dist)}); run \`npm run build\``);

@@ -34,12 +34,15 @@ const newest = (dir: string): number => {
 };
 
 /**
- * The spawn tests run `node bin/egogeo.js`, i.e. dist/: compile it when src/ is newer. One test
- * file at a time compiles (a lock directory); the others wait for it.
+ * The spawn tests run `node bin/egogeo.js`, i.e. dist/ through its bundle (scripts/bundle.mjs, as
+ * `npm run build` leaves it): compile and bundle it when src/ is newer. One test file at a time
+ * builds (a lock directory); the others wait for it.
  */
 export function ensureDist(): void {
   const stamp = join(ROOT, 'dist/run/worker.js');
-  const fresh = () => existsSync(stamp) && existsSync(join(ROOT, 'dist/cli/main.js')) && statSync(stamp).mtimeMs >= newest(join(ROOT, 'src')) - 1;
+  const bundle = join(ROOT, 'dist/bundle/main.js');
+  const fresh = () =>
+    existsSync(stamp) && existsSync(join(ROOT, 'dist/cli/main.js')) && existsSync(bundle) && statSync(stamp).mtimeMs >= newest(join(ROOT, 'src')) - 1 && statSync(bundle).mtimeMs >= statSync(join(ROOT, 'dist/cli/main.js')).mtimeMs;
   if (fresh()) return;
   const lock = join(ROOT, 'dist/.egogeo-test-build.lock');
   mkdirSync(join(ROOT, 'dist'), { recursive: true });
@@ -57,6 +60,8 @@ export function ensureDist(): void {
   try {
     const r = spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.json')], { cwd: ROOT, encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`tsc failed:\n${r.stdout}${r.stderr}`);
+    const b = spawnSync(process.execPath, [join(ROOT, 'scripts/bundle.mjs')], { cwd: ROOT, encoding: 'utf8' });
+    if (b.status !== 0) throw new Error(`scripts/bundle.mjs failed:\n${b.stdout}${b.stderr}`);
   } finally {
     rmdirSync(lock);
   }
