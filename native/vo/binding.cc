@@ -475,6 +475,7 @@ Napi::Value SmoothSpeed(const Napi::CallbackInfo& info) {
   out.Set("roadScale", r.fit.road_scale);
   out.Set("ratioScale", r.fit.ratio_scale);
   out.Set("roadCorrTime", r.fit.road_corr_time);
+  out.Set("neg2LogMl", r.fit.neg2_log_ml);
   return out;
 }
 

@@ -659,6 +659,12 @@ export interface SmoothedSpeed {
   ratioScale: number;
   /** The road errors' correlation time it modelled (s; 0 = independent). */
   roadCorrTime: number;
+  /**
+   * −2 log marginal likelihood at its choice, up to a constant shared by every call on the same
+   * measurements (the last pass's robust weights): with `jerkPsd` fixed, the profile over q that
+   * maximum likelihood maximises (bench/q-average.mjs averages over it).
+   */
+  neg2LogMl: number;
 }
 
 /**

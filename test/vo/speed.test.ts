@@ -71,6 +71,22 @@ describe.skipIf(!existsSync(ADDON))('speed smoother on analytic measurements', (
     expect(accSm).toBeLessThan(0.25 * accRaw);
   });
 
+  it('reports the marginal likelihood it maximised: no fixed jerk PSD on the grid beats its choice', () => {
+    const v = (t: number) => (t < 1 ? 12 : t < 2 ? 12 - 6 * (t - 1) : 6);
+    for (const seed of [1, 2]) {
+      const { input } = measure(v, seed);
+      const free = smoothSpeed(input);
+      expect(Number.isFinite(free.neg2LogMl)).toBe(true);
+      // The free fit's q, fixed, reads the same likelihood; others on the grid read worse.
+      expect(smoothSpeed({ ...input, jerkPsd: free.jerkPsd }).neg2LogMl).toBeCloseTo(free.neg2LogMl, 6);
+      const qs = Array.from({ length: 25 }, (_, i) => 0.05 * 4000 ** (i / 24));
+      const others = qs.filter((q) => Math.abs(Math.log(q / free.jerkPsd)) > 0.1).map((q) => smoothSpeed({ ...input, jerkPsd: q }).neg2LogMl);
+      expect(Math.min(...others)).toBeGreaterThan(free.neg2LogMl - 1e-9);
+      // Far from the choice the likelihood falls clearly.
+      expect(smoothSpeed({ ...input, jerkPsd: free.jerkPsd > 10 ? 0.05 : 200 }).neg2LogMl).toBeGreaterThan(free.neg2LogMl + 2);
+    }
+  });
+
   it('reads a steady cruise as steady, with a small jerk PSD', () => {
     for (const seed of [11, 12, 13]) {
       const { truth, input } = measure(() => 10, seed);

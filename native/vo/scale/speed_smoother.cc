@@ -165,6 +165,7 @@ class Smoother {
     fit.road_scale = s_at(g_[1]);
     fit.ratio_scale = s_at(g_[2]);
     fit.road_corr_time = taus_[g_[3]];
+    fit.neg2_log_ml = best;
     reweight(fit);
     return true;
   }

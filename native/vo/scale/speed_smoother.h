@@ -29,6 +29,7 @@ struct SpeedFit {
   double road_scale = 1;   // chosen factor on the road distances' nominal variances
   double ratio_scale = 1;  // and on the relative scales'
   double road_corr_time = 0;  // the road errors' correlation time (s)
+  double neg2_log_ml = 0;     // -2 log marginal likelihood at the choice (up to a constant; the last pass's weights)
 };
 
 /// The smoother's Gaussian posterior over the pairs' log distances, beyond its mean: the variance
