@@ -36,7 +36,8 @@
         "native/vo/track/klt.cc",
         "native/vo/track/klt_scale.cc",
         "native/vo/track/photometric.cc",
-        "native/vo/track/tracker.cc"
+        "native/vo/track/tracker.cc",
+        "native/work_pool.cc"
       ],
       "include_dirs": [
         "<!(node -p \"require('node-addon-api').include_dir\")",

@@ -1,6 +1,7 @@
 // The engine's N-API module: registers the VO (vo/binding.cc), renderer (render/binding.cc) and
 // published-baseline (baselines/binding.cc) calls. Module-wide: nothing but OpenCV's own thread-pool size and OpenBLAS's (one thread from the
-// first load on; OpenCV's changed only on request). Per load: instance.h (the frame caches).
+// first load on; OpenCV's changed only on request). Per load: instance.h (the frame caches, the
+// async calls' threads).
 #include "baselines/binding.h"
 #include "instance.h"
 #include "render/binding.h"
@@ -17,7 +18,7 @@
 
 namespace {
 
-// The engine's parallelism is one clip per calling thread (egogeo's worker pool; the libuv pool for
+// The engine's parallelism is one clip per calling thread (egogeo's worker pool; the load's own threads, work_pool.h, for
 // the async calls). OpenCV's own pool (TBB here) would add a thread per core inside every call, and
 // its idle workers spin in sched_yield, so the first load of the module (main thread or worker) sets
 // it to one thread. Once per process: later loads in other workers leave a setThreads(n) alone.
@@ -67,6 +68,9 @@ Napi::Value SetThreads(const Napi::CallbackInfo& info) {
 
 Napi::Value GetThreads(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), cv::getNumThreads()); }
 
+// The threads this load's async calls have started (work_pool.h): 1 for a caller that awaits each call.
+Napi::Value AsyncThreads(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), egogeo::instance(info.Env()).pool.threads()); }
+
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   std::call_once(g_pin_opencv_threads, [] {
     cv::setNumThreads(1);
@@ -78,6 +82,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   egogeo::baselines::register_exports(env, exports);
   exports.Set("setThreads", Napi::Function::New(env, SetThreads, "setThreads"));
   exports.Set("threads", Napi::Function::New(env, GetThreads, "threads"));
+  exports.Set("asyncThreads", Napi::Function::New(env, AsyncThreads, "asyncThreads"));
   exports.Set("blasThreads", Napi::Function::New(env, BlasThreads, "blasThreads"));
   exports.Set("opencvVersion", Napi::String::New(env, CV_VERSION));
   // How this binary was compiled (egogeo doctor shows it): optimised or not, with sanitizers or not.

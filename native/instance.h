@@ -1,9 +1,10 @@
 // What one load of the module keeps between its calls (node-addon-api instance data: each worker
-// thread that loads the addon has its own, nothing is process-wide): its frame caches. Set in
-// addon.cc's Init.
+// thread that loads the addon has its own, nothing is process-wide): its frame caches and the
+// threads its async calls run on. Set in addon.cc's Init.
 #pragma once
 
 #include "vo/decode/frame_cache.h"
+#include "work_pool.h"
 
 #include <napi.h>
 
@@ -17,6 +18,9 @@ struct Instance {
   std::shared_ptr<vo::FrameCache> frames = std::make_shared<vo::FrameCache>();
   /// Their FAST corners (the CPU detector's whole-frame lists).
   std::shared_ptr<vo::CornerCache> corners = std::make_shared<vo::CornerCache>();
+  /// The async calls' threads (work_pool.h). Last member: destroyed first, so its calls finish
+  /// while the caches they hold references to are still this instance's.
+  WorkPool pool;
 };
 
 /// This environment's instance (always set: Init sets it before any call can run).

@@ -1,7 +1,10 @@
 // Shared N-API plumbing for the engine's bindings (vo/binding.cc, render/binding.cc): argument
 // readers that throw a JS TypeError naming the function and field, a guard that turns any C++
-// failure into a message, and a Promise-returning AsyncWorker. Header-only, no state.
+// failure into a message, and a Promise-returning call on the load's own threads (work_pool.h).
+// Header-only, no state.
 #pragma once
+
+#include "work_pool.h"
 
 #include <napi.h>
 #include <opencv2/core.hpp>
@@ -267,45 +270,76 @@ Napi::Value call_sync(const Napi::CallbackInfo& info, Parse&& parse, bool (*run)
   return to_js(info.Env(), res);
 }
 
-/// Runs `run(req, res, error)` on the libuv pool and settles a Promise with `to_js(env, res)`.
+/// One async call in flight: its request, result, and the Promise it settles.
 template <class Req, class Res>
-class PromiseWorker : public Napi::AsyncWorker {
- public:
+struct AsyncCall {
   using Run = bool (*)(const Req&, Res&, Failure&);
   using ToJs = Napi::Object (*)(Napi::Env, Res&);
-  PromiseWorker(Napi::Env env, const char* name, std::unique_ptr<Req> req, Run run, ToJs to_js)
-      : Napi::AsyncWorker(env, name), req_(std::move(req)), run_(run), to_js_(to_js), deferred_(Napi::Promise::Deferred::New(env)) {}
-
-  /// Parses with `parse(info)`; bad arguments reject the Promise instead of throwing.
-  template <class Parse>
-  static Napi::Value queue(const Napi::CallbackInfo& info, const char* name, Parse&& parse, Run run, ToJs to_js) {
-    std::unique_ptr<Req> req;
-    try {
-      req = parse(info);
-    } catch (const Napi::Error& e) {
-      auto d = Napi::Promise::Deferred::New(info.Env());
-      d.Reject(e.Value());
-      return d.Promise();
-    }
-    auto* w = new PromiseWorker(info.Env(), name, std::move(req), run, to_js);
-    Napi::Promise p = w->deferred_.Promise();
-    w->Queue();
-    return p;
-  }
-
-  void Execute() override {
-    if (!run_(*req_, res_, failure_)) SetError(failure_.message);
-  }
-  void OnOK() override { deferred_.Resolve(to_js_(Env(), res_)); }
-  void OnError(const Napi::Error&) override { deferred_.Reject(failure_.to_js(Env()).Value()); }
-
- private:
-  std::unique_ptr<Req> req_;
-  Res res_;
-  Run run_;
-  ToJs to_js_;
-  Napi::Promise::Deferred deferred_;
-  Failure failure_;
+  std::unique_ptr<Req> req;
+  Napi::Promise::Deferred deferred;
+  Run run;
+  ToJs to_js;
+  Res res{};
+  Failure failure{};
+  bool ok = false;
 };
+
+/// Settles an AsyncCall on the JS thread (a thread-safe function's call_js); with a null env while
+/// the environment tears down, when it only frees the call. Nothing is thrown out of it.
+template <class Req, class Res>
+void settle_call(napi_env raw_env, napi_value, void*, void* data) {
+  std::unique_ptr<AsyncCall<Req, Res>> c(static_cast<AsyncCall<Req, Res>*>(data));
+  if (raw_env == nullptr) return;
+  Napi::Env env(raw_env);
+  Napi::HandleScope scope(env);
+  try {
+    if (!c->ok)
+      c->deferred.Reject(c->failure.to_js(env).Value());
+    else
+      c->deferred.Resolve(c->to_js(env, c->res));
+  } catch (const Napi::Error& e) {
+    c->deferred.Reject(e.Value());
+  } catch (const std::exception& e) {
+    c->deferred.Reject(Napi::Error::New(env, e.what()).Value());
+  }
+}
+
+/// Runs `run(req, res, error)` on `pool` (work_pool.h: this load's threads) and settles a Promise
+/// with `to_js(env, res)` on the JS thread, through a thread-safe function made for the call (it
+/// keeps the event loop alive until the call settles, as an AsyncWorker would). Bad arguments
+/// reject the Promise instead of throwing.
+template <class Req, class Res, class Parse>
+Napi::Value queue_call(const Napi::CallbackInfo& info, WorkPool& pool, const char* name, Parse&& parse,
+                       bool (*run)(const Req&, Res&, Failure&), Napi::Object (*to_js)(Napi::Env, Res&)) {
+  using Call = AsyncCall<Req, Res>;
+  Napi::Env env = info.Env();
+  auto deferred = Napi::Promise::Deferred::New(env);
+  Napi::Promise promise = deferred.Promise();
+  std::unique_ptr<Req> req;
+  try {
+    req = parse(info);
+  } catch (const Napi::Error& e) {
+    deferred.Reject(e.Value());
+    return promise;
+  }
+  auto call = std::make_unique<Call>(Call{std::move(req), deferred, run, to_js});
+  napi_threadsafe_function tsfn = nullptr;
+  // The C API, not Napi::TypedThreadSafeFunction: its compile-time callback check does not compile
+  // under GCC's sanitizer build.
+  if (napi_create_threadsafe_function(env, nullptr, nullptr, Napi::String::New(env, name), 0, 1, nullptr, nullptr, nullptr,
+                                      settle_call<Req, Res>, &tsfn) != napi_ok)
+    throw Napi::Error::New(env, std::string(name) + ": could not create a thread-safe function");
+  Call* c = call.release();
+  pool.submit(WorkPool::Job{
+      [c] { c->ok = c->run(*c->req, c->res, c->failure); },
+      [c, tsfn] {
+        // napi_closing: the environment is going away and the function with it (no release then).
+        if (napi_call_threadsafe_function(tsfn, c, napi_tsfn_nonblocking) == napi_ok)
+          napi_release_threadsafe_function(tsfn, napi_tsfn_release);
+        else
+          delete c;
+      }});
+  return promise;
+}
 
 }  // namespace egogeo::napi

@@ -7,6 +7,7 @@
 
 #include "proxy.h"
 
+#include "../instance.h"
 #include "../napi_util.h"
 #include "../render/encode.h"
 #include "../vo/decode/frame_decode.h"
@@ -119,7 +120,7 @@ Napi::Object to_js(Napi::Env env, Output& out) {
 Napi::Value BaselineSignals(const Napi::CallbackInfo& info) { return napi::call_sync<Request, Output>(info, parse, run, to_js); }
 
 Napi::Value BaselineSignalsAsync(const Napi::CallbackInfo& info) {
-  return napi::PromiseWorker<Request, Output>::queue(info, "egogeo.baselineSignals", parse, run, to_js);
+  return napi::queue_call<Request, Output>(info, instance(info.Env()).pool, "egogeo.baselineSignals", parse, run, to_js);
 }
 
 /// referenceFrames({video, frameIndices, paths}): the frames of a video as the reference extracts them

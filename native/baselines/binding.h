@@ -1,5 +1,5 @@
 // N-API surface of the published baselines: `baselineSignals(request)` (synchronous, for worker
-// threads) and `baselineSignalsAsync` (a Promise on the libuv pool). native/addon.cc registers it.
+// threads) and `baselineSignalsAsync` (a Promise on the load's own threads, work_pool.h). native/addon.cc registers it.
 #pragma once
 
 #include <napi.h>

@@ -3,6 +3,7 @@
 // No global mutable state: each call owns its request and result.
 #include "binding.h"
 
+#include "../instance.h"
 #include "../napi_util.h"
 #include "encode.h"
 #include "types.h"
@@ -186,7 +187,7 @@ Napi::Value RenderClip(const Napi::CallbackInfo& info) {
 }
 
 Napi::Value RenderClipAsync(const Napi::CallbackInfo& info) {
-  return napi::PromiseWorker<Request, Result>::queue(info, "egogeo.renderClip", parse, run, to_js);
+  return napi::queue_call<Request, Result>(info, instance(info.Env()).pool, "egogeo.renderClip", parse, run, to_js);
 }
 
 /// writeMp4(path, frames, fps): 8-bit grey frames {data, width, height} (all one size) → an mp4

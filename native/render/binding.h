@@ -1,5 +1,5 @@
 // N-API surface of the renderer: `renderClip(request)` (synchronous, for worker threads) and
-// `renderClipAsync(request)` (a Promise, rendering on the libuv pool). native/addon.cc calls
+// `renderClipAsync(request)` (a Promise, rendering on the load's own threads, work_pool.h). native/addon.cc calls
 // `register_exports` from its Init.
 #pragma once
 

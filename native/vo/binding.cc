@@ -49,7 +49,7 @@ struct Request {
   ClipInput input;
   Options options;
   std::vector<std::vector<uint8_t>> pixels;
-  /// clip.video: decoded in `run` (on the calling worker thread, or the libuv pool for the async form).
+  /// clip.video: decoded in `run` (on the calling worker thread, or the load's pool thread for the async form).
   VideoRequest video;
   Delivery delivery;
   /// The instance's frame caches (decodes, corners), unless options.frameCache is false.
@@ -405,7 +405,7 @@ Napi::Value ProcessClip(const Napi::CallbackInfo& info) {
 }
 
 Napi::Value ProcessClipAsync(const Napi::CallbackInfo& info) {
-  return napi::PromiseWorker<Request, Output>::queue(info, "egogeo.processClip", parse, run, result_to_js);
+  return napi::queue_call<Request, Output>(info, instance(info.Env()).pool, "egogeo.processClip", parse, run, result_to_js);
 }
 
 /// probeVideo(path) → {frames, fps, width, height} as the container declares them (nothing decoded).

@@ -1,5 +1,5 @@
 // N-API surface of the VO engine: `processClip(clip, options)` (synchronous, for worker threads)
-// and `processClipAsync` (a Promise, on the libuv pool). native/addon.cc calls `register_exports`.
+// and `processClipAsync` (a Promise, on the load's own threads, work_pool.h). native/addon.cc calls `register_exports`.
 #pragma once
 
 #include <napi.h>

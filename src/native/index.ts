@@ -452,6 +452,8 @@ interface Addon {
   threads(): number;
   /** OpenBLAS's thread count (OpenCV's LAPACK): 1 from the module's first load, -1 without OpenBLAS. */
   blasThreads(): number;
+  /** Threads this load's async calls have started (native/work_pool.h): lowest idle first, at most UV_THREADPOOL_SIZE (4). */
+  asyncThreads(): number;
   gpuInfo(): GpuInfo;
   optionTable(): OptionInfo[];
   frameCacheStats(): FrameCacheStats;
@@ -709,12 +711,12 @@ export function referenceFrames(r: { video: string; frameIndices: number[]; path
   return native().referenceFrames(r);
 }
 
-/** `baselineSignals` on the libuv pool. */
+/** `baselineSignals` on the addon's own threads (native/work_pool.h). */
 export function baselineSignalsAsync(r: BaselineRequest): Promise<BaselineSignals> {
   return native().baselineSignalsAsync(r);
 }
 
-/** Runs VO over a clip (frames or a video) on the libuv pool, leaving the event loop free. */
+/** Runs VO over a clip (frames or a video) on the addon's own threads (native/work_pool.h), leaving the event loop free. */
 export function processClipAsync(clip: NativeClip | NativeVideoClip, options: VoOptions = {}): Promise<NativeResult> {
   return native().processClipAsync(clip, options);
 }
@@ -737,12 +739,21 @@ export function writeMp4(path: string, frames: PixelFrame[], fps: number): void 
   native().writeMp4(path, frames, fps);
 }
 
-/** Renders a synthetic clip on the libuv pool; argument errors reject the promise. */
+/** Renders a synthetic clip on the addon's own threads (native/work_pool.h); argument errors reject the promise. */
 export function renderClipAsync(request: RenderRequest): Promise<RenderResult> {
   return native().renderClipAsync(request);
 }
 
 /** This thread's addon instance's decoded-frame cache (VoOptions.frameCache). */
+/**
+ * Threads this load's async calls (`processClipAsync`, `renderClipAsync`, `baselineSignalsAsync`)
+ * have started: each call takes the lowest-numbered idle one, so a caller that awaits each call
+ * runs them all on one thread (and its malloc arena), at most UV_THREADPOOL_SIZE (default 4).
+ */
+export function asyncThreads(): number {
+  return native().asyncThreads();
+}
+
 export function frameCacheStats(): FrameCacheStats {
   return native().frameCacheStats();
 }

@@ -6,7 +6,7 @@
 // file's bytes or the image's pixels: hashing a KITTI frame costs a tenth of decoding it), so a
 // file rewritten in between, however soon, misses. What is kept is shared read-only (the engine
 // never writes into its input frames or a detection's corner list). Thread-safe: the async calls
-// of one instance may run at once on the libuv pool.
+// of one instance may run at once on the load's threads (work_pool.h).
 #pragma once
 
 #include "frame_decode.h"
