@@ -7,6 +7,7 @@
         "native/baselines/binding.cc",
         "native/baselines/proxy.cc",
         "native/ffmpeg.cc",
+        "native/huge_pages.cc",
         "native/render/binding.cc",
         "native/render/encode.cc",
         "native/render/raster.cc",

@@ -1,8 +1,10 @@
 // The engine's N-API module: registers the VO (vo/binding.cc), renderer (render/binding.cc) and
 // published-baseline (baselines/binding.cc) calls. Module-wide: nothing but OpenCV's own thread-pool size and OpenBLAS's (one thread from the
-// first load on; OpenCV's changed only on request). Per load: instance.h (the frame caches, the
+// first load on; OpenCV's changed only on request) and OpenCV's default Mat allocator (huge_pages.h:
+// image buffers from huge pages, installed by the first load). Per load: instance.h (the frame caches, the
 // async calls' threads).
 #include "baselines/binding.h"
+#include "huge_pages.h"
 #include "instance.h"
 #include "render/binding.h"
 #include "vo/binding.h"
@@ -71,10 +73,23 @@ Napi::Value GetThreads(const Napi::CallbackInfo& info) { return Napi::Number::Ne
 // The threads this load's async calls have started (work_pool.h): 1 for a caller that awaits each call.
 Napi::Value AsyncThreads(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), egogeo::instance(info.Env()).pool.threads()); }
 
+// The huge-page allocator's counters (huge_pages.h), null where it is not installed.
+Napi::Value HugePages(const Napi::CallbackInfo& info) {
+  const auto* a = egogeo::huge_page_allocator();
+  if (!a) return info.Env().Null();
+  const auto s = a->stats();
+  Napi::Object o = Napi::Object::New(info.Env());
+  o.Set("slabBytes", static_cast<double>(s.slab_bytes));
+  o.Set("blocksInUse", static_cast<double>(s.blocks_in_use));
+  o.Set("blocksServed", static_cast<double>(s.blocks_served));
+  return o;
+}
+
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   std::call_once(g_pin_opencv_threads, [] {
     cv::setNumThreads(1);
     pin_openblas_threads();
+    egogeo::install_huge_page_allocator();
   });
   env.SetInstanceData(new egogeo::Instance());  // freed with the environment
   egogeo::vo::register_exports(env, exports);
@@ -84,6 +99,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("threads", Napi::Function::New(env, GetThreads, "threads"));
   exports.Set("asyncThreads", Napi::Function::New(env, AsyncThreads, "asyncThreads"));
   exports.Set("blasThreads", Napi::Function::New(env, BlasThreads, "blasThreads"));
+  exports.Set("hugePages", Napi::Function::New(env, HugePages, "hugePages"));
   exports.Set("opencvVersion", Napi::String::New(env, CV_VERSION));
   // How this binary was compiled (egogeo doctor shows it): optimised or not, with sanitizers or not.
 #if defined(__SANITIZE_ADDRESS__)

@@ -454,6 +454,8 @@ interface Addon {
   blasThreads(): number;
   /** Threads this load's async calls have started (native/work_pool.h): lowest idle first, at most UV_THREADPOOL_SIZE (4). */
   asyncThreads(): number;
+  /** The huge-page Mat allocator's counters (native/huge_pages.h); null where it is off (ASan builds, EGOGEO_HUGE_PAGES=0). */
+  hugePages(): HugePageStats | null;
   gpuInfo(): GpuInfo;
   optionTable(): OptionInfo[];
   frameCacheStats(): FrameCacheStats;
@@ -752,6 +754,20 @@ export function renderClipAsync(request: RenderRequest): Promise<RenderResult> {
  */
 export function asyncThreads(): number {
   return native().asyncThreads();
+}
+
+/** OpenCV's image buffers of 256 KiB and more, served from huge-page slabs (native/huge_pages.h), process-wide. */
+export interface HugePageStats {
+  /** Address space reserved in slabs (pages are faulted in only as blocks are used). */
+  slabBytes: number;
+  blocksInUse: number;
+  /** Blocks handed out from slabs since the process started, reused ones included. */
+  blocksServed: number;
+}
+
+/** The huge-page allocator's counters, or null where it is off (sanitizer builds, EGOGEO_HUGE_PAGES=0). */
+export function hugePages(): HugePageStats | null {
+  return native().hugePages();
 }
 
 export function frameCacheStats(): FrameCacheStats {
